@@ -1,0 +1,60 @@
+/**
+ * The `ibatch` entry point: builds the commander program from the command
+ * modules, runs it, and maps typed errors to the interface's exit codes.
+ */
+import { Command, CommanderError } from 'commander';
+import { EXIT } from '../shared/exit-codes.js';
+import { isIbatchError } from '../shared/errors.js';
+import { redact } from '../shared/redact.js';
+import type { CliIo } from './command.js';
+import { COMMANDS } from './commands/index.js';
+import { VERSION } from '../version.js';
+
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('ibatch')
+    .description('Run declarative YAML job files against the AI-influencer media service.')
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+  for (const command of COMMANDS) command.register(program, io);
+  return program;
+}
+
+/** Runs the CLI and resolves to the exit code; never calls process.exit. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return io.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version "fail" with exit code 0.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.invalid;
+    }
+    if (isIbatchError(error)) {
+      io.stderr.write(`ibatch: ${redact(error.message)}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.stderr.write(`ibatch: unexpected error: ${redact(message)}\n`);
+    return EXIT.unreachable;
+  }
+}
+
+export async function main(): Promise<void> {
+  // Keep the process title free of arguments (and so of anything secret).
+  process.title = 'ibatch';
+  const io: CliIo = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    exitCode: EXIT.ok,
+  };
+  const code = await runCli(process.argv.slice(2), io);
+  process.exitCode = code;
+}

@@ -1,0 +1,5 @@
+/** @module shared — small building blocks every other module may use. */
+export * from './errors.js';
+export * from './exit-codes.js';
+export * from './redact.js';
+export * from './logger.js';

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Two cores here: more forks only add contention to timing-sensitive suites.
+    pool: 'forks',
+    maxWorkers: 2,
+    restoreMocks: true,
+  },
+});
