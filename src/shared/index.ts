@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './exit-codes.js';
 export * from './redact.js';
 export * from './logger.js';
+export * from './gate.js';
