@@ -1,4 +1,15 @@
 /** Every benchmark, by name (`npm run bench -- NAME` runs one). Add yours with one line. */
+import { clientOverhead } from './client-overhead.js';
+import { emulatorThroughput } from './emulator-throughput.js';
+import { jobExpand } from './job-expand.js';
+import { journalThroughput } from './journal-throughput.js';
+import { limiterAccuracy } from './limiter.js';
 import type { Benchmark } from './types.js';
 
-export const BENCHMARKS: Record<string, Benchmark> = {};
+export const BENCHMARKS: Record<string, Benchmark> = {
+  clientOverhead,
+  emulatorThroughput,
+  jobExpand,
+  journalThroughput,
+  limiterAccuracy,
+};

@@ -1,0 +1,224 @@
+/**
+ * Runs one endpoint call: waits for the gate, sends, reports rate feedback,
+ * parses the answer with the contract's zod schema, and retries by the
+ * policy in retry-policy.ts. Every endpoint method of the client is one call.
+ */
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { ENDPOINTS, type EndpointId, ErrorBodySchema, endpointPath } from '../contract/index.js';
+import type { Logger, RequestGate } from '../shared/index.js';
+import { ApiError, ContractError, NetworkError, TimeoutError } from './errors.js';
+import type { ClientEvent } from './events.js';
+import type { ResolvedTimeouts } from './options.js';
+import { EMPTY_RATE_LIMIT, headerNumber, type RateLimitSnapshot } from './rate-limit.js';
+import { decideRetry, type Failure, parseRetryAfter, type RetryOptions } from './retry-policy.js';
+import type { Sleep } from './sleep.js';
+import { type Exchange, send } from './transport.js';
+
+export interface CallSpec<T> {
+  readonly endpoint: EndpointId;
+  readonly params?: Record<string, string>;
+  readonly query?: Record<string, string | number | undefined>;
+  readonly body?: unknown;
+  readonly idempotencyKey?: string;
+  readonly schema: z.ZodType<T>;
+  readonly signal?: AbortSignal;
+}
+
+export interface CallResult<T> {
+  readonly value: T;
+  readonly status: number;
+  readonly requestId: string | undefined;
+}
+
+export interface CallerDeps {
+  readonly dispatcher: Dispatcher;
+  readonly baseUrl: URL;
+  /** Authorization, User-Agent, Accept: sent on every service request. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly gate: RequestGate;
+  readonly logger: Logger;
+  readonly onEvent: ((event: ClientEvent) => void) | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly limits: ResolvedTimeouts;
+  readonly retry: RetryOptions;
+  readonly sleep: Sleep;
+}
+
+export class Caller {
+  rateLimit: RateLimitSnapshot = EMPTY_RATE_LIMIT;
+
+  constructor(private readonly deps: CallerDeps) {}
+
+  async call<T>(spec: CallSpec<T>): Promise<CallResult<T>> {
+    const { deps } = this;
+    const endpoint = ENDPOINTS[spec.endpoint];
+    const signal = combineSignals(deps.signal, spec.signal);
+    const path = this.pathFor(spec);
+    const headers: Record<string, string> = { ...deps.headers };
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (spec.idempotencyKey !== undefined) headers['idempotency-key'] = spec.idempotencyKey;
+    const repeatable = !endpoint.creates || spec.idempotencyKey !== undefined;
+    let faultRetries = 0;
+    let rateLimitRetries = 0;
+
+    for (let attempt = 1; ; attempt++) {
+      await deps.gate.acquire(endpoint.buckets, signal);
+      const started = Date.now();
+      let error: unknown;
+      let failure: Failure;
+      try {
+        const exchange = await send(
+          deps.dispatcher,
+          {
+            operation: spec.endpoint,
+            origin: deps.baseUrl.origin,
+            path,
+            method: endpoint.method,
+            headers,
+            body,
+            signal,
+          },
+          deps.limits,
+        );
+        const retryAfterMs = parseRetryAfter(exchange.headers['retry-after'], Date.now());
+        this.observe(endpoint.buckets, exchange, retryAfterMs);
+        deps.logger.debug(
+          { endpoint: spec.endpoint, status: exchange.status, ms: Date.now() - started, attempt },
+          'service response',
+        );
+        if (exchange.status >= 200 && exchange.status < 300) {
+          const value = parseBody(spec.endpoint, exchange.body, spec.schema);
+          return { value, status: exchange.status, requestId: requestIdOf(exchange) };
+        }
+        error = toApiError(spec.endpoint, exchange, retryAfterMs);
+        failure = { type: 'status', status: exchange.status, retryAfterMs };
+      } catch (caught) {
+        if (caught instanceof NetworkError) failure = { type: 'network' };
+        else if (caught instanceof TimeoutError) failure = { type: 'timeout' };
+        else throw caught;
+        error = caught;
+      }
+      const decision = decideRetry(
+        failure,
+        { faultRetries, rateLimitRetries, repeatable },
+        deps.retry,
+      );
+      if (!decision.retry) throw error;
+      if (decision.reason === 'rate-limited') rateLimitRetries++;
+      else faultRetries++;
+      const status = failure.type === 'status' ? failure.status : undefined;
+      deps.onEvent?.({
+        type: 'retry',
+        endpoint: spec.endpoint,
+        attempt: attempt + 1,
+        delayMs: decision.delayMs,
+        reason: decision.reason,
+        ...(status === undefined ? {} : { status }),
+      });
+      deps.logger.debug(
+        {
+          endpoint: spec.endpoint,
+          attempt: attempt + 1,
+          delayMs: decision.delayMs,
+          reason: decision.reason,
+          status,
+        },
+        'retrying service request',
+      );
+      await deps.sleep(decision.delayMs, signal);
+    }
+  }
+
+  private pathFor(spec: CallSpec<unknown>): string {
+    const path = this.deps.baseUrl.pathname + endpointPath(spec.endpoint, spec.params);
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined) query.set(name, String(value));
+    }
+    const text = query.toString();
+    return text ? `${path}?${text}` : path;
+  }
+
+  private observe(
+    buckets: RateFeedbackBuckets,
+    exchange: Exchange,
+    retryAfterMs: number | undefined,
+  ): void {
+    const limit = headerNumber(exchange.headers['x-ratelimit-limit']);
+    const remaining = headerNumber(exchange.headers['x-ratelimit-remaining']);
+    if (limit !== undefined || remaining !== undefined) {
+      this.rateLimit = { limit, remaining, observedAt: Date.now() };
+    }
+    this.deps.gate.feedback({
+      buckets,
+      status: exchange.status,
+      ...(limit === undefined ? {} : { limit }),
+      ...(remaining === undefined ? {} : { remaining }),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+  }
+}
+
+type RateFeedbackBuckets = (typeof ENDPOINTS)[EndpointId]['buckets'];
+
+export function parseBody<T>(endpoint: EndpointId, body: Buffer, schema: z.ZodType<T>): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch (cause) {
+    throw new ContractError(endpoint, '', `malformed JSON (${body.length} bytes)`, { cause });
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue ? issue.path.map(String).join('.') : '';
+  const more =
+    parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more)` : '';
+  throw new ContractError(endpoint, path, `${issue?.message ?? 'invalid'}${more}`, {
+    cause: parsed.error,
+  });
+}
+
+function toApiError(
+  endpoint: EndpointId,
+  exchange: Exchange,
+  retryAfterMs: number | undefined,
+): ApiError {
+  let code = `http_${exchange.status}`;
+  let message = `HTTP ${exchange.status}`;
+  let details: unknown;
+  try {
+    const parsed = ErrorBodySchema.safeParse(JSON.parse(exchange.body.toString('utf8')));
+    if (parsed.success) {
+      code = parsed.data.error.code;
+      message = parsed.data.error.message;
+      details = parsed.data.error.details;
+    }
+  } catch {
+    // Not JSON (a proxy's HTML page, say): keep the status-derived code.
+  }
+  if (exchange.status >= 300 && exchange.status < 400) {
+    message = `redirect to ${exchange.headers.location ?? '(no location)'}`;
+  }
+  return new ApiError({
+    status: exchange.status,
+    code,
+    message,
+    details,
+    endpoint,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(requestIdOf(exchange) === undefined ? {} : { requestId: requestIdOf(exchange) }),
+  });
+}
+
+function requestIdOf(exchange: Exchange): string | undefined {
+  return exchange.headers['x-request-id'] ?? exchange.headers['request-id'];
+}
+
+function combineSignals(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (present.length <= 1) return present[0];
+  return AbortSignal.any(present);
+}

@@ -1,0 +1,165 @@
+/**
+ * Typed errors of the service client. Every message is written for a person,
+ * passes through `redact` (a last line of defence: the key is never put into
+ * one on purpose), and carries the exit code the CLI maps it to.
+ */
+import type { EndpointId } from '../contract/index.js';
+import { EXIT, type ExitCode, IbatchError, redact } from '../shared/index.js';
+
+/** Endpoint ids plus the presigned upload PUT, which is not a service endpoint. */
+export type ClientOperation = EndpointId | 'upload';
+
+export interface ApiErrorInit {
+  readonly status: number;
+  /** The service's `error.code`, kept verbatim (also unknown ones). */
+  readonly code: string;
+  readonly message: string;
+  readonly details?: unknown;
+  readonly retryAfterMs?: number;
+  readonly requestId?: string;
+  readonly endpoint: ClientOperation;
+}
+
+/** The service answered with an error status (anything but 2xx). */
+export class ApiError extends IbatchError {
+  readonly status: number;
+  /** The service's own message, redacted. `message` adds context for people. */
+  readonly serviceMessage: string;
+  readonly details: unknown;
+  readonly retryAfterMs: number | undefined;
+  readonly requestId: string | undefined;
+  readonly endpoint: ClientOperation;
+
+  constructor(init: ApiErrorInit, options?: { cause?: unknown }) {
+    super(init.code, redact(describeApiError(init)), exitCodeForStatus(init.status), options);
+    this.status = init.status;
+    this.serviceMessage = redact(init.message);
+    this.details = init.details;
+    this.retryAfterMs = init.retryAfterMs;
+    this.requestId = init.requestId;
+    this.endpoint = init.endpoint;
+  }
+}
+
+/**
+ * 409 maps to `invalid`: it means our payload changed under the same
+ * idempotency key, a defect to report, never a fault to retry. Other 4xx are
+ * problems with what we sent (2); 403 is treated like a refused key.
+ */
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 401 || status === 403) return EXIT.unauthorized;
+  if (status === 402) return EXIT.credits;
+  if (status === 408 || status === 429 || status >= 500) return EXIT.unreachable;
+  // 3xx (a redirect we refuse to follow: check the base URL) and other 4xx.
+  return EXIT.invalid;
+}
+
+function describeApiError(init: ApiErrorInit): string {
+  const where = `${init.endpoint}: `;
+  const said = `(${init.status} ${init.code}: ${init.message})`;
+  const id = init.requestId ? ` [request ${init.requestId}]` : '';
+  switch (init.status) {
+    case 401:
+      return `${where}the service refused the API key ${said}: set IBATCH_API_KEY to a valid key${id}`;
+    case 402:
+      return `${where}not enough credits on the account ${said}: top up, then resume${id}`;
+    case 409:
+      return `${where}idempotency key reused with a different payload ${said}: this is a defect, please report it${id}`;
+    case 429:
+      return `${where}rate limited by the service ${said}${id}`;
+    default:
+      if (init.status >= 300 && init.status < 400) {
+        return `${where}the service answered with a redirect ${said}; redirects are not followed so the key never reaches another origin: check the base URL${id}`;
+      }
+      if (init.status >= 500) return `${where}the service failed ${said}${id}`;
+      return `${where}the service rejected the request ${said}${id}`;
+  }
+}
+
+/** A response that breaks the contract: wrong shape, malformed JSON, too big. */
+export class ContractError extends IbatchError {
+  readonly endpoint: ClientOperation;
+  /** Dotted path of the offending field, e.g. `models.3.fields.0.name`; empty for the whole body. */
+  readonly path: string;
+
+  constructor(
+    endpoint: ClientOperation,
+    path: string,
+    problem: string,
+    options?: { cause?: unknown },
+  ) {
+    const at = path ? ` at \`${path}\`` : '';
+    super(
+      'contract',
+      redact(`${endpoint}: the service's response breaks the contract${at}: ${problem}`),
+      EXIT.unreachable,
+      options,
+    );
+    this.endpoint = endpoint;
+    this.path = path;
+  }
+}
+
+/** The connection failed: refused, reset, DNS, socket closed mid-response. */
+export class NetworkError extends IbatchError {
+  readonly endpoint: ClientOperation;
+  /** The low-level cause code (`ECONNRESET`, `ENOTFOUND`, `UND_ERR_SOCKET`...). */
+  readonly causeCode: string | undefined;
+
+  constructor(
+    endpoint: ClientOperation,
+    causeCode: string | undefined,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'network',
+      redact(
+        `${endpoint}: could not reach the service (${causeCode ?? 'network error'}): ${detail}`,
+      ),
+      EXIT.unreachable,
+      options,
+    );
+    this.endpoint = endpoint;
+    this.causeCode = causeCode;
+  }
+}
+
+export type TimeoutPhase = 'connect' | 'headers' | 'body';
+
+/** A connect, response-headers or response-body timeout elapsed. */
+export class TimeoutError extends IbatchError {
+  readonly endpoint: ClientOperation;
+  readonly phase: TimeoutPhase;
+
+  constructor(
+    endpoint: ClientOperation,
+    phase: TimeoutPhase,
+    timeoutMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'timeout',
+      `${endpoint}: the service did not ${phaseVerb(phase)} within ${timeoutMs} ms`,
+      EXIT.unreachable,
+      options,
+    );
+    this.endpoint = endpoint;
+    this.phase = phase;
+  }
+}
+
+function phaseVerb(phase: TimeoutPhase): string {
+  switch (phase) {
+    case 'connect':
+      return 'accept the connection';
+    case 'headers':
+      return 'start answering';
+    case 'body':
+      return 'finish sending its answer';
+    default: {
+      const never: never = phase;
+      return String(never);
+    }
+  }
+}

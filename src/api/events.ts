@@ -1,0 +1,16 @@
+/** What the client reports while it works (progress displays, tests). */
+import type { ClientOperation } from './errors.js';
+import type { RetryReason } from './retry-policy.js';
+
+export interface RetryEvent {
+  readonly type: 'retry';
+  readonly endpoint: ClientOperation;
+  /** The attempt about to be made (2 = first retry). */
+  readonly attempt: number;
+  readonly delayMs: number;
+  readonly reason: RetryReason;
+  /** HTTP status that caused the retry, when there was a response. */
+  readonly status?: number;
+}
+
+export type ClientEvent = RetryEvent;

@@ -1,0 +1,23 @@
+/**
+ * Abortable waiting that never ends early: timers may fire a millisecond
+ * before their due time, and a request sent before a Retry-After elapsed is
+ * exactly what the service punishes, so we wait on a deadline, not a delay.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export async function sleepUntil(deadlineMs: number, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
+  for (let left = deadlineMs - Date.now(); left > 0; left = deadlineMs - Date.now()) {
+    // +1: Node rounds timer durations, so aim just past the deadline.
+    try {
+      await delay(left + 1, undefined, signal ? { signal } : undefined);
+    } catch (error) {
+      // Surface the caller's reason (e.g. an InterruptedError), not a generic AbortError.
+      throw signal?.aborted ? signal.reason : error;
+    }
+  }
+}
+
+export const sleep: Sleep = (ms, signal) => sleepUntil(Date.now() + ms, signal);

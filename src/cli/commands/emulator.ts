@@ -1,0 +1,107 @@
+/**
+ * `ibatch emulator`: serves the emulator on loopback until SIGINT/SIGTERM.
+ * With --json, prints exactly one JSON line (the only place the demo keys
+ * are printed, on purpose: they are the emulator's own throwaway keys).
+ */
+import { type Command, InvalidArgumentError } from 'commander';
+import { parseFaultSpec, startEmulator } from '../../emulator/index.js';
+import { UsageError } from '../../shared/index.js';
+import type { CliIo, CommandModule } from '../command.js';
+
+function integer(name: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) {
+      throw new InvalidArgumentError(`Expected ${name} to be an integer >= ${min}, got ${value}`);
+    }
+    return n;
+  };
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError(`Expected a positive number, got ${value}`);
+  return n;
+}
+
+interface EmulatorFlags {
+  port: number;
+  uploadPort: number;
+  timeScale: number;
+  seed?: number;
+  json?: boolean;
+  faults?: string;
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const done = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve(signal);
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}
+
+async function run(flags: EmulatorFlags, io: CliIo): Promise<void> {
+  let faults: ReturnType<typeof parseFaultSpec> | undefined;
+  try {
+    faults = flags.faults ? parseFaultSpec(flags.faults) : undefined;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const signal = waitForSignal();
+  const em = await startEmulator({
+    port: flags.port,
+    uploadPort: flags.uploadPort,
+    timeScale: flags.timeScale,
+    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+    ...(faults ? { faults } : {}),
+  });
+  const facts = {
+    baseUrl: em.baseUrl,
+    adminUrl: em.adminUrl,
+    uploadOrigin: em.uploadOrigin,
+    accounts: em.accounts,
+  };
+  if (flags.json) io.stdout.write(`${JSON.stringify(facts)}\n`);
+  else {
+    const lines = [
+      'ibatch emulator is running (Ctrl-C to stop)',
+      `  base URL:      ${em.baseUrl}`,
+      `  admin:         ${em.adminUrl}`,
+      `  upload origin: ${em.uploadOrigin}`,
+      `  time scale:    ${flags.timeScale}${faults ? `, faults: ${flags.faults}` : ''}`,
+      ...em.accounts.map((a) => `  account ${a.id}: ${a.credits} credits, key ${a.apiKey}`),
+    ];
+    io.stdout.write(`${lines.join('\n')}\n`);
+  }
+  await signal;
+  await em.stop();
+  io.exitCode = 0;
+}
+
+export const emulatorCommand: CommandModule = {
+  register(program: Command, io: CliIo): void {
+    program
+      .command('emulator')
+      .description(
+        'Serve the service emulator on loopback until stopped (never spends real credits).',
+      )
+      .option('--port <n>', 'API port (0 picks a free port)', integer('--port', 0), 0)
+      .option(
+        '--upload-port <n>',
+        'upload origin port (0 picks a free port)',
+        integer('--upload-port', 0),
+        0,
+      )
+      .option('--time-scale <n>', 'divide rate-limit windows and latencies by N', positive, 1)
+      .option('--seed <n>', 'seed of latencies, outcomes and faults', integer('--seed', 0))
+      .option('--faults <spec>', 'fault rates, e.g. error-500=0.05,reset-before=0.01')
+      .option('--json', 'print one JSON line with the URLs and accounts')
+      .action((flags: EmulatorFlags) => run(flags, io));
+  },
+};

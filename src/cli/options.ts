@@ -1,0 +1,37 @@
+/**
+ * The options every service-talking command shares (`--emulator`,
+ * `--base-url`, `--json`, `--log-format`), registered in one place so they
+ * read the same everywhere.
+ */
+import { type Command, Option } from 'commander';
+import type { LogFormat } from '../shared/index.js';
+
+export interface CommonOptions {
+  /** Start the emulator in-process and use its first (funded) account. */
+  readonly emulator?: boolean;
+  /** Overrides IBATCH_BASE_URL. */
+  readonly baseUrl?: string;
+  /** One JSON document on stdout, nothing else. */
+  readonly json?: boolean;
+  /** Overrides IBATCH_LOG_FORMAT. */
+  readonly logFormat?: LogFormat;
+}
+
+/** Adds `--emulator`, `--base-url URL`, `--json` and `--log-format` to a command. */
+export function addCommonOptions(command: Command): Command {
+  return command
+    .option('--emulator', 'start the emulator in-process on a free loopback port and use it')
+    .option('--base-url <url>', 'service base URL including /api/v1 (default: $IBATCH_BASE_URL)')
+    .option('--json', 'print one JSON document on stdout')
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'log format on stderr (default: pretty on a TTY, json otherwise)',
+      ).choices(['pretty', 'json']),
+    );
+}
+
+/** Whether to colour output on this stream (a TTY, and NO_COLOR unset). */
+export function useColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return Boolean(stream.isTTY) && !env.NO_COLOR;
+}

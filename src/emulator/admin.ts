@@ -1,0 +1,153 @@
+/**
+ * The admin surface (`/__admin/*`, loopback only, JSON, outside rate limits
+ * and faults): ledger, stats, credits, key revocation, behaviours, faults.
+ * Due refunds are settled before every admin read.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Bucket } from '../contract/index.js';
+import type { EmulatorContext } from './context.js';
+import { isFaultKind } from './fault-kinds.js';
+import { isLoopback, parseJson, readBody, sendJson } from './http-util.js';
+import {
+  type Behaviour,
+  DEFAULT_BEHAVIOUR,
+  type FaultConfig,
+  type FaultScript,
+} from './options.js';
+import type { BucketSnapshot } from './rate-limit.js';
+import type { LedgerEntry } from './state.js';
+import type {
+  AccountCounters,
+  EarlyRequest,
+  InjectedFault,
+  UploadAuthorizationRecord,
+} from './stats.js';
+
+export interface AccountStats {
+  id: string;
+  credits: number;
+  buckets: Record<Bucket, BucketSnapshot>;
+  counters: AccountCounters;
+  earlyRequests: EarlyRequest[];
+}
+
+export interface EmulatorStats {
+  accounts: AccountStats[];
+  earlyRequests: EarlyRequest[];
+  uploadAuthorization: UploadAuthorizationRecord[];
+  faults: InjectedFault[];
+  pendingFaultScripts: FaultScript[];
+  unauthorized: number;
+  behaviour: Behaviour;
+}
+
+function stats(ctx: EmulatorContext): EmulatorStats {
+  const now = ctx.now();
+  return {
+    accounts: [...ctx.store.accounts.values()].map((a) => ({
+      id: a.id,
+      credits: a.credits,
+      buckets: ctx.limiter.snapshot(a.id, now),
+      counters: ctx.stats.counters.get(a.id) ?? {
+        creates: 0,
+        replays: 0,
+        conflicts: 0,
+        trainings: 0,
+        rateLimited: 0,
+        unauthorized: 0,
+      },
+      earlyRequests: ctx.stats.earlyRequests.filter((e) => e.accountId === a.id),
+    })),
+    earlyRequests: ctx.stats.earlyRequests,
+    uploadAuthorization: ctx.stats.uploadAuthorization,
+    faults: ctx.stats.faults,
+    pendingFaultScripts: ctx.faults.pendingScripts(),
+    unauthorized: ctx.stats.unauthorized,
+    behaviour: ctx.behaviour,
+  };
+}
+
+function ledger(ctx: EmulatorContext, accountId: string | null): LedgerEntry[] {
+  return accountId ? ctx.store.ledger.filter((e) => e.accountId === accountId) : ctx.store.ledger;
+}
+
+type Route = (ctx: EmulatorContext, body: Record<string, unknown>, url: URL) => unknown;
+
+const fail = (message: string): never => {
+  throw Object.assign(new Error(message), { status: 400 });
+};
+
+const ROUTES: Record<string, Route> = {
+  'GET /ledger': (ctx, _b, url) => ({ entries: ledger(ctx, url.searchParams.get('accountId')) }),
+  'GET /stats': (ctx) => stats(ctx),
+  'GET /accounts': (ctx) => ({
+    accounts: [...ctx.store.accounts.values()].map((a) => ({
+      id: a.id,
+      apiKey: a.apiKeys[0],
+      credits: a.credits,
+    })),
+  }),
+  'POST /credits': (ctx, body) => {
+    const account = ctx.store.accounts.get(String(body.accountId));
+    if (!account || typeof body.credits !== 'number')
+      fail('Expected { accountId, credits: number }');
+    account!.credits = body.credits as number;
+    return { id: account!.id, credits: account!.credits };
+  },
+  'POST /revoke': (ctx, body) => ({ revoked: ctx.store.revokeKey(String(body.apiKey)) }),
+  'POST /behaviour': (ctx, body) => {
+    for (const key of Object.keys(body))
+      if (!(key in DEFAULT_BEHAVIOUR)) fail(`Unknown behaviour ${key}`);
+    ctx.behaviour = { ...ctx.behaviour, ...(body as Partial<Behaviour>) };
+    return ctx.behaviour;
+  },
+  'POST /faults': (ctx, body) => {
+    for (const key of Object.keys((body.rates as object | undefined) ?? {})) {
+      if (!isFaultKind(key)) fail(`Unknown fault ${key}`);
+    }
+    ctx.faults.setConfig(body as FaultConfig);
+    return { ok: true };
+  },
+  'POST /faults/script': (ctx, body) => {
+    const scripts = body.scripts as FaultScript[] | undefined;
+    if (!Array.isArray(scripts)) fail('Expected { scripts: [...] }');
+    for (const s of scripts ?? []) if (!isFaultKind(s.fault)) fail(`Unknown fault ${s.fault}`);
+    ctx.faults.addScripts(scripts ?? []);
+    return { pending: ctx.faults.pendingScripts() };
+  },
+  'POST /reset': (ctx) => {
+    ctx.limiter.reset();
+    ctx.stats.reset();
+    ctx.faults.clear();
+    ctx.behaviour = { ...ctx.options.behaviour };
+    return { ok: true };
+  },
+};
+
+export async function handleAdmin(
+  ctx: EmulatorContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
+  if (!isLoopback(req.socket.remoteAddress)) {
+    req.resume();
+    sendJson(res, 403, { error: { code: 'forbidden', message: 'admin is loopback only' } });
+    return;
+  }
+  const route = ROUTES[`${req.method} ${url.pathname.slice('/__admin'.length)}`];
+  if (!route) {
+    req.resume();
+    sendJson(res, 404, { error: { code: 'not_found', message: 'no such admin route' } });
+    return;
+  }
+  try {
+    const raw = req.method === 'POST' ? await readBody(req) : undefined;
+    const body = raw && raw.length > 0 ? (parseJson(raw) as Record<string, unknown>) : {};
+    ctx.store.settle(ctx.now());
+    sendJson(res, 200, route(ctx, body, url));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    sendJson(res, 400, { error: { code: 'validation_error', message } });
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Unauthenticated downloads on the main origin (ids are unguessable UUIDs):
+ * `/files/<generationId>/0.png|mp4` (only once succeeded),
+ * `/files/lora/<trainingId>.safetensors`, `/assets/<assetId>.<ext>` (once
+ * uploaded) and `/browser-upload/<assetId>` (a minimal upload page).
+ */
+import type { ServerResponse } from 'node:http';
+import type { EmulatorContext } from './context.js';
+import { sendJson } from './http-util.js';
+import { pngFor, videoFor } from './png.js';
+import type { AccountState } from './state.js';
+import { VIDEO_MIME } from './video-clip.js';
+
+function send(res: ServerResponse, type: string, bytes: Buffer, head: boolean): void {
+  res.writeHead(200, {
+    'Content-Type': type,
+    'Content-Length': bytes.length,
+    'Cache-Control': 'no-store',
+  });
+  res.end(head ? undefined : bytes);
+}
+
+function missing(res: ServerResponse): void {
+  sendJson(res, 404, { error: { code: 'not_found', message: 'file not found' } });
+}
+
+function each<T>(ctx: EmulatorContext, pick: (a: AccountState) => T | undefined): T | undefined {
+  for (const account of ctx.store.accounts.values()) {
+    const found = pick(account);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Serves a file route; returns false when the path is not a file route. */
+export function serveFile(
+  ctx: EmulatorContext,
+  path: string,
+  res: ServerResponse,
+  head: boolean,
+): boolean {
+  const output = /^\/files\/([0-9a-f-]{36})\/0\.(png|mp4)$/.exec(path);
+  if (output) {
+    const record = each(ctx, (a) => a.generations.get(output[1] ?? ''));
+    const ext = record?.kind === 'image' ? 'png' : 'mp4';
+    if (record?.outcome !== 'success' || ctx.now() < record.terminalAt || ext !== output[2]) {
+      missing(res);
+    } else if (ext === 'png') send(res, 'image/png', pngFor(record.id), head);
+    else send(res, VIDEO_MIME, videoFor(record.id), head);
+    return true;
+  }
+  const lora = /^\/files\/lora\/([0-9a-f-]{36})\.safetensors$/.exec(path);
+  if (lora) {
+    const record = each(ctx, (a) => a.trainings.get(lora[1] ?? ''));
+    if (!record || record.fails || ctx.now() < record.terminalAt) missing(res);
+    else
+      send(
+        res,
+        'application/octet-stream',
+        Buffer.from(`ibatch emulator LoRA ${record.id}\n`),
+        head,
+      );
+    return true;
+  }
+  const asset = /^\/assets\/([0-9a-f-]{36})\.\w+$/.exec(path);
+  if (asset) {
+    const record = each(ctx, (a) => a.assets.get(asset[1] ?? ''));
+    if (!record?.uploaded || !record.bytes) missing(res);
+    else send(res, record.mimeType, record.bytes, head);
+    return true;
+  }
+  const page = /^\/browser-upload\/([0-9a-f-]{36})$/.exec(path);
+  if (page) {
+    const html = `<!doctype html><meta charset="utf-8"><title>Upload</title><p>Browser upload for asset ${page[1]}: PUT the file to the presigned uploadUrl.</p>`;
+    send(res, 'text/html; charset=utf-8', Buffer.from(html), head);
+    return true;
+  }
+  return false;
+}

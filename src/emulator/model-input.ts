@@ -1,0 +1,151 @@
+/**
+ * Validates a generation request against a model contract: unknown input
+ * fields, required fields, types, bounds, enum options, media URLs (owned
+ * assets or own outputs, or any URL when `mediaInputs` is `any-url`), and the
+ * top-level `copies`/`influencerId`/`generationId` rules. The first problem
+ * is reported with the field named in the message.
+ */
+import type { GenerationRequest } from '../contract/index.js';
+import { notFound, validationError } from './api-error.js';
+import { type EmulatorContext, ownedMedia } from './context.js';
+import type { EmulatorField, EmulatorModel } from './models.js';
+import type { AccountState } from './state.js';
+
+const MEDIA_TYPES = new Set(['image', 'video', 'audio']);
+
+function checkMedia(
+  ctx: EmulatorContext,
+  account: AccountState,
+  field: EmulatorField,
+  value: unknown,
+): void {
+  const path = `input.${field.name}`;
+  const list = Array.isArray(value) ? value : [value];
+  if (Array.isArray(value)) {
+    const max = field.maxItems ?? 1;
+    if (max <= 1) throw validationError(`${path}: expected one URL, got a list`);
+    if (value.length < 1 || value.length > max) {
+      throw validationError(`${path}: expected 1 to ${max} URLs, got ${value.length}`);
+    }
+  }
+  list.forEach((item, i) => {
+    const where = Array.isArray(value) ? `${path}[${i}]` : path;
+    if (typeof item !== 'string' || !/^https?:\/\//.test(item)) {
+      throw validationError(`${where}: expected an http(s) URL`);
+    }
+    if (ctx.behaviour.mediaInputs === 'any-url') return;
+    const family = ownedMedia(ctx, account, item);
+    if (family === undefined) {
+      throw validationError(`${where}: not an uploaded asset or output of this account`);
+    }
+    if (family !== field.type) {
+      throw validationError(`${where}: expected ${field.type} media, got ${family}`);
+    }
+  });
+}
+
+function checkField(
+  ctx: EmulatorContext,
+  account: AccountState,
+  field: EmulatorField,
+  value: unknown,
+): void {
+  const path = `input.${field.name}`;
+  switch (field.type) {
+    case 'text':
+      if (typeof value !== 'string') throw validationError(`${path}: expected a string`);
+      if (field.required && value.trim() === '')
+        throw validationError(`${path}: must not be empty`);
+      if (value.length > 4000) throw validationError(`${path}: at most 4000 characters`);
+      return;
+    case 'number': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        throw validationError(`${path}: expected a number`);
+      }
+      if (field.integer && !Number.isInteger(value)) {
+        throw validationError(`${path}: expected an integer, got ${value}`);
+      }
+      const outOfRange =
+        (field.min !== undefined && value < field.min) ||
+        (field.max !== undefined && value > field.max) ||
+        field.exclude?.includes(value);
+      if (outOfRange) {
+        throw validationError(
+          `${path}: must be between ${field.min ?? '-inf'} and ${field.max ?? 'inf'}${
+            field.exclude ? ` (not ${field.exclude.join(', ')})` : ''
+          }, got ${value}`,
+        );
+      }
+      return;
+    }
+    case 'boolean':
+      if (typeof value !== 'boolean') throw validationError(`${path}: expected a boolean`);
+      return;
+    case 'enum':
+      if (!field.options?.some((o) => o.value === value)) {
+        const allowed = field.options?.map((o) => JSON.stringify(o.value)).join(', ');
+        throw validationError(`${path}: must be one of ${allowed}, got ${JSON.stringify(value)}`);
+      }
+      return;
+    default:
+      if (MEDIA_TYPES.has(field.type)) checkMedia(ctx, account, field, value);
+  }
+}
+
+export function validateGenerationRequest(
+  ctx: EmulatorContext,
+  account: AccountState,
+  model: EmulatorModel,
+  request: GenerationRequest,
+): void {
+  const known = new Set(model.fields.map((f) => f.name));
+  for (const name of Object.keys(request.input)) {
+    if (!known.has(name))
+      throw validationError(`input.${name}: unknown field for model ${model.id}`);
+  }
+  for (const field of model.fields) {
+    const value = request.input[field.name];
+    if (value === undefined || value === null) {
+      if (field.required) throw validationError(`input.${field.name}: is required`);
+      continue;
+    }
+    checkField(ctx, account, field, value);
+  }
+  const caps = model.capabilities;
+  if (request.copies !== undefined && request.copies > 1 && !caps.copies) {
+    throw validationError(`copies: model ${model.id} makes one output (image models only)`);
+  }
+  if (request.copies !== undefined && request.copies > caps.maxCopies) {
+    throw validationError(`copies: at most ${caps.maxCopies} for model ${model.id}`);
+  }
+  if (request.influencerId !== undefined) {
+    if (!caps.influencer)
+      throw validationError(`influencerId: model ${model.id} does not support influencers`);
+    const influencer = account.influencers.get(request.influencerId);
+    if (!influencer) throw notFound('influencerId: influencer');
+    const training = account.trainings.get(influencer.trainingId);
+    if (!training || training.fails || ctx.now() < training.terminalAt) {
+      throw validationError('influencerId: influencer is not ready');
+    }
+  }
+  if (request.generationId !== undefined) {
+    if (!caps.imageToVideo)
+      throw validationError(`generationId: model ${model.id} does not take a source generation`);
+    const source = account.generations.get(request.generationId);
+    if (source?.kind !== 'image') throw notFound('generationId: image generation');
+    if (source.outcome !== 'success' || ctx.now() < source.terminalAt) {
+      throw validationError('generationId: source generation has not succeeded');
+    }
+  }
+  const needsImage = model.fields.find((f) => f.name === 'imageUrl');
+  if (needsImage && request.generationId === undefined && request.input.imageUrl === undefined) {
+    throw validationError(`input.imageUrl: required unless generationId is given`);
+  }
+  if (
+    model.id === 'lipsync-pro' &&
+    request.input.image === undefined &&
+    request.input.video === undefined
+  ) {
+    throw validationError('input.image: an image or a video is required');
+  }
+}

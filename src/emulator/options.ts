@@ -1,0 +1,161 @@
+/**
+ * Options of `startEmulator`, their defaults, and the runtime-switchable
+ * behaviours that stand in for the reference's "not shown" items.
+ */
+import type { Bucket, EndpointId, RateWindow } from '../contract/index.js';
+import type { FaultKind } from './fault-kinds.js';
+
+export type StatusCase = 'lower' | 'title' | 'upper';
+
+/** One switch per "not shown" item of the reference a client must cope with. */
+export interface Behaviour {
+  /** Status of an idempotent replay of a create. @default 202 */
+  replayStatus: 202 | 200;
+  /** Case of status strings on the poll endpoints. @default 'lower' */
+  statusCase: StatusCase;
+  /** Case of status strings in `GET /generations` (the reference's sample shows `Success`). @default 'title' */
+  historyStatusCase: StatusCase;
+  /** `limit` of `GET /generations` when absent. @default 20 */
+  historyDefaultLimit: number;
+  /** What an out-of-range `limit` does: 400 or clamp to 1..50. @default 'reject' */
+  historyLimitOutOfRange: 'reject' | 'clamp';
+  /**
+   * How a safety-blocked generation looks: `blocked` (status `blocked`, terminal,
+   * charged, not refunded, no url), `refunded` (status `failed`, refunded), or
+   * `success-no-url` (status `success`, ready, no url). @default 'blocked'
+   */
+  safetyBlock: 'blocked' | 'refunded' | 'success-no-url';
+  /** Shape of enum `options` entries. @default 'object' ({value,label}) */
+  optionShape: 'object' | 'bare';
+  /** Error for an external/cross-account/non-image training asset URL. @default 'validation_error' */
+  trainingAssetError: 'validation_error' | 'not_found';
+  /** Media inputs of generations: owned assets/outputs only, or any http(s) URL. @default 'owned' */
+  mediaInputs: 'owned' | 'any-url';
+  /** A presigned PUT carrying Authorization is recorded, then accepted or rejected (400). @default 'accept' */
+  uploadAuthorization: 'accept' | 'reject';
+  /** Rate-limit algorithm. @default 'sliding' (sliding window log) */
+  rateLimitAlgorithm: 'sliding' | 'fixed';
+}
+
+export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
+  replayStatus: 202,
+  statusCase: 'lower',
+  historyStatusCase: 'title',
+  historyDefaultLimit: 20,
+  historyLimitOutOfRange: 'reject',
+  safetyBlock: 'blocked',
+  optionShape: 'object',
+  trainingAssetError: 'validation_error',
+  mediaInputs: 'owned',
+  uploadAuthorization: 'accept',
+  rateLimitAlgorithm: 'sliding',
+};
+
+/** Probabilistic faults: a probability 0..1 per fault kind, optionally per endpoint. */
+export interface FaultConfig {
+  /** Probability of each fault on every endpoint where it applies. */
+  rates?: Partial<Record<FaultKind, number>>;
+  /** Per-endpoint probabilities; they replace `rates` for that endpoint. */
+  perEndpoint?: Partial<Record<EndpointId, Partial<Record<FaultKind, number>>>>;
+  /** Delay of the `slow` fault, real ms. @default 1500 */
+  slowMs?: number;
+  /** Size of the `huge-body` response. @default 16 MiB */
+  hugeBodyBytes?: number;
+}
+
+/** "The next `times` matching requests get `fault`." */
+export interface FaultScript {
+  fault: FaultKind;
+  /** Endpoint id from `ENDPOINTS`; any endpoint where the fault applies when absent. */
+  endpoint?: EndpointId;
+  /** Only requests of this account. */
+  accountId?: string;
+  /** @default 1 */
+  times?: number;
+}
+
+export interface AccountSeed {
+  id?: string;
+  apiKey?: string;
+  /** @default 25000 */
+  credits?: number;
+  /** @default 'pro' */
+  plan?: string;
+  email?: string;
+  name?: string;
+}
+
+export interface EmulatorOptions {
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** Port of the API/admin/files server; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Port of the upload origin; 0 picks a free one. @default 0 */
+  uploadPort?: number;
+  /** Rate-limit windows and job latencies are divided by it. @default 1 */
+  timeScale?: number;
+  /** Seed of latencies, outcomes, faults, ids and keys; random when absent. */
+  seed?: number;
+  /** @default two accounts with 25,000 credits each */
+  accounts?: AccountSeed[];
+  /** Overrides of the four buckets (before scaling). @default SERVICE_RATE_LIMITS */
+  rateLimits?: Partial<Record<Bucket, RateWindow>>;
+  /** Total latency range [min, max] in ms (before scaling) per model id. */
+  latency?: Record<string, readonly [number, number]>;
+  /** Training phase durations in ms (before scaling). @default { queued: 2000, characterSheet: 10000, lora: 20000 } */
+  trainingMs?: { queued?: number; characterSheet?: number; lora?: number };
+  /** Probabilistic faults; off by default. */
+  faults?: FaultConfig;
+  behaviour?: Partial<Behaviour>;
+  /** Presigned URL lifetime in real seconds (not scaled). @default 120 */
+  presignLifetimeSeconds?: number;
+  /** Injectable clock (ms since epoch). @default Date.now */
+  clock?: () => number;
+}
+
+export interface ResolvedOptions {
+  host: string;
+  port: number;
+  uploadPort: number;
+  timeScale: number;
+  seed: number;
+  accounts: AccountSeed[];
+  rateLimits: Record<Bucket, RateWindow>;
+  latency: Record<string, readonly [number, number]>;
+  trainingMs: { queued: number; characterSheet: number; lora: number };
+  faults: FaultConfig;
+  behaviour: Behaviour;
+  presignLifetimeSeconds: number;
+  clock: () => number;
+}
+
+function expectPositive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`Expected \`${name}\` to be a positive number, got ${value}`);
+  }
+  return value;
+}
+
+export function resolveOptions(
+  options: EmulatorOptions,
+  serviceLimits: Record<Bucket, RateWindow>,
+): ResolvedOptions {
+  return {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    uploadPort: options.uploadPort ?? 0,
+    timeScale: expectPositive('timeScale', options.timeScale ?? 1),
+    seed: options.seed ?? Math.floor(Math.random() * 2 ** 31),
+    accounts: options.accounts ?? [{}, {}],
+    rateLimits: { ...serviceLimits, ...options.rateLimits },
+    latency: { ...options.latency },
+    trainingMs: { queued: 2000, characterSheet: 10_000, lora: 20_000, ...options.trainingMs },
+    faults: options.faults ?? {},
+    behaviour: { ...DEFAULT_BEHAVIOUR, ...options.behaviour },
+    presignLifetimeSeconds: expectPositive(
+      'presignLifetimeSeconds',
+      options.presignLifetimeSeconds ?? 120,
+    ),
+    clock: options.clock ?? Date.now,
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * @module journal
+ * The durable record of runs: a better-sqlite3 database (WAL, synchronous
+ * FULL) with a one-process lock. The engine commits each attempt's intent
+ * before sending it and each response before acting on it, so a run killed at
+ * any instant resumes without paying twice. See docs/journal.md.
+ */
+
+export * from './errors.js';
+export { Journal } from './journal.js';
+export {
+  canonicalJson,
+  contentHash,
+  type IdempotencyKeyParts,
+  idempotencyKey,
+  newRunId,
+} from './keys.js';
+export { LATEST_SCHEMA_VERSION } from './migrations/index.js';
+export { lockPathFor, type OpenJournalOptions, openJournal } from './open.js';
+export type { AddItemsResult, NewItem } from './ops/add-items.js';
+export type { NewOutput } from './ops/add-outputs.js';
+export type { NewAsset } from './ops/assets.js';
+export type { CreateRunInput } from './ops/create-run.js';
+export type { EventQuery, NewEvent } from './ops/events.js';
+export type { ItemFilter } from './ops/get-items.js';
+export type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';
+export type { DownloadedOutput } from './ops/outputs.js';
+export type { AttemptIntentInput, AttemptIntentResult } from './ops/record-attempt-intent.js';
+export type { AttemptOutcomeInput } from './ops/record-attempt-outcome.js';
+export type { AttemptSubmittedInput } from './ops/record-attempt-submitted.js';
+export type { ReserveResult } from './ops/reserve-credits.js';
+export type { Spend, StepProgress, StepSpend } from './ops/summaries.js';
+export type { ItemStateChange } from './ops/update-item.js';
+export * from './records.js';

@@ -1,0 +1,128 @@
+/**
+ * One process at a time per journal: a lock file beside the database holding
+ * `{pid, hostname, startedAt}`. It is created atomically with complete
+ * content (written to a temp file, then `link`ed into place, which fails if
+ * the lock exists), so a reader never sees a half-written lock.
+ *
+ * A lock whose holder is gone (same host, pid not alive, or started before
+ * this boot) is stale: a SIGKILLed run never deletes its lock, so the next
+ * opener takes it over. A lock from another host cannot be checked and is
+ * always respected.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname, uptime } from 'node:os';
+import { JournalLockedError, type LockHolder } from './errors.js';
+
+export interface LockOptions {
+  /** false: fail at once; true: wait forever; a number: wait that many ms. */
+  readonly wait?: boolean | number;
+  readonly signal?: AbortSignal;
+  /** Told when a stale lock was taken over. */
+  readonly onStaleTakeover?: (holder: LockHolder | undefined) => void;
+  /** @default 200 */
+  readonly retryIntervalMs?: number;
+}
+
+export interface HeldLock {
+  readonly path: string;
+  readonly holder: LockHolder;
+  release(): void;
+}
+
+function readHolder(path: string): LockHolder | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockHolder>;
+    if (typeof parsed.pid === 'number' && typeof parsed.hostname === 'string') {
+      return { pid: parsed.pid, hostname: parsed.hostname, startedAt: Number(parsed.startedAt) };
+    }
+  } catch {
+    // Unreadable or vanished: handled by the caller as "no valid holder".
+  }
+  return undefined;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the pid exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether a lock can be taken over. Only provable on the same host. */
+export function isStale(holder: LockHolder | undefined): boolean {
+  if (!holder) return true; // atomic creation means this is garbage, not a writer mid-write
+  if (holder.hostname !== hostname()) return false;
+  const bootedAt = Date.now() - uptime() * 1000;
+  if (holder.startedAt < bootedAt - 60_000) return true; // pid from before a reboot
+  return !isAlive(holder.pid);
+}
+
+function tryCreate(path: string, holder: LockHolder): boolean {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temp, JSON.stringify(holder));
+  try {
+    linkSync(temp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    unlinkSync(temp);
+  }
+}
+
+/** Takes the lock once; returns false while a live holder keeps it. */
+function tryAcquire(path: string, holder: LockHolder, options: LockOptions): boolean {
+  if (tryCreate(path, holder)) return true;
+  const current = readHolder(path);
+  if (!isStale(current)) return false;
+  // Re-read right before removing to narrow the window in which two openers
+  // both judge the same lock stale and one removes the other's fresh lock.
+  const again = readHolder(path);
+  if (JSON.stringify(again) !== JSON.stringify(current)) return false;
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (!tryCreate(path, holder)) return false;
+  options.onStaleTakeover?.(current);
+  return true;
+}
+
+export async function acquireLock(path: string, options: LockOptions = {}): Promise<HeldLock> {
+  const holder: LockHolder = { pid: process.pid, hostname: hostname(), startedAt: Date.now() };
+  const wait = options.wait ?? false;
+  const deadline =
+    wait === true ? Number.POSITIVE_INFINITY : Date.now() + (wait === false ? 0 : wait);
+  const interval = options.retryIntervalMs ?? 200;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    if (tryAcquire(path, holder, options)) break;
+    if (Date.now() + interval > deadline) throw new JournalLockedError(path, readHolder(path));
+    await new Promise<void>((resolve) => setTimeout(resolve, interval));
+  }
+  let released = false;
+  return {
+    path,
+    holder,
+    release() {
+      if (released) return;
+      released = true;
+      // Only remove our own lock (a takeover may have replaced it).
+      const current = readHolder(path);
+      if (current?.pid === holder.pid && current.startedAt === holder.startedAt) {
+        try {
+          unlinkSync(path);
+        } catch {
+          // Already gone: nothing to release.
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/** Brings a journal's schema to the latest version, tracked in `PRAGMA user_version`. */
+import type Database from 'better-sqlite3';
+import { JournalVersionError } from './errors.js';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations/index.js';
+
+export function schemaVersion(db: Database.Database): number {
+  return Number(db.pragma('user_version', { simple: true }));
+}
+
+/**
+ * Applies every migration newer than the database, each in its own
+ * transaction together with its `user_version` bump, so a crash mid-way leaves
+ * a consistent, resumable schema. Returns the versions applied.
+ */
+export function migrate(db: Database.Database, path: string): number[] {
+  const current = schemaVersion(db);
+  if (current > LATEST_SCHEMA_VERSION) {
+    throw new JournalVersionError(
+      `The journal ${path} has schema version ${current}, newer than this ibatch supports ` +
+        `(${LATEST_SCHEMA_VERSION}). Upgrade ibatch or use another --journal.`,
+    );
+  }
+  const applied: number[] = [];
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+    applied.push(migration.version);
+  }
+  return applied;
+}
+
+/** For read-only opens, which cannot migrate. */
+export function assertCurrentSchema(db: Database.Database, path: string): void {
+  const current = schemaVersion(db);
+  if (current !== LATEST_SCHEMA_VERSION) {
+    throw new JournalVersionError(
+      `The journal ${path} has schema version ${current} but this ibatch reads version ` +
+        `${LATEST_SCHEMA_VERSION}; run \`ibatch run\` once to upgrade it.`,
+    );
+  }
+}

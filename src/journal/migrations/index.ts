@@ -1,0 +1,15 @@
+/**
+ * Numbered, append-only schema migrations. They are TypeScript strings (not
+ * .sql files) so `tsc` ships them in dist/ with no copy step.
+ */
+import { migration0001 } from './0001-initial.js';
+import { migration0002 } from './0002-lookup-indexes.js';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002];
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

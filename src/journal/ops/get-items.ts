@@ -1,0 +1,31 @@
+import { type ItemRecord, type ItemState, itemRecordSchema } from '../records.js';
+import type { JournalDb } from '../sql.js';
+import { ITEM_COLUMNS } from './columns.js';
+
+export function getItem(j: JournalDb, runId: string, itemKey: string): ItemRecord | undefined {
+  const row = j
+    .stmt(`SELECT ${ITEM_COLUMNS} FROM items WHERE run_id = ? AND item_key = ?`)
+    .get(runId, itemKey);
+  return row === undefined ? undefined : itemRecordSchema.parse(row);
+}
+
+export interface ItemFilter {
+  /** Only items in one of these states. */
+  readonly states?: readonly ItemState[];
+  readonly stepId?: string;
+}
+
+/** A run's items in expansion (insertion) order, optionally filtered. */
+export function listItems(j: JournalDb, runId: string, filter: ItemFilter = {}): ItemRecord[] {
+  const states = filter.states ?? null;
+  const rows = j
+    .stmt(
+      `SELECT ${ITEM_COLUMNS} FROM items
+       WHERE run_id = @runId
+         AND (@stepId IS NULL OR step_id = @stepId)
+         AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
+       ORDER BY rowid`,
+    )
+    .all({ runId, stepId: filter.stepId ?? null, states: states && JSON.stringify(states) });
+  return rows.map((row) => itemRecordSchema.parse(row));
+}

@@ -1,0 +1,52 @@
+import { type OutputRecord, type OutputState, outputRecordSchema } from '../records.js';
+import type { JournalDb } from '../sql.js';
+import { OUTPUT_COLUMNS } from './columns.js';
+
+/** A run's outputs (optionally in one state), in item then output order. */
+export function listOutputs(j: JournalDb, runId: string, state?: OutputState): OutputRecord[] {
+  return j
+    .stmt(
+      `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE run_id = @runId
+         AND (@state IS NULL OR state = @state)
+       ORDER BY rowid`,
+    )
+    .all({ runId, state: state ?? null })
+    .map((row) => outputRecordSchema.parse(row));
+}
+
+export interface DownloadedOutput {
+  /** Path relative to the run's output folder. */
+  readonly file: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  readonly contentType: string | null;
+}
+
+/** Marks an output downloaded (after its file was renamed into place). */
+export function markOutputDownloaded(
+  j: JournalDb,
+  runId: string,
+  itemKey: string,
+  n: number,
+  file: DownloadedOutput,
+): void {
+  j.stmt(
+    `UPDATE outputs SET state = 'downloaded', file = @file, sha256 = @sha256, bytes = @bytes,
+       content_type = @contentType, error = NULL, updated_at = @now
+     WHERE run_id = @runId AND item_key = @itemKey AND n = @n`,
+  ).run({ ...file, runId, itemKey, n, now: j.now() });
+}
+
+/** Marks an output's download failed for good, with the reason. */
+export function markOutputFailed(
+  j: JournalDb,
+  runId: string,
+  itemKey: string,
+  n: number,
+  error: string,
+): void {
+  j.stmt(
+    `UPDATE outputs SET state = 'failed', error = @error, updated_at = @now
+     WHERE run_id = @runId AND item_key = @itemKey AND n = @n`,
+  ).run({ runId, itemKey, n, error, now: j.now() });
+}

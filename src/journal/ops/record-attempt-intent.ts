@@ -1,0 +1,73 @@
+import type { AttemptRecord } from '../records.js';
+import type { JournalDb } from '../sql.js';
+import { getAttempt } from './get-attempts.js';
+import { type ReserveResult, reserveCredits } from './reserve-credits.js';
+
+export interface AttemptIntentInput {
+  readonly runId: string;
+  readonly itemKey: string;
+  /** 1-based; the item's next attempt number. */
+  readonly attemptNo: number;
+  /** From `idempotencyKey(...)`. */
+  readonly idempotencyKey: string;
+  /** The exact body that will be sent. */
+  readonly request: unknown;
+  readonly requestHash: string;
+  /** Credits to hold against the budget until the 202 says the real charge. */
+  readonly quotedCost: number | null;
+}
+
+export type AttemptIntentResult =
+  /** Committed: the request may be sent now. */
+  | { readonly kind: 'recorded'; readonly attempt: AttemptRecord }
+  /** This attempt was recorded before (a resume): re-send it with the same key. */
+  | { readonly kind: 'existing'; readonly attempt: AttemptRecord }
+  /** Nothing was recorded: the reservation would pass the run's budget. */
+  | { readonly kind: 'over-budget'; readonly reserve: Extract<ReserveResult, { ok: false }> };
+
+/**
+ * Write-ahead intent: in ONE transaction, reserves the item's quoted cost
+ * against the budget, records the attempt (key + request) and marks the item
+ * `submitting`. Commit this BEFORE sending the create, so a crash at any
+ * later instant leaves the key in the journal and the next run re-sends it
+ * (the service replays instead of charging twice).
+ */
+export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): AttemptIntentResult {
+  return j.db
+    .transaction((): AttemptIntentResult => {
+      const previous = getAttempt(j, input.runId, input.itemKey, input.attemptNo);
+      if (previous) {
+        if (previous.idempotencyKey !== input.idempotencyKey) {
+          throw new Error(
+            `Attempt ${input.attemptNo} of ${input.itemKey} is already recorded with another key`,
+          );
+        }
+        return { kind: 'existing', attempt: previous };
+      }
+      const held = j
+        .stmt('SELECT reserved_credits FROM items WHERE run_id = ? AND item_key = ?')
+        .pluck()
+        .get(input.runId, input.itemKey) as number | undefined;
+      if (held === undefined) throw new Error(`No item ${input.itemKey} in run ${input.runId}`);
+      const missing = Math.max(0, (input.quotedCost ?? 0) - held);
+      const reserve = reserveCredits(j, input.runId, input.itemKey, missing);
+      if (!reserve.ok) return { kind: 'over-budget', reserve };
+      const now = j.now();
+      j.stmt(
+        `INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json,
+           request_hash, state, quoted_cost, created_at)
+         VALUES (@runId, @itemKey, @attemptNo, @idempotencyKey, @request, @requestHash, 'intent',
+           @quotedCost, @now)`,
+      ).run({ ...input, request: JSON.stringify(input.request), now });
+      j.stmt(
+        `UPDATE items SET state = 'submitting', attempts_used = MAX(attempts_used, @attemptNo),
+           error = NULL, not_before = NULL, updated_at = @now
+         WHERE run_id = @runId AND item_key = @itemKey`,
+      ).run({ runId: input.runId, itemKey: input.itemKey, attemptNo: input.attemptNo, now });
+      return {
+        kind: 'recorded',
+        attempt: getAttempt(j, input.runId, input.itemKey, input.attemptNo)!,
+      };
+    })
+    .immediate();
+}

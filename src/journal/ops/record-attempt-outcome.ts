@@ -1,0 +1,75 @@
+import type { AttemptOutcomeState, AttemptRecord, ItemState } from '../records.js';
+import type { JournalDb } from '../sql.js';
+import { addOutputs, type NewOutput } from './add-outputs.js';
+import { getAttempt } from './get-attempts.js';
+import { refreshItemMoney } from './refresh-item-money.js';
+
+export interface AttemptOutcomeInput {
+  readonly runId: string;
+  readonly itemKey: string;
+  readonly attemptNo: number;
+  /** `rejected` for a create refused with a 4xx; the others after polling. */
+  readonly state: AttemptOutcomeState;
+  /**
+   * Where the item goes next; the engine's retry policy decides (e.g. a
+   * refunded failure with retries left -> `pending`, otherwise `failed`).
+   */
+  readonly itemState: ItemState;
+  /** Whether the service refunded this attempt's charge (`refunded: true`). */
+  readonly refunded?: boolean;
+  readonly error?: string | null;
+  readonly httpStatus?: number | null;
+  /** The item's outputs (on success), recorded as `pending` downloads. */
+  readonly outputs?: readonly NewOutput[];
+}
+
+/**
+ * Records how an attempt ended, in one transaction: attempt state, refund,
+ * item state and error, the item's reservation released, its outputs queued
+ * for download. Commit it before acting on the result. An attempt that already
+ * finished is left unchanged (returns it as stored).
+ */
+export function recordAttemptOutcome(
+  j: JournalDb,
+  input: AttemptOutcomeInput,
+): AttemptRecord | undefined {
+  return j.db
+    .transaction(() => {
+      const now = j.now();
+      const update = j
+        .stmt(
+          `UPDATE attempts SET state = @state,
+             refunded_credits = CASE WHEN @refunded THEN charged_cost ELSE 0 END,
+             error = @error, http_status = COALESCE(@httpStatus, http_status), finished_at = @now
+           WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
+             AND state IN ('intent', 'submitted')`,
+        )
+        .run({
+          runId: input.runId,
+          itemKey: input.itemKey,
+          attemptNo: input.attemptNo,
+          state: input.state,
+          refunded: input.refunded ? 1 : 0,
+          error: input.error ?? null,
+          httpStatus: input.httpStatus ?? null,
+          now,
+        });
+      if (update.changes === 1) {
+        j.stmt(
+          `UPDATE items SET state = @state, reserved_credits = 0, error = @error,
+             updated_at = @now
+           WHERE run_id = @runId AND item_key = @itemKey`,
+        ).run({
+          runId: input.runId,
+          itemKey: input.itemKey,
+          state: input.itemState,
+          error: input.error ?? null,
+          now,
+        });
+        refreshItemMoney(j, input.runId, input.itemKey);
+        if (input.outputs?.length) addOutputs(j, input.runId, input.itemKey, input.outputs);
+      }
+      return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
+    })
+    .immediate();
+}

@@ -1,0 +1,61 @@
+import type { AttemptRecord } from '../records.js';
+import type { JournalDb } from '../sql.js';
+import { getAttempt } from './get-attempts.js';
+import { refreshItemMoney } from './refresh-item-money.js';
+
+export interface AttemptSubmittedInput {
+  readonly runId: string;
+  readonly itemKey: string;
+  readonly attemptNo: number;
+  /** `creditsCost` of the 202: becomes the item's charge, replacing its reservation. */
+  readonly chargedCost: number;
+  /** `ids` of the 202 (the first one is polled). */
+  readonly generationIds: readonly string[];
+  /** Training id or other task id, when the create returned one. */
+  readonly taskId?: string | null;
+  readonly httpStatus?: number;
+}
+
+/**
+ * Records the service's acceptance (202) of an attempt in one transaction:
+ * attempt -> `submitted` with its ids and charge, item -> `submitted`, the
+ * reservation converted into the charge. Commit it before polling. A repeated
+ * call (a replayed response) only overwrites the same facts; an attempt that
+ * already finished is left as it is. Returns the attempt as stored.
+ */
+export function recordAttemptSubmitted(
+  j: JournalDb,
+  input: AttemptSubmittedInput,
+): AttemptRecord | undefined {
+  return j.db
+    .transaction(() => {
+      const now = j.now();
+      const update = j
+        .stmt(
+          `UPDATE attempts SET state = 'submitted', charged_cost = @chargedCost,
+             generation_ids_json = @generationIds, task_id = @taskId,
+             http_status = @httpStatus, submitted_at = COALESCE(submitted_at, @now)
+           WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
+             AND state IN ('intent', 'submitted')`,
+        )
+        .run({
+          runId: input.runId,
+          itemKey: input.itemKey,
+          attemptNo: input.attemptNo,
+          chargedCost: input.chargedCost,
+          generationIds: JSON.stringify(input.generationIds),
+          taskId: input.taskId ?? null,
+          httpStatus: input.httpStatus ?? 202,
+          now,
+        });
+      if (update.changes === 1) {
+        j.stmt(
+          `UPDATE items SET state = 'submitted', reserved_credits = 0, updated_at = ?
+           WHERE run_id = ? AND item_key = ?`,
+        ).run(now, input.runId, input.itemKey);
+        refreshItemMoney(j, input.runId, input.itemKey);
+      }
+      return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
+    })
+    .immediate();
+}

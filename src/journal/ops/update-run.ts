@@ -1,0 +1,32 @@
+import type { RunStatus } from '../records.js';
+import type { JournalDb } from '../sql.js';
+
+/**
+ * Sets a run's status. `finishedAt` is stamped for every status but `running`
+ * (a stopped run is resumable, but its last stop time is still worth showing).
+ */
+export function setRunStatus(j: JournalDb, runId: string, status: RunStatus): void {
+  const now = j.now();
+  j.stmt(
+    `UPDATE runs SET status = @status, updated_at = @now,
+       finished_at = CASE WHEN @status = 'running' THEN NULL ELSE @now END
+     WHERE run_id = @runId`,
+  ).run({ runId, status, now });
+}
+
+/**
+ * Persists an account-wide "do not send before" time (a long 429 wait, a
+ * training-bucket wait) so a restarted run honours it; null clears it.
+ */
+export function setRunNotBefore(j: JournalDb, runId: string, notBefore: number | null): void {
+  j.stmt('UPDATE runs SET not_before = ?, updated_at = ? WHERE run_id = ?').run(
+    notBefore,
+    j.now(),
+    runId,
+  );
+}
+
+/** Changes the budget of a run (a later `run` with a raised `budget`). */
+export function setRunBudget(j: JournalDb, runId: string, budget: number | null): void {
+  j.stmt('UPDATE runs SET budget = ?, updated_at = ? WHERE run_id = ?').run(budget, j.now(), runId);
+}

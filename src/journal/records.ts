@@ -1,0 +1,204 @@
+/**
+ * The journal's records and their states.
+ *
+ * Glossary
+ * - job: a YAML job file, identified by its `name`.
+ * - run: one execution of a job (resumable); identified by a run id.
+ * - step: one entry of the job (`generations[].id`, a training, an upload set).
+ * - item: one billable unit of a step (one generation request, one training),
+ *   keyed by a stable item key inside its run.
+ * - attempt: one try at creating an item on the service, with its own
+ *   idempotency key. A failed-and-refunded item is retried as a new attempt.
+ * - reservation: credits an item holds against the run's budget between the
+ *   moment its attempt intent is recorded and the service's 202.
+ * - charge: the `creditsCost` the service reported in its 202.
+ * - refund: credits the service gave back after a failure.
+ * - net spend: charged - refunded. Committed spend: reserved + net spend.
+ */
+import { z } from 'zod';
+
+export const RUN_STATUS = {
+  running: 'running',
+  completed: 'completed',
+  completedWithFailures: 'completed_with_failures',
+  stoppedCredits: 'stopped_credits',
+  stoppedUnreachable: 'stopped_unreachable',
+  stoppedUnauthorized: 'stopped_unauthorized',
+  interrupted: 'interrupted',
+} as const;
+export type RunStatus = (typeof RUN_STATUS)[keyof typeof RUN_STATUS];
+/** Statuses after which `run` starts a new run instead of resuming. */
+export const FINISHED_RUN_STATUSES: readonly RunStatus[] = ['completed', 'completed_with_failures'];
+
+export const ITEM_STATE = {
+  /** Not yet tried, or waiting for a retry. */
+  pending: 'pending',
+  /** Held back until `notBefore` (a long rate wait, a dependency). */
+  waiting: 'waiting',
+  /** An attempt intent is committed; the create request may be in flight. */
+  submitting: 'submitting',
+  /** The service accepted the create (202); polling until terminal. */
+  submitted: 'submitted',
+  succeeded: 'succeeded',
+  /** Failed for good (after retries). */
+  failed: 'failed',
+  /** Safety-blocked by the service, not retried unless the step asks. */
+  blocked: 'blocked',
+  /** Not run because something it depends on failed. */
+  skipped: 'skipped',
+} as const;
+export type ItemState = (typeof ITEM_STATE)[keyof typeof ITEM_STATE];
+export const TERMINAL_ITEM_STATES: readonly ItemState[] = [
+  'succeeded',
+  'failed',
+  'blocked',
+  'skipped',
+];
+
+export const ATTEMPT_STATE = {
+  /** Key and request committed, response not yet recorded. */
+  intent: 'intent',
+  submitted: 'submitted',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  blocked: 'blocked',
+  /** The create was refused with a 4xx (nothing charged). */
+  rejected: 'rejected',
+} as const;
+export type AttemptState = (typeof ATTEMPT_STATE)[keyof typeof ATTEMPT_STATE];
+/** Attempts the engine must still finish after a restart. */
+export const OPEN_ATTEMPT_STATES: readonly AttemptState[] = ['intent', 'submitted'];
+export type AttemptOutcomeState = Exclude<AttemptState, 'intent' | 'submitted'>;
+
+export const OUTPUT_STATE = {
+  pending: 'pending',
+  downloaded: 'downloaded',
+  failed: 'failed',
+} as const;
+export type OutputState = (typeof OUTPUT_STATE)[keyof typeof OUTPUT_STATE];
+
+const values = <T extends Record<string, string>>(o: T) =>
+  Object.values(o) as [T[keyof T], ...T[keyof T][]];
+/** A TEXT column holding JSON. */
+const jsonText = z.string().transform((text): unknown => JSON.parse(text));
+const ms = z.number().int();
+
+export const runRecordSchema = z.object({
+  runId: z.string(),
+  jobName: z.string(),
+  jobPath: z.string(),
+  jobHash: z.string(),
+  status: z.enum(values(RUN_STATUS)),
+  budget: z.number().nullable(),
+  options: jsonText,
+  notBefore: ms.nullable(),
+  createdAt: ms,
+  updatedAt: ms,
+  finishedAt: ms.nullable(),
+});
+export type RunRecord = z.infer<typeof runRecordSchema>;
+
+export const itemRecordSchema = z.object({
+  runId: z.string(),
+  itemKey: z.string(),
+  stepId: z.string(),
+  label: z.string(),
+  modelId: z.string().nullable(),
+  kind: z.string(),
+  request: jsonText,
+  requestHash: z.string(),
+  state: z.enum(values(ITEM_STATE)),
+  attemptsUsed: z.number().int(),
+  expectedOutputs: z.number().int(),
+  quotedCost: z.number().nullable(),
+  reservedCredits: z.number(),
+  chargedCredits: z.number(),
+  refundedCredits: z.number(),
+  error: z.string().nullable(),
+  notBefore: ms.nullable(),
+  sourceItemKey: z.string().nullable(),
+  createdAt: ms,
+  updatedAt: ms,
+});
+export type ItemRecord = z.infer<typeof itemRecordSchema>;
+
+export const attemptRecordSchema = z.object({
+  runId: z.string(),
+  itemKey: z.string(),
+  attemptNo: z.number().int(),
+  idempotencyKey: z.string(),
+  request: jsonText,
+  requestHash: z.string(),
+  state: z.enum(values(ATTEMPT_STATE)),
+  generationIds: jsonText.pipe(z.array(z.string())),
+  taskId: z.string().nullable(),
+  quotedCost: z.number().nullable(),
+  chargedCost: z.number(),
+  refundedCredits: z.number(),
+  httpStatus: z.number().int().nullable(),
+  error: z.string().nullable(),
+  createdAt: ms,
+  submittedAt: ms.nullable(),
+  finishedAt: ms.nullable(),
+});
+export type AttemptRecord = z.infer<typeof attemptRecordSchema>;
+
+export const outputRecordSchema = z.object({
+  runId: z.string(),
+  itemKey: z.string(),
+  n: z.number().int(),
+  generationId: z.string().nullable(),
+  url: z.string().nullable(),
+  kind: z.string(),
+  modelId: z.string().nullable(),
+  file: z.string().nullable(),
+  sha256: z.string().nullable(),
+  bytes: z.number().int().nullable(),
+  contentType: z.string().nullable(),
+  state: z.enum(values(OUTPUT_STATE)),
+  error: z.string().nullable(),
+  createdAt: ms,
+  updatedAt: ms,
+});
+export type OutputRecord = z.infer<typeof outputRecordSchema>;
+
+export const assetRecordSchema = z.object({
+  scope: z.string(),
+  sha256: z.string(),
+  mimeType: z.string(),
+  size: z.number().int(),
+  assetUrl: z.string(),
+  uploadedAt: ms,
+});
+export type AssetRecord = z.infer<typeof assetRecordSchema>;
+
+export const influencerRecordSchema = z.object({
+  scope: z.string(),
+  jobName: z.string(),
+  localId: z.string(),
+  configHash: z.string(),
+  runId: z.string().nullable(),
+  trainingId: z.string().nullable(),
+  influencerId: z.string().nullable(),
+  loraUrl: z.string().nullable(),
+  status: z.string(),
+  idempotencyKey: z.string().nullable(),
+  attemptNo: z.number().int(),
+  creditsCost: z.number().nullable(),
+  refunded: z.number().transform((flag) => flag !== 0),
+  error: z.string().nullable(),
+  createdAt: ms,
+  updatedAt: ms,
+});
+export type InfluencerRecord = z.infer<typeof influencerRecordSchema>;
+
+export const eventRecordSchema = z.object({
+  id: z.number().int(),
+  runId: z.string(),
+  at: ms,
+  type: z.string(),
+  itemKey: z.string().nullable(),
+  message: z.string(),
+  data: jsonText,
+});
+export type EventRecord = z.infer<typeof eventRecordSchema>;

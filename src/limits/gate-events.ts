@@ -1,0 +1,26 @@
+/** Events a rate gate emits, for logs, the journal's timeline and progress lines. */
+import type { Bucket } from '../contract/index.js';
+
+export interface GateEvents {
+  /** Every bucket is paused until `until` (ms epoch); emitted again when extended. */
+  pause: {
+    readonly until: number;
+    readonly reason: 'rate_limited' | 'restored';
+    readonly retryAfterMs?: number;
+  };
+  /** Slots were taken in `buckets`, stamped `at` (the gate's clock): the send may go now. */
+  grant: { readonly buckets: readonly Bucket[]; readonly at: number };
+  /** The pause ended. */
+  resume: { readonly at: number };
+  /** An acquire has to wait (limits reached, a pause, or earlier waiters). */
+  wait: {
+    readonly buckets: readonly Bucket[];
+    readonly waiting: number;
+    readonly pausedUntil: number | null;
+  };
+  /** `X-RateLimit-Remaining` showed someone else using the account: our allowance shrank. */
+  shrink: { readonly bucket: Bucket; readonly phantoms: number; readonly remaining: number };
+}
+
+export type GateEventName = keyof GateEvents;
+export type GateListener<E extends GateEventName> = (event: GateEvents[E]) => void;

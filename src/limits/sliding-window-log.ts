@@ -1,0 +1,73 @@
+/**
+ * One bucket's sliding-window log: the expiry time of every slot granted in
+ * the last window. At most `count` live slots at any instant means no more
+ * than `count` grants in ANY window of `windowMs`, whatever algorithm (fixed
+ * or sliding) the service uses. Each slot lives `windowMs + marginMs` so
+ * network jitter between our send and the service's arrival stamp cannot
+ * squeeze an extra request into the service's window.
+ *
+ * Phantom slots stand for requests someone else (a teammate on the dashboard)
+ * made on the same account; they expire like ours.
+ */
+export class SlidingWindowLog {
+  readonly count: number;
+  readonly windowMs: number;
+  readonly marginMs: number;
+  /** Expiry times of our own slots, ascending. */
+  #own: number[] = [];
+  /** Expiry times of phantom slots, ascending. */
+  #phantom: number[] = [];
+
+  constructor(count: number, windowMs: number, marginMs: number) {
+    this.count = count;
+    this.windowMs = windowMs;
+    this.marginMs = marginMs;
+  }
+
+  #prune(now: number): void {
+    while (this.#own.length > 0 && this.#own[0]! <= now) this.#own.shift();
+    while (this.#phantom.length > 0 && this.#phantom[0]! <= now) this.#phantom.shift();
+  }
+
+  /** Our slots still live at `now`. */
+  used(now: number): number {
+    this.#prune(now);
+    return this.#own.length;
+  }
+
+  phantoms(now: number): number {
+    this.#prune(now);
+    return this.#phantom.length;
+  }
+
+  free(now: number): number {
+    this.#prune(now);
+    return Math.max(0, this.count - this.#own.length - this.#phantom.length);
+  }
+
+  /** Earliest time at which `needed` slots are free (now if they already are). */
+  freeAt(now: number, needed: number): number {
+    this.#prune(now);
+    // Phantoms can push the live slots past the count: all of the excess must expire too.
+    const mustExpire = this.#own.length + this.#phantom.length - (this.count - needed);
+    if (mustExpire <= 0) return now;
+    const expiries = [...this.#own, ...this.#phantom].sort((a, b) => a - b);
+    return expiries[Math.min(mustExpire, expiries.length) - 1] ?? now;
+  }
+
+  take(now: number): void {
+    this.#insert(this.#own, now + this.windowMs + this.marginMs);
+  }
+
+  /** Adds phantom slots, stamped now (we do not know when the others were sent). */
+  addPhantoms(now: number, n: number): void {
+    for (let i = 0; i < n; i += 1) this.#insert(this.#phantom, now + this.windowMs + this.marginMs);
+  }
+
+  #insert(list: number[], expiry: number): void {
+    // Append in the common case; keep order if the clock stepped back.
+    let index = list.length;
+    while (index > 0 && list[index - 1]! > expiry) index -= 1;
+    list.splice(index, 0, expiry);
+  }
+}

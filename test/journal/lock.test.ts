@@ -1,0 +1,68 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JournalLockedError, lockPathFor, openJournal } from '../../src/journal/index.js';
+import { spawnFixture } from './child.js';
+import { tempDir } from './helpers.js';
+
+describe('journal lock', () => {
+  it('refuses a second opener with the holder pid and a --wait hint; close releases', async () => {
+    const path = join(tempDir(), 'journal.db');
+    const first = await openJournal(path);
+    const error = await openJournal(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalLockedError);
+    expect((error as JournalLockedError).message).toContain(`process ${process.pid}`);
+    expect((error as JournalLockedError).message).toContain('--wait');
+    expect((error as JournalLockedError).exitCode).toBe(2);
+    first.close();
+    expect(existsSync(lockPathFor(path))).toBe(false);
+    const second = await openJournal(path);
+    second.close();
+  });
+
+  it('read-only opens take no lock', async () => {
+    const path = join(tempDir(), 'journal.db');
+    const writer = await openJournal(path);
+    writer.createRun({ runId: 'r', jobName: 'j', jobPath: '/j', jobHash: 'h', budget: null });
+    const reader = await openJournal(path, { readonly: true });
+    expect(reader.getRun('r')?.jobName).toBe('j');
+    expect(() => reader.setRunStatus('r', 'completed')).toThrow(/readonly/);
+    reader.close();
+    writer.close();
+  });
+
+  it('a waiting opener gets the journal once the holder closes; a bounded wait gives up', async () => {
+    const path = join(tempDir(), 'journal.db');
+    const first = await openJournal(path);
+    await expect(openJournal(path, { wait: 300 })).rejects.toBeInstanceOf(JournalLockedError);
+    const waiting = openJournal(path, { wait: true });
+    setTimeout(() => first.close(), 100);
+    const second = await waiting;
+    expect(second.closed).toBe(false);
+    second.close();
+  });
+
+  it('takes over the lock of a SIGKILLed holder and says so', async () => {
+    const path = join(tempDir(), 'journal.db');
+    const holder = spawnFixture('lock-holder.ts', path);
+    await holder.waitFor((line) => line === 'locked');
+    await expect(openJournal(path)).rejects.toThrow(`process ${holder.process.pid}`);
+    await holder.kill9();
+    expect(existsSync(lockPathFor(path))).toBe(true); // kill -9 cannot clean up
+    const stale: unknown[] = [];
+    const journal = await openJournal(path, { onStaleLock: (h) => stale.push(h) });
+    expect(stale).toEqual([expect.objectContaining({ pid: holder.process.pid })]);
+    expect(JSON.parse(readFileSync(lockPathFor(path), 'utf8'))).toMatchObject({ pid: process.pid });
+    journal.close();
+  });
+
+  it('respects a lock held on another host', async () => {
+    const path = join(tempDir(), 'journal.db');
+    writeFileSync(
+      lockPathFor(path),
+      JSON.stringify({ pid: 1, hostname: `not-${hostname()}`, startedAt: Date.now() }),
+    );
+    await expect(openJournal(path)).rejects.toThrow(/on not-/);
+  });
+});

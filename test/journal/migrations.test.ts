@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import {
+  JournalVersionError,
+  LATEST_SCHEMA_VERSION,
+  openJournal,
+} from '../../src/journal/index.js';
+import { MIGRATIONS } from '../../src/journal/migrations/index.js';
+import { tempDir } from './helpers.js';
+
+function indexNames(path: string): string[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'")
+        .pluck()
+        .all() as string[]
+    ).sort();
+  } finally {
+    db.close();
+  }
+}
+
+describe('migrations', () => {
+  it('numbers migrations 1..N with no gap', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+  });
+
+  it('creates a fresh journal at the latest version with WAL, FULL sync and foreign keys', async () => {
+    const path = join(tempDir(), 'journal.db');
+    const journal = await openJournal(path);
+    journal.close();
+    const db = new Database(path);
+    expect(db.pragma('user_version', { simple: true })).toBe(LATEST_SCHEMA_VERSION);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  it('migrates a version-1 journal and keeps its data', async () => {
+    const path = join(tempDir(), 'journal.db');
+    const old = new Database(path);
+    old.exec(MIGRATIONS[0]!.sql);
+    old.pragma('user_version = 1');
+    old
+      .prepare(
+        "INSERT INTO runs (run_id, job_name, job_path, job_hash, status, created_at, updated_at) VALUES ('r1', 'old', '/o', 'h', 'interrupted', 1, 1)",
+      )
+      .run();
+    old.close();
+    expect(indexNames(path)).toEqual([]);
+
+    await expect(openJournal(path, { readonly: true })).rejects.toBeInstanceOf(JournalVersionError);
+    const journal = await openJournal(path);
+    expect(journal.findUnfinishedRun('old')?.runId).toBe('r1');
+    journal.close();
+    expect(indexNames(path)).toContain('items_by_state');
+  });
+
+  it('refuses a journal from a newer ibatch', async () => {
+    const path = join(tempDir(), 'journal.db');
+    const db = new Database(path);
+    db.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 1}`);
+    db.close();
+    await expect(openJournal(path)).rejects.toThrow(/newer than this ibatch/);
+    // The failed open released its lock.
+    await expect(openJournal(path)).rejects.toBeInstanceOf(JournalVersionError);
+  });
+});
