@@ -33,15 +33,22 @@ function validRequest(
   ctx: EmulatorContext,
   call: ApiCall,
   model: EmulatorModel,
+  resolveReferences = true,
 ): GenerationRequest {
   const request = parseBody(GenerationRequestSchema, call.body);
-  validateGenerationRequest(ctx, call.account, model, request);
+  validateGenerationRequest(ctx, call.account, model, request, { resolveReferences });
   return request;
 }
 
+/**
+ * Quotes a request checked like a create for shape; its references (media
+ * ownership, influencer, source generation) are resolved only when
+ * `previewChecksReferences` is on, since prices never depend on them.
+ */
 export function previewCredits(ctx: EmulatorContext, call: ApiCall): Answer {
   const model = modelOf(call);
-  const price = priceModel(model, validRequest(ctx, call, model));
+  const request = validRequest(ctx, call, model, ctx.behaviour.previewChecksReferences);
+  const price = priceModel(model, request);
   return {
     status: 200,
     body: { modelId: model.id, credits: { cost: price.cost, description: price.description } },

@@ -4,6 +4,12 @@
  * assets or own outputs, or any URL when `mediaInputs` is `any-url`), and the
  * top-level `copies`/`influencerId`/`generationId` rules. The first problem
  * is reported with the field named in the message.
+ *
+ * `resolveReferences: false` (preview-credits, unless
+ * `behaviour.previewChecksReferences`) checks the shape only: media URLs are
+ * not looked up as owned assets, and `influencerId`/`generationId` are not
+ * looked up at all. Prices never depend on them, so a client can quote work
+ * whose inputs are made at run time.
  */
 import type { GenerationRequest } from '../contract/index.js';
 import { notFound, validationError } from './api-error.js';
@@ -13,12 +19,16 @@ import type { AccountState } from './state.js';
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio']);
 
-function checkMedia(
-  ctx: EmulatorContext,
-  account: AccountState,
-  field: EmulatorField,
-  value: unknown,
-): void {
+/** Where the references of a request (media, influencer, source generation) are resolved. */
+interface Scope {
+  ctx: EmulatorContext;
+  account: AccountState;
+  /** Look references up (existence, ownership, readiness), or check their shape only. */
+  resolveReferences: boolean;
+}
+
+function checkMedia(scope: Scope, field: EmulatorField, value: unknown): void {
+  const { ctx, account } = scope;
   const path = `input.${field.name}`;
   const list = Array.isArray(value) ? value : [value];
   if (Array.isArray(value)) {
@@ -33,7 +43,7 @@ function checkMedia(
     if (typeof item !== 'string' || !/^https?:\/\//.test(item)) {
       throw validationError(`${where}: expected an http(s) URL`);
     }
-    if (ctx.behaviour.mediaInputs === 'any-url') return;
+    if (!scope.resolveReferences || ctx.behaviour.mediaInputs === 'any-url') return;
     const family = ownedMedia(ctx, account, item);
     if (family === undefined) {
       throw validationError(`${where}: not an uploaded asset or output of this account`);
@@ -44,12 +54,7 @@ function checkMedia(
   });
 }
 
-function checkField(
-  ctx: EmulatorContext,
-  account: AccountState,
-  field: EmulatorField,
-  value: unknown,
-): void {
+function checkField(scope: Scope, field: EmulatorField, value: unknown): void {
   const path = `input.${field.name}`;
   switch (field.type) {
     case 'text':
@@ -88,7 +93,26 @@ function checkField(
       }
       return;
     default:
-      if (MEDIA_TYPES.has(field.type)) checkMedia(ctx, account, field, value);
+      if (MEDIA_TYPES.has(field.type)) checkMedia(scope, field, value);
+  }
+}
+
+/** The influencer exists in this account (404) and its training succeeded (400). */
+function checkInfluencer(ctx: EmulatorContext, account: AccountState, id: string): void {
+  const influencer = account.influencers.get(id);
+  if (!influencer) throw notFound('influencerId: influencer');
+  const training = account.trainings.get(influencer.trainingId);
+  if (!training || training.fails || ctx.now() < training.terminalAt) {
+    throw validationError('influencerId: influencer is not ready');
+  }
+}
+
+/** The source is an image generation of this account (404) that has succeeded (400). */
+function checkSource(ctx: EmulatorContext, account: AccountState, id: string): void {
+  const source = account.generations.get(id);
+  if (source?.kind !== 'image') throw notFound('generationId: image generation');
+  if (source.outcome !== 'success' || ctx.now() < source.terminalAt) {
+    throw validationError('generationId: source generation has not succeeded');
   }
 }
 
@@ -97,7 +121,9 @@ export function validateGenerationRequest(
   account: AccountState,
   model: EmulatorModel,
   request: GenerationRequest,
+  options: { resolveReferences: boolean } = { resolveReferences: true },
 ): void {
+  const scope: Scope = { ctx, account, resolveReferences: options.resolveReferences };
   const known = new Set(model.fields.map((f) => f.name));
   for (const name of Object.keys(request.input)) {
     if (!known.has(name))
@@ -109,7 +135,7 @@ export function validateGenerationRequest(
       if (field.required) throw validationError(`input.${field.name}: is required`);
       continue;
     }
-    checkField(ctx, account, field, value);
+    checkField(scope, field, value);
   }
   const caps = model.capabilities;
   if (request.copies !== undefined && request.copies > 1 && !caps.copies) {
@@ -121,21 +147,12 @@ export function validateGenerationRequest(
   if (request.influencerId !== undefined) {
     if (!caps.influencer)
       throw validationError(`influencerId: model ${model.id} does not support influencers`);
-    const influencer = account.influencers.get(request.influencerId);
-    if (!influencer) throw notFound('influencerId: influencer');
-    const training = account.trainings.get(influencer.trainingId);
-    if (!training || training.fails || ctx.now() < training.terminalAt) {
-      throw validationError('influencerId: influencer is not ready');
-    }
+    if (scope.resolveReferences) checkInfluencer(ctx, account, request.influencerId);
   }
   if (request.generationId !== undefined) {
     if (!caps.imageToVideo)
       throw validationError(`generationId: model ${model.id} does not take a source generation`);
-    const source = account.generations.get(request.generationId);
-    if (source?.kind !== 'image') throw notFound('generationId: image generation');
-    if (source.outcome !== 'success' || ctx.now() < source.terminalAt) {
-      throw validationError('generationId: source generation has not succeeded');
-    }
+    if (scope.resolveReferences) checkSource(ctx, account, request.generationId);
   }
   const needsImage = model.fields.find((f) => f.name === 'imageUrl');
   if (needsImage && request.generationId === undefined && request.input.imageUrl === undefined) {

@@ -35,6 +35,13 @@ export interface Behaviour {
   uploadAuthorization: 'accept' | 'reject';
   /** Rate-limit algorithm. @default 'sliding' (sliding window log) */
   rateLimitAlgorithm: 'sliding' | 'fixed';
+  /**
+   * Whether preview-credits resolves references like a create (media URLs are
+   * owned assets/outputs; `influencerId`/`generationId` exist, are owned and
+   * ready). Off: shape checks only, so work whose inputs are made at run time
+   * can be quoted. Creates always resolve them. @default false
+   */
+  previewChecksReferences: boolean;
 }
 
 export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
@@ -49,6 +56,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
   mediaInputs: 'owned',
   uploadAuthorization: 'accept',
   rateLimitAlgorithm: 'sliding',
+  previewChecksReferences: false,
 };
 
 /** Probabilistic faults: a probability 0..1 per fault kind, optionally per endpoint. */

@@ -33,6 +33,11 @@ export interface LocalGateOptions {
   readonly defaultRetryAfterMs?: number;
   /** Clock in ms since the epoch. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Expiry times of slots already taken elsewhere (e.g. by other runners,
+   * seen in Redis before it went away), held as phantom slots.
+   */
+  readonly occupied?: Partial<Record<Bucket, readonly number[]>>;
 }
 
 export interface BucketSnapshot {
@@ -95,6 +100,7 @@ class LocalGate implements RateGate {
     for (const bucket of BUCKETS) {
       const { count, windowMs } = limits[bucket];
       logs[bucket] = new SlidingWindowLog(count, windowMs, margin(windowMs));
+      for (const expiry of options.occupied?.[bucket] ?? []) logs[bucket].addPhantomUntil(expiry);
     }
     this.#logs = logs;
   }

@@ -64,6 +64,11 @@ export class SlidingWindowLog {
     for (let i = 0; i < n; i += 1) this.#insert(this.#phantom, now + this.windowMs + this.marginMs);
   }
 
+  /** Adds one phantom slot expiring at `expiry` (a slot someone else took earlier). */
+  addPhantomUntil(expiry: number): void {
+    this.#insert(this.#phantom, expiry);
+  }
+
   #insert(list: number[], expiry: number): void {
     // Append in the common case; keep order if the clock stepped back.
     let index = list.length;

@@ -177,9 +177,11 @@ describe('preview and create', () => {
       ['veo-lite-audio', { input: { prompt: 'x' }, copies: 2 }, /^copies/],
       [
         'veo-lite-audio',
-        { input: { prompt: 'x', startFrameUrl: 'https://evil.test/a.png' } },
+        { input: { prompt: 'x', startFrameUrl: 'evil.test/a.png' } },
         /^input\.startFrameUrl/,
       ],
+      ['kling-i2v', { input: { prompt: 'x' } }, /^input\.imageUrl/],
+      ['flux-portrait', { input: { prompt: 'x' }, generationId: 'not-a-uuid' }, /generationId/],
       ['flux-portrait', { input: {} }, /^input\.prompt/],
       ['flux-portrait', { input: { prompt: 'x', colour: 'red' } }, /^input\.colour/],
       ['flux-portrait', { input: { prompt: 'x' }, copies: 5 }, /^copies/],

@@ -3,5 +3,20 @@
  * own file and is added here with one line.
  */
 import type { CommandModule } from '../command.js';
+import { accountCommand } from './account.js';
+import { emulatorCommand } from './emulator.js';
+import { influencersCommand } from './influencers.js';
+import { modelsCommand } from './models.js';
+import { planCommand } from './plan.js';
+import { schemaCommand } from './schema.js';
+import { validateCommand } from './validate.js';
 
-export const COMMANDS: readonly CommandModule[] = [];
+export const COMMANDS: readonly CommandModule[] = [
+  modelsCommand,
+  accountCommand,
+  influencersCommand,
+  emulatorCommand,
+  validateCommand,
+  planCommand,
+  schemaCommand,
+];

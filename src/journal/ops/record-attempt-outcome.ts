@@ -17,6 +17,11 @@ export interface AttemptOutcomeInput {
   readonly itemState: ItemState;
   /** Whether the service refunded this attempt's charge (`refunded: true`). */
   readonly refunded?: boolean;
+  /**
+   * Credits refunded when only part of the charge came back (one failed copy
+   * of a multi-copy create). Overrides `refunded`; capped at the charge.
+   */
+  readonly refundedCredits?: number;
   readonly error?: string | null;
   readonly httpStatus?: number | null;
   /** The item's outputs (on success), recorded as `pending` downloads. */
@@ -39,7 +44,9 @@ export function recordAttemptOutcome(
       const update = j
         .stmt(
           `UPDATE attempts SET state = @state,
-             refunded_credits = CASE WHEN @refunded THEN charged_cost ELSE 0 END,
+             refunded_credits = CASE
+               WHEN @refundedCredits IS NOT NULL THEN MIN(@refundedCredits, charged_cost)
+               WHEN @refunded THEN charged_cost ELSE 0 END,
              error = @error, http_status = COALESCE(@httpStatus, http_status), finished_at = @now
            WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
              AND state IN ('intent', 'submitted')`,
@@ -50,6 +57,7 @@ export function recordAttemptOutcome(
           attemptNo: input.attemptNo,
           state: input.state,
           refunded: input.refunded ? 1 : 0,
+          refundedCredits: input.refundedCredits ?? null,
           error: input.error ?? null,
           httpStatus: input.httpStatus ?? null,
           now,

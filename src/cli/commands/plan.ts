@@ -1,0 +1,45 @@
+/**
+ * `ibatch plan JOB`: expands the job, quotes it with preview-credits (never
+ * charges) and prints cost per step and the total against the budget and the
+ * live balance. Exit 3 when it does not fit, 2 when the job is invalid.
+ */
+import { formatPlan, planJob, planJson } from '../../plan/index.js';
+import { EXIT } from '../../shared/index.js';
+import type { CommandModule } from '../command.js';
+import { addCommonOptions, type CommonOptions } from '../options.js';
+import { openService } from '../service.js';
+import { checkJob, printWarnings, reportJobErrors } from './validate.js';
+
+export const planCommand: CommandModule = {
+  register(program, io) {
+    addCommonOptions(
+      program
+        .command('plan')
+        .argument('<JOB>', 'job file (YAML)')
+        .description(
+          'quote a job with preview-credits: cost per step, total, budget, balance (never spends credits)',
+        ),
+    ).action(async (jobPath: string, options: CommonOptions) => {
+      try {
+        const { validated, service } = await checkJob(io, jobPath, options, () =>
+          openService(io, options),
+        );
+        if (!service) throw new Error('plan needs the service');
+        try {
+          printWarnings(io, validated.warnings, validated.job.source.text);
+          const plan = await planJob(validated.job, validated.items, service.client);
+          io.stdout.write(
+            options.json
+              ? `${JSON.stringify(planJson(plan))}\n`
+              : formatPlan(plan, validated.job.name),
+          );
+          if (plan.verdict !== 'ok') io.exitCode = EXIT.credits;
+        } finally {
+          await service.close();
+        }
+      } catch (error) {
+        if (!reportJobErrors(io, error, options.json)) throw error;
+      }
+    });
+  },
+};

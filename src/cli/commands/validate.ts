@@ -1,0 +1,114 @@
+/**
+ * `ibatch validate JOB`: checks the job file and every item's input against
+ * the model contracts. Never spends credits: the only request is GET /models
+ * (none with `--offline`, which reads the cached contracts).
+ */
+import { resolve } from 'node:path';
+import {
+  defaultModelCachePath,
+  expandJob,
+  formatIssues,
+  isJobFileError,
+  type JobIssue,
+  loadJob,
+  loadModelCatalog,
+  type ValidatedJob,
+} from '../../job/index.js';
+import { EXIT } from '../../shared/index.js';
+import type { CliIo, CommandModule } from '../command.js';
+import { addCommonOptions, type CommonOptions } from '../options.js';
+import { type OpenedService, openService } from '../service.js';
+
+export interface ValidateCommandOptions extends CommonOptions {
+  readonly offline?: boolean;
+}
+
+/**
+ * Loads, fetches contracts and expands. With a `service` the contracts come
+ * from it (cached beside the job unless it is the in-process emulator).
+ */
+export async function checkJob(
+  io: CliIo,
+  jobPath: string,
+  options: ValidateCommandOptions,
+  openServiceFor: () => Promise<OpenedService>,
+): Promise<{ validated: ValidatedJob; service: OpenedService | undefined }> {
+  const job = loadJob(resolve(io.cwd, jobPath), { displayPath: jobPath });
+  const cacheFile = options.emulator ? null : defaultModelCachePath(job.dir);
+  let service: OpenedService | undefined;
+  try {
+    if (!options.offline) service = await openServiceFor();
+    const { catalog } = await loadModelCatalog({
+      cacheFile,
+      offline: Boolean(options.offline),
+      ...(service ? { lister: service.client, baseUrl: service.baseUrl } : {}),
+    });
+    return { validated: { job, catalog, ...expandJob(job, catalog) }, service };
+  } catch (error) {
+    await service?.close();
+    throw error;
+  }
+}
+
+/** Prints a JobFileError's issues (caret excerpts on a TTY) and sets exit 2. */
+export function reportJobErrors(io: CliIo, error: unknown, json: boolean | undefined): boolean {
+  if (!isJobFileError(error)) return false;
+  if (json) io.stdout.write(`${JSON.stringify({ valid: false, issues: error.issues })}\n`);
+  const errors = error.issues.filter((i) => i.severity === 'error').length;
+  io.stderr.write(
+    `${formatIssues(error.issues, { excerpt: Boolean(io.stderr.isTTY), source: error.source ?? '' })}\n`,
+  );
+  io.stderr.write(
+    `ibatch: invalid job file (${errors} problem${errors === 1 ? '' : 's'}); nothing was spent\n`,
+  );
+  io.exitCode = EXIT.invalid;
+  return true;
+}
+
+export function printWarnings(io: CliIo, warnings: readonly JobIssue[], source: string): void {
+  if (warnings.length === 0) return;
+  io.stderr.write(`${formatIssues(warnings, { excerpt: Boolean(io.stderr.isTTY), source })}\n`);
+}
+
+export const validateCommand: CommandModule = {
+  register(program, io) {
+    addCommonOptions(
+      program
+        .command('validate')
+        .argument('<JOB>', 'job file (YAML)')
+        .option(
+          '--offline',
+          'use the cached model contracts (.ibatch/models.json); no request at all',
+        )
+        .description(
+          'check a job file and every input against the model contracts (never spends credits)',
+        ),
+    ).action(async (jobPath: string, options: ValidateCommandOptions) => {
+      try {
+        const { validated, service } = await checkJob(io, jobPath, options, () =>
+          openService(io, options),
+        );
+        await service?.close();
+        const { job, items, byStep, warnings } = validated;
+        printWarnings(io, warnings, job.source.text);
+        const outputs = items.reduce((sum, item) => sum + item.expectedOutputs, 0);
+        if (options.json) {
+          const steps = [...byStep].map(([id, list]) => ({
+            id,
+            items: list.length,
+            outputs: list.reduce((sum, item) => sum + item.expectedOutputs, 0),
+          }));
+          io.stdout.write(
+            `${JSON.stringify({ valid: true, name: job.name, items: items.length, outputs, steps, warnings })}\n`,
+          );
+          return;
+        }
+        io.stdout.write(
+          `${jobPath}: valid (${job.steps.length} step${job.steps.length === 1 ? '' : 's'}, ${items.length} items, ${outputs} outputs)\n`,
+        );
+      } catch (error) {
+        if (!reportJobErrors(io, error, options.json)) throw error;
+      }
+    });
+  },
+};

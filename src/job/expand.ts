@@ -1,0 +1,316 @@
+/**
+ * Expansion of a loaded job into items, each checked against its model
+ * contract. Every problem (unknown model, template variable, rows file,
+ * contract violation, media reference) is collected and thrown at once.
+ */
+import { basename } from 'node:path';
+import type { GenerationRequest, Model } from '../contract/index.js';
+import { abilitiesOf, type ContractChecker, compileContract } from './contract-check.js';
+import { JobFileError, type JobIssue } from './issues.js';
+import { chainKey, itemKey, keyBasis, labelOf } from './keys.js';
+import { expandMatrix, type MatrixSpec } from './matrix.js';
+import { MediaResolver } from './media.js';
+import { type Row, RowsFileError, readRows } from './rows.js';
+import { issueAt, type KeyPath } from './source-map.js';
+import { compileInput, renderFilename } from './template.js';
+import type {
+  JobItem,
+  LoadedJob,
+  LoadedStep,
+  MediaRef,
+  ModelCatalog,
+  TemplateVars,
+} from './types.js';
+import { closest } from './zod-issues.js';
+
+/** Beyond this many distinct problems in one step, the rest are summarised. */
+const MAX_ISSUES_PER_STEP = 50;
+
+export interface Expansion {
+  readonly items: readonly JobItem[];
+  /** Items by step id, in step order. */
+  readonly byStep: ReadonlyMap<string, readonly JobItem[]>;
+  /** Warnings (e.g. field types ibatch does not know); errors are thrown. */
+  readonly warnings: readonly JobIssue[];
+}
+
+/** Expands and checks every step; throws `JobFileError` with all problems. */
+export function expandJob(job: LoadedJob, models: ModelCatalog): Expansion {
+  const issues: JobIssue[] = [];
+  const byStep = new Map<string, JobItem[]>();
+  const media = new MediaResolver(job.dir, job.uploads);
+  const checkers = new Map<string, ContractChecker>();
+  const stepModels = new Map<string, Model>();
+  for (const step of job.steps) {
+    const at = (path: KeyPath, message: string) =>
+      issues.push(issueAt(job.source, ['generations', step.index, ...path], message));
+    const model = models.get(step.modelId);
+    if (!model) {
+      const guess = closest(step.modelId, [...models.keys()]);
+      at(
+        ['model'],
+        `unknown model \`${step.modelId}\`${guess ? ` (did you mean \`${guess}\`?)` : ` (models: ${[...models.keys()].join(', ')})`}`,
+      );
+      continue;
+    }
+    stepModels.set(step.id, model);
+    let checker = checkers.get(model.id);
+    if (!checker) {
+      checker = compileContract(model);
+      checkers.set(model.id, checker);
+    }
+    for (const field of checker.unknownTypeFields) {
+      if (field.name in step.input) {
+        issues.push(
+          issueAt(
+            job.source,
+            ['generations', step.index, 'input', field.name],
+            `field type \`${field.type}\` is not known to ibatch: passed through unchecked`,
+            {
+              severity: 'warning',
+            },
+          ),
+        );
+      }
+    }
+    const before = issues.length;
+    checkStepOptions(step, model, job, stepModels, at);
+    if (step.from !== undefined && !byStep.has(step.from)) continue; // its source already failed
+    const combos = stepCombinations(step, at);
+    if (issues.length > before || !combos) continue;
+    const items = buildItems(step, model, checker, combos, byStep, media, job, issues);
+    byStep.set(step.id, items);
+  }
+  const errors = issues.filter((i) => i.severity === 'error');
+  if (errors.length > 0) throw new JobFileError(issues, job.source.text);
+  const ordered = new Map(
+    job.steps.filter((s) => byStep.has(s.id)).map((s) => [s.id, byStep.get(s.id) ?? []]),
+  );
+  return { items: [...ordered.values()].flat(), byStep: ordered, warnings: issues };
+}
+
+function checkStepOptions(
+  step: LoadedStep,
+  model: Model,
+  job: LoadedJob,
+  stepModels: ReadonlyMap<string, Model>,
+  at: (path: KeyPath, message: string) => void,
+): void {
+  const abilities = abilitiesOf(model);
+  if (step.copies !== undefined) {
+    if (!abilities.copies && step.copies > 1)
+      at(
+        ['copies'],
+        `model ${model.id} (${model.kind}) makes one output per generation: \`copies\` is for image models`,
+      );
+    else if (step.copies > abilities.maxCopies)
+      at(['copies'], `model ${model.id} makes at most ${abilities.maxCopies} copies`);
+  }
+  if (step.influencer !== undefined && !abilities.influencer) {
+    at(['influencer'], `model ${model.id} does not take an influencer (influencerId)`);
+  }
+  if (step.from !== undefined) {
+    const sourceModel = stepModels.get(step.from);
+    const sourceStep = job.steps.find((s) => s.id === step.from);
+    if (sourceStep && sourceModel && sourceModel.kind !== 'image') {
+      at(
+        ['from'],
+        `step \`${step.from}\` makes ${sourceModel.kind}s (${sourceModel.id}); \`from:\` takes an image step`,
+      );
+    }
+    if (!abilities.imageToVideo) {
+      at(
+        ['from'],
+        `model ${model.id} does not accept a source generation (generationId): use an image-to-video model`,
+      );
+    }
+  }
+}
+
+interface Combination {
+  readonly vars: TemplateVars;
+  /** 1-based row line, for labels. */
+  readonly row?: number;
+}
+
+/** matrix combinations x rows (or one empty combination). Undefined on error. */
+function stepCombinations(
+  step: LoadedStep,
+  at: (path: KeyPath, message: string) => void,
+): Combination[] | undefined {
+  const matrix = expandMatrix(step.matrix as MatrixSpec | undefined);
+  if (step.matrix && matrix.length === 0) {
+    at(['matrix'], 'the matrix has no combinations left (everything excluded)');
+    return undefined;
+  }
+  if (step.rows === undefined) return matrix.map((vars) => ({ vars }));
+  let rows: Row[];
+  try {
+    rows = readRows(step.rows, basename(step.rows));
+  } catch (error) {
+    if (error instanceof RowsFileError) {
+      at(['rows'], error.message);
+      return undefined;
+    }
+    throw error;
+  }
+  const matrixNames = new Set(matrix.flatMap((c) => Object.keys(c)));
+  const clash = Object.keys(rows[0]?.vars ?? {}).find((name) => matrixNames.has(name));
+  if (clash) {
+    at(['rows'], `column \`${clash}\` is also a matrix value: rename one of them`);
+    return undefined;
+  }
+  const combos: Combination[] = [];
+  for (const combo of matrix)
+    for (const row of rows) combos.push({ vars: { ...combo, ...row.vars }, row: row.line });
+  return combos;
+}
+
+function buildItems(
+  step: LoadedStep,
+  model: Model,
+  checker: ContractChecker,
+  combos: readonly Combination[],
+  byStep: ReadonlyMap<string, readonly JobItem[]>,
+  media: MediaResolver,
+  job: LoadedJob,
+  issues: JobIssue[],
+): JobItem[] {
+  const template = compileInput(step.input);
+  const templated = new Set(
+    Object.keys(step.input).filter((k) => JSON.stringify(step.input[k]).includes('{{')),
+  );
+  const occurrences = new Map<string, number>();
+  const items: JobItem[] = [];
+  const seen = new Set<string>();
+  let overflow = 0;
+  const report = (label: string, path: KeyPath, message: string, perItem: boolean, key = false) => {
+    const text = perItem ? `item ${label}: ${message}` : message;
+    const id = `${path.join('.')}\0${text}`;
+    if (seen.has(id)) return;
+    if (seen.size >= MAX_ISSUES_PER_STEP) {
+      overflow++;
+      return;
+    }
+    seen.add(id);
+    issues.push(issueAt(job.source, ['generations', step.index, ...path], text, { key }));
+  };
+  const sources: Array<{ item?: JobItem; outputIndex: number }> =
+    step.from === undefined
+      ? [{ outputIndex: 0 }]
+      : (byStep.get(step.from) ?? []).flatMap((item) =>
+          Array.from({ length: item.expectedOutputs }, (_, outputIndex) => ({ item, outputIndex })),
+        );
+  const hasOwnValues = step.matrix !== undefined || step.rows !== undefined || step.count > 1;
+  for (const source of sources) {
+    for (const combo of combos) {
+      for (let countIndex = 0; countIndex < step.count; countIndex++) {
+        const basis = keyBasis(step.id, combo.vars, countIndex);
+        const occurrence = (occurrences.get(`${source.item?.key ?? ''}\0${basis}`) ?? 0) + 1;
+        occurrences.set(`${source.item?.key ?? ''}\0${basis}`, occurrence);
+        const ownKey = itemKey(basis, combo.vars, occurrence);
+        const ownLabel = labelOf(combo.vars, countIndex, step.count);
+        const key = source.item
+          ? chainKey(source.item.key, source.outputIndex, hasOwnValues ? ownKey : undefined)
+          : ownKey;
+        const label = source.item
+          ? `${source.item.label} > output ${source.outputIndex + 1}${hasOwnValues ? `, ${ownLabel}` : ''}`
+          : ownLabel;
+        const vars = source.item ? { ...source.item.vars, ...combo.vars } : combo.vars;
+        const rendered = template.render(vars);
+        for (const miss of rendered.missing) {
+          const known = Object.keys(vars);
+          report(
+            label,
+            ['input', ...miss.path],
+            `unknown template variable \`${miss.name}\`${known.length ? ` (known: ${known.join(', ')})` : ' (this step has no matrix, rows or from: values)'}`,
+            known.length > 0 && step.matrix?.include !== undefined,
+          );
+        }
+        if (rendered.missing.length > 0) continue;
+        const checked = checker.check(rendered.value);
+        for (const problem of checked.problems) {
+          const field = problem.path[0];
+          report(
+            label,
+            ['input', ...problem.path],
+            problem.message,
+            typeof field === 'string' && templated.has(field),
+            problem.atKey,
+          );
+        }
+        const mediaRefs: MediaRef[] = [];
+        for (const value of checked.media) {
+          const field = model.fields.find((f) => f.name === value.field);
+          const resolved = media.resolve(
+            value.field,
+            value.index,
+            value.value,
+            field?.type ?? 'image',
+          );
+          const path =
+            value.index === undefined
+              ? ['input', value.field]
+              : ['input', value.field, value.index];
+          if ('problem' in resolved)
+            report(label, path, resolved.problem, templated.has(value.field));
+          else mediaRefs.push(resolved.ref);
+        }
+        const filename = renderFilename(step.filename, {
+          step: step.id,
+          item: key,
+          n: 1,
+          ext: 'png',
+          vars,
+        });
+        if (filename.unknown.length > 0) {
+          report(
+            label,
+            ['filename'],
+            `unknown placeholder {${filename.unknown[0]}} (use {step}, {item}, {n}, {ext} or a template variable)`,
+            false,
+          );
+        }
+        const request: GenerationRequest = {
+          input: checked.input,
+          ...(step.copies !== undefined ? { copies: step.copies } : {}),
+          ...(step.influencer && 'id' in step.influencer
+            ? { influencerId: step.influencer.id }
+            : {}),
+        };
+        items.push({
+          stepId: step.id,
+          key,
+          label,
+          modelId: model.id,
+          kind: model.kind,
+          request,
+          expectedOutputs: model.kind === 'image' ? (step.copies ?? 1) : 1,
+          vars,
+          countIndex,
+          ...(step.influencer ? { influencer: step.influencer } : {}),
+          ...(source.item
+            ? {
+                source: {
+                  stepId: source.item.stepId,
+                  itemKey: source.item.key,
+                  outputIndex: source.outputIndex,
+                },
+              }
+            : {}),
+          mediaRefs,
+        });
+      }
+    }
+  }
+  if (overflow > 0) {
+    issues.push(
+      issueAt(
+        job.source,
+        ['generations', step.index, 'input'],
+        `... and ${overflow} more problems in step \`${step.id}\``,
+      ),
+    );
+  }
+  return items;
+}

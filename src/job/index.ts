@@ -1,0 +1,55 @@
+/**
+ * @module job
+ * Job files: parsing with positions, the strict schema (and its JSON Schema),
+ * expansion into items with stable keys, and checks against model contracts.
+ * See docs/job-files.md.
+ */
+
+export { abilitiesOf, MEDIA_FIELD_TYPES, type ModelAbilities } from './contract-check.js';
+export { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
+export { parseDuration } from './duration.js';
+export { type Expansion, expandJob } from './expand.js';
+export { mimeTypeOf } from './files.js';
+export {
+  type FormatOptions,
+  formatIssues,
+  isJobFileError,
+  JobFileError,
+  type JobIssue,
+  sortIssues,
+} from './issues.js';
+export { canonicalJson } from './keys.js';
+export { type LoadOptions, loadJob, loadJobText } from './load.js';
+export { UPLOAD_REF_PREFIX } from './media.js';
+export {
+  type CatalogOptions,
+  catalogOf,
+  DEFAULT_MODEL_CACHE_TTL_MS,
+  defaultModelCachePath,
+  type LoadedCatalog,
+  loadModelCatalog,
+  ModelCatalogError,
+  type ModelLister,
+} from './model-catalog.js';
+export {
+  DEFAULT_FILENAME,
+  type JobFile,
+  JobFileSchema,
+  jobJsonSchema,
+  type StepSpec,
+} from './schema.js';
+export { jobIssueAt, type KeyPath } from './source-map.js';
+export { renderFilename } from './template.js';
+export type {
+  InfluencerRef,
+  JobItem,
+  LoadedInfluencer,
+  LoadedJob,
+  LoadedStep,
+  MediaRef,
+  ModelCatalog,
+  TemplateValue,
+  TemplateVars,
+  UploadSet,
+} from './types.js';
+export { type ValidatedJob, type ValidateOptions, validateJob } from './validate.js';

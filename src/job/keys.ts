@@ -1,0 +1,63 @@
+/**
+ * Stable item keys. A key is a readable slug of the item's values plus a
+ * short hash of (step id, values, repeat index), so it does not depend on the
+ * item's position: adding CSV rows or matrix values leaves existing keys as
+ * they were. Identical items (e.g. duplicate CSV rows) get an occurrence
+ * ordinal in the hash: the first keeps the plain key, the second gets the
+ * key for "occurrence 2", and so on, in file order.
+ */
+import { createHash } from 'node:crypto';
+import type { TemplateVars } from './types.js';
+
+/** JSON with object keys sorted, so equal values always give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+const SLUG_MAX = 40;
+
+export function slugOf(vars: TemplateVars): string {
+  const text = Object.keys(vars)
+    .sort()
+    .map((name) => String(vars[name]))
+    .join('-')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return text.length <= SLUG_MAX ? text : text.slice(0, SLUG_MAX).replace(/-+$/, '');
+}
+
+/** The text an item key hashes; equal bases mean identical items. */
+export function keyBasis(stepId: string, vars: TemplateVars, countIndex: number): string {
+  // countIndex 0 is left out so that raising `count` keeps the first repeat's key.
+  return canonicalJson(
+    countIndex === 0 ? { s: stepId, v: vars } : { s: stepId, v: vars, n: countIndex },
+  );
+}
+
+export function itemKey(basis: string, vars: TemplateVars, occurrence: number): string {
+  const hashed = occurrence <= 1 ? basis : `${basis}#${occurrence}`;
+  const hash = createHash('sha256').update(hashed).digest('hex').slice(0, 10);
+  const slug = slugOf(vars);
+  return slug ? `${slug}-${hash}` : hash;
+}
+
+/** A `from:` item: its source item's key and the source output it animates. */
+export function chainKey(sourceKey: string, outputIndex: number, ownKey?: string): string {
+  const base = `${sourceKey}.o${outputIndex + 1}`;
+  return ownKey ? `${base}.${ownKey}` : base;
+}
+
+export function labelOf(vars: TemplateVars, countIndex: number, count: number): string {
+  const parts = Object.keys(vars).map((name) => {
+    const value = String(vars[name]);
+    return `${name}=${value.length > 30 ? `${value.slice(0, 29)}…` : value}`;
+  });
+  if (count > 1) parts.push(`#${countIndex + 1}`);
+  return parts.join(', ') || 'item';
+}

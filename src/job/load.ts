@@ -1,0 +1,263 @@
+/**
+ * Loading a job file: YAML with positions -> strict schema -> normalised
+ * `LoadedJob` -> structural rules (ids, `from:` chains, uploads, training
+ * images). Everything found is reported at once in one `JobFileError`.
+ * Model-dependent checks happen later, in `expandJob`.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
+import { LIMITS } from '../contract/index.js';
+import { parseDuration } from './duration.js';
+import { mimeTypeOf, resolveGlobs, TRAINING_MIME_TYPES, uploadableProblem } from './files.js';
+import { JobFileError, type JobIssue } from './issues.js';
+import { type JobFile, JobFileSchema } from './schema.js';
+import { issueAt, type JobSource, parseJobYaml } from './source-map.js';
+import type { InfluencerRef, LoadedInfluencer, LoadedJob, LoadedStep, UploadSet } from './types.js';
+import { zodIssuesToJobIssues } from './zod-issues.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface LoadOptions {
+  /** Path shown in messages (default: the path as given). */
+  readonly displayPath?: string;
+}
+
+/** Reads and checks a job file; throws `JobFileError` listing every problem. */
+export function loadJob(path: string, options: LoadOptions = {}): LoadedJob {
+  const file = resolve(path);
+  const display = options.displayPath ?? path;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code})`;
+    throw new JobFileError([
+      { file: display, line: 1, col: 1, path: '', message: `job file ${why}`, severity: 'error' },
+    ]);
+  }
+  return loadJobText(text, file, display);
+}
+
+/** Same as `loadJob` for text already in memory (`file` locates relative paths). */
+export function loadJobText(text: string, file: string, display = file): LoadedJob {
+  const parsed = parseJobYaml(display, text);
+  const issues: JobIssue[] = [...parsed.issues];
+  if (parsed.issues.some((i) => i.severity === 'error')) throw new JobFileError(issues, text);
+  const result = JobFileSchema.safeParse(parsed.value);
+  if (!result.success) {
+    issues.push(...zodIssuesToJobIssues(parsed.source, result.error.issues, parsed.value));
+    throw new JobFileError(issues, text);
+  }
+  const job = normalise(result.data, parsed.source, file, text, issues);
+  if (issues.some((i) => i.severity === 'error')) throw new JobFileError(issues, text);
+  return job;
+}
+
+function normalise(
+  spec: JobFile,
+  source: JobSource,
+  file: string,
+  text: string,
+  issues: JobIssue[],
+): LoadedJob {
+  const dir = dirname(file);
+  const uploads = loadUploads(spec, source, dir, issues);
+  const influencers = loadInfluencers(spec, source, uploads, issues);
+  const steps = spec.generations.map((step, index): LoadedStep => {
+    const base = ['generations', index] as const;
+    let influencer: InfluencerRef | undefined;
+    if (step.influencer !== undefined) {
+      if (influencers.has(step.influencer)) influencer = { jobLocal: step.influencer };
+      else if (UUID.test(step.influencer)) influencer = { id: step.influencer };
+      else if (/^[a-zA-Z0-9_]{3,30}$/.test(step.influencer))
+        influencer = { username: step.influencer };
+      else {
+        const known = [...influencers.keys()];
+        issues.push(
+          issueAt(
+            source,
+            [...base, 'influencer'],
+            `\`${step.influencer}\` is not a job-local influencer${known.length ? ` (${known.join(', ')})` : ''}, an influencerId (UUID) or a username`,
+          ),
+        );
+      }
+    }
+    const timeoutMs = step.timeout === undefined ? undefined : parseDuration(step.timeout);
+    return {
+      id: step.id,
+      index,
+      modelId: step.model,
+      ...(influencer ? { influencer } : {}),
+      ...(step.copies !== undefined ? { copies: step.copies } : {}),
+      count: step.count ?? 1,
+      ...(step.matrix ? { matrix: step.matrix } : {}),
+      ...(step.rows !== undefined ? { rows: resolve(dir, step.rows) } : {}),
+      ...(step.from !== undefined ? { from: step.from } : {}),
+      input: step.input,
+      retries: step.retries,
+      retrySafetyBlocked: step.retrySafetyBlocked,
+      filename: step.filename,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    };
+  });
+  return {
+    file,
+    dir,
+    textHash: createHash('sha256').update(text).digest('hex'),
+    name: spec.name,
+    ...(spec.budget !== undefined ? { budget: spec.budget } : {}),
+    output: resolve(dir, spec.output ?? `out/${spec.name}`),
+    uploads,
+    influencers,
+    steps: orderSteps(steps, source, issues),
+    source,
+  };
+}
+
+function loadUploads(
+  spec: JobFile,
+  source: JobSource,
+  dir: string,
+  issues: JobIssue[],
+): Map<string, UploadSet> {
+  const uploads = new Map<string, UploadSet>();
+  for (const [id, set] of Object.entries(spec.uploads ?? {})) {
+    const files = resolveGlobs(dir, set.files);
+    const path = ['uploads', id, 'files'];
+    if (files.length === 0)
+      issues.push(
+        issueAt(
+          source,
+          path,
+          `no file matches ${set.files.join(', ')} (relative to ${basename(dir) || dir}/)`,
+        ),
+      );
+    for (const f of files) {
+      const problem = uploadableProblem(f);
+      if (problem) issues.push(issueAt(source, path, `${relative(dir, f)} ${problem}`));
+    }
+    uploads.set(id, { id, globs: set.files, files });
+  }
+  return uploads;
+}
+
+function loadInfluencers(
+  spec: JobFile,
+  source: JobSource,
+  uploads: ReadonlyMap<string, UploadSet>,
+  issues: JobIssue[],
+): Map<string, LoadedInfluencer> {
+  const influencers = new Map<string, LoadedInfluencer>();
+  for (const [id, inf] of Object.entries(spec.influencers ?? {})) {
+    const path = ['influencers', id, 'images'];
+    let images: LoadedInfluencer['images'];
+    if (typeof inf.images === 'string') {
+      images = { uploadSet: inf.images };
+      const set = uploads.get(inf.images);
+      if (!set) {
+        const known = [...uploads.keys()];
+        issues.push(
+          issueAt(
+            source,
+            path,
+            `no upload set \`${inf.images}\`${known.length ? ` (known: ${known.join(', ')})` : ' (add it under `uploads`)'}`,
+          ),
+        );
+      } else {
+        if (set.files.length > LIMITS.trainingImagesMax) {
+          issues.push(
+            issueAt(
+              source,
+              path,
+              `upload set \`${inf.images}\` has ${set.files.length} files; training takes 1 to ${LIMITS.trainingImagesMax} images`,
+            ),
+          );
+        }
+        for (const f of set.files) {
+          const mime = mimeTypeOf(f);
+          if (mime && !TRAINING_MIME_TYPES.has(mime)) {
+            issues.push(
+              issueAt(
+                source,
+                path,
+                `${basename(f)} is ${mime}; training takes JPEG, PNG or WebP images only`,
+              ),
+            );
+          }
+        }
+      }
+    } else {
+      images = { urls: inf.images };
+    }
+    influencers.set(id, {
+      id,
+      name: inf.name,
+      ...(inf.username !== undefined ? { username: inf.username } : {}),
+      style: inf.style,
+      gender: inf.gender,
+      images,
+      consentAcknowledged: true,
+    });
+  }
+  return influencers;
+}
+
+/** Unique ids, known `from:` sources, no cycles; sources ordered before dependants. */
+function orderSteps(steps: LoadedStep[], source: JobSource, issues: JobIssue[]): LoadedStep[] {
+  const byId = new Map<string, LoadedStep>();
+  for (const step of steps) {
+    if (byId.has(step.id)) {
+      issues.push(
+        issueAt(
+          source,
+          ['generations', step.index, 'id'],
+          `step id \`${step.id}\` is used by generations[${byId.get(step.id)?.index}] too`,
+        ),
+      );
+    } else byId.set(step.id, step);
+  }
+  const ordered: LoadedStep[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (step: LoadedStep, trail: string[]): void => {
+    const seen = state.get(step.id);
+    if (seen === 'done') return;
+    if (seen === 'visiting') {
+      const cycle = [...trail.slice(trail.indexOf(step.id)), step.id].join(' -> ');
+      issues.push(
+        issueAt(
+          source,
+          ['generations', step.index, 'from'],
+          `\`from:\` chain has a cycle: ${cycle}`,
+        ),
+      );
+      return;
+    }
+    state.set(step.id, 'visiting');
+    if (step.from !== undefined) {
+      const parent = byId.get(step.from);
+      if (!parent) {
+        issues.push(
+          issueAt(
+            source,
+            ['generations', step.index, 'from'],
+            `no step \`${step.from}\` (steps: ${[...byId.keys()].join(', ')})`,
+          ),
+        );
+      } else if (parent.id === step.id) {
+        issues.push(
+          issueAt(
+            source,
+            ['generations', step.index, 'from'],
+            `step \`${step.id}\` cannot take its own outputs`,
+          ),
+        );
+      } else visit(parent, [...trail, step.id]);
+    }
+    state.set(step.id, 'done');
+    ordered.push(step);
+  };
+  for (const step of byId.values()) visit(step, []);
+  return ordered;
+}

@@ -1,0 +1,154 @@
+/**
+ * The job file format (version 1), as a strict zod schema: the single source
+ * of truth for its types, its validation and the published JSON Schema
+ * (`schema/job.schema.json`, `ibatch schema`). Unknown keys are errors.
+ */
+import { z } from 'zod';
+import { LIMITS } from '../contract/index.js';
+
+/** Ids used in keys, file names and idempotency keys: keep them plain. */
+export const SlugSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, {
+  message: 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit',
+});
+
+/** "30m", "90s", "2h", "1500ms". */
+export const DurationSchema = z
+  .string()
+  .regex(/^\d+(\.\d+)?(ms|s|m|h)$/, { message: 'must be a duration such as "90s", "30m" or "2h"' });
+
+export const MatrixValueSchema = z.union([z.string(), z.number(), z.boolean()]);
+export type MatrixValue = z.infer<typeof MatrixValueSchema>;
+
+const MatrixCombinationSchema = z.record(z.string(), MatrixValueSchema);
+
+export const MatrixSchema = z
+  .object({
+    include: z
+      .array(MatrixCombinationSchema)
+      .optional()
+      .describe(
+        'Extra combinations, or extra values added to matching combinations (as in CI matrices)',
+      ),
+    exclude: z
+      .array(MatrixCombinationSchema)
+      .optional()
+      .describe('Combinations to drop: every key given must match'),
+  })
+  .catchall(z.array(MatrixValueSchema).min(1))
+  .describe('Cartesian product of the listed values; each name is a {{ template }} variable');
+
+export const DEFAULT_FILENAME = '{step}/{item}-{n}.{ext}';
+
+export const StepSchema = z
+  .strictObject({
+    id: SlugSchema.describe('Step id: unique in the job, part of every item key'),
+    model: z.string().min(1).describe('Model id from GET /models, unchanged'),
+    influencer: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A job-local influencer id, or an existing influencerId (UUID) or username'),
+    copies: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIMITS.copiesMax)
+      .optional()
+      .describe('Images per generation, 1-4 (image models only)'),
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('Independent repeats of each item'),
+    matrix: MatrixSchema.optional(),
+    rows: z
+      .string()
+      .regex(/\.(csv|jsonl|ndjson)$/i, { message: 'must name a .csv, .jsonl or .ndjson file' })
+      .optional()
+      .describe('CSV (header row) or JSONL file: one item per row, columns are template variables'),
+    from: SlugSchema.optional().describe(
+      'An earlier image step: one item per image output, passed as generationId (image-to-video)',
+    ),
+    input: z
+      .record(z.string(), z.unknown())
+      .describe('Model input; strings may use {{ name }} templates'),
+    retries: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .default(2)
+      .describe('Retries of a generation that failed and was refunded'),
+    retrySafetyBlocked: z
+      .boolean()
+      .default(false)
+      .describe('Also retry outputs blocked by the safety filter (charged again)'),
+    filename: z
+      .string()
+      .min(1)
+      .default(DEFAULT_FILENAME)
+      .describe('Output path under `output`: {step} {item} {n} {ext} and template variables'),
+    timeout: DurationSchema.optional().describe(
+      'Deadline for a generation to become terminal, e.g. "30m"',
+    ),
+  })
+  .describe('A bulk generation step');
+export type StepSpec = z.infer<typeof StepSchema>;
+
+export const UploadSetSchema = z.strictObject({
+  files: z.array(z.string().min(1)).min(1).describe('Globs relative to the job file'),
+});
+
+export const InfluencerSpecSchema = z.strictObject({
+  name: z.string().min(1).max(LIMITS.trainingNameMax),
+  username: z
+    .string()
+    .min(LIMITS.usernameMin)
+    .max(LIMITS.usernameMax)
+    .regex(/^[a-zA-Z0-9_]+$/, { message: 'must be letters, digits or "_"' })
+    .optional(),
+  style: z.enum(['realistic', 'anime']),
+  gender: z.enum(['male', 'female']),
+  images: z
+    .union([SlugSchema, z.array(z.url()).min(1).max(LIMITS.trainingImagesMax)])
+    .describe('An upload set id, or a list of 1-20 owned asset URLs'),
+  consentAcknowledged: z
+    .literal(true, {
+      message: 'must be true: confirms you have the rights to every reference image',
+    })
+    .describe('Must be true'),
+});
+export type InfluencerSpec = z.infer<typeof InfluencerSpecSchema>;
+
+export const JobFileSchema = z
+  .strictObject({
+    version: z.literal(1, { message: 'must be 1 (the only job file version)' }),
+    name: SlugSchema.describe('Job identity, part of every idempotency key'),
+    budget: z.number().min(0).optional().describe('Most credits one run may spend'),
+    output: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Output directory relative to the job file (default out/<name>)'),
+    uploads: z.record(SlugSchema, UploadSetSchema).optional(),
+    influencers: z.record(SlugSchema, InfluencerSpecSchema).optional(),
+    generations: z.array(StepSchema).min(1),
+  })
+  .describe('ibatch job file, version 1');
+export type JobFile = z.infer<typeof JobFileSchema>;
+
+export const JOB_KEYS = Object.keys(JobFileSchema.shape);
+export const STEP_KEYS = Object.keys(StepSchema.shape);
+export const INFLUENCER_KEYS = Object.keys(InfluencerSpecSchema.shape);
+
+/** The JSON Schema published for editors (draft-07: what yaml-language-server reads best). */
+export function jobJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(JobFileSchema, { io: 'input', target: 'draft-7' });
+  return {
+    ...schema,
+    $id: 'https://github.com/influencer-batch/ibatch/schema/job.schema.json',
+    title: 'ibatch job file',
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * Glossary
+ * - job: one YAML file (name, budget, uploads, influencers, steps).
+ * - step: one entry of `generations`: a model plus the way its items vary.
+ * - item: one generation request a step expands into (matrix combination x
+ *   row x count index, or one image output of the `from:` step). Its `key` is
+ *   stable: derived from the step id and the item's values, never from its
+ *   position, so editing a CSV does not rename existing items.
+ * - upload set: named globs of local files that become owned asset URLs.
+ * - media ref: a local file or an upload set entry named in a media input
+ *   field; the engine uploads it and puts the asset URL in its place.
+ */
+import type { GenerationRequest, Kind, Model } from '../contract/index.js';
+import type { MatrixValue } from './schema.js';
+import type { JobSource } from './source-map.js';
+
+export type TemplateValue = MatrixValue;
+export type TemplateVars = Readonly<Record<string, TemplateValue>>;
+
+export interface UploadSet {
+  readonly id: string;
+  readonly globs: readonly string[];
+  /** Absolute paths, sorted, deduplicated. */
+  readonly files: readonly string[];
+}
+
+export interface LoadedInfluencer {
+  readonly id: string;
+  readonly name: string;
+  readonly username?: string;
+  readonly style: 'realistic' | 'anime';
+  readonly gender: 'male' | 'female';
+  readonly images: { readonly uploadSet: string } | { readonly urls: readonly string[] };
+  readonly consentAcknowledged: true;
+}
+
+export type InfluencerRef =
+  | { readonly jobLocal: string }
+  | { readonly id: string }
+  | { readonly username: string };
+
+export interface LoadedStep {
+  readonly id: string;
+  /** Index in `generations` (for messages: `generations[i]`). */
+  readonly index: number;
+  readonly modelId: string;
+  readonly influencer?: InfluencerRef;
+  readonly copies?: number;
+  readonly count: number;
+  readonly matrix?: Readonly<Record<string, unknown>>;
+  /** Absolute path of the rows file. */
+  readonly rows?: string;
+  readonly from?: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly retries: number;
+  readonly retrySafetyBlocked: boolean;
+  readonly filename: string;
+  /** Deadline for a generation to become terminal, in ms. */
+  readonly timeoutMs?: number;
+}
+
+export interface LoadedJob {
+  /** Absolute path of the job file. */
+  readonly file: string;
+  /** Directory of the job file: relative paths resolve against it. */
+  readonly dir: string;
+  /** sha256 (hex) of the job file's raw text. */
+  readonly textHash: string;
+  readonly name: string;
+  readonly budget?: number;
+  /** Absolute output directory (default `out/<name>` beside the job file). */
+  readonly output: string;
+  readonly uploads: ReadonlyMap<string, UploadSet>;
+  readonly influencers: ReadonlyMap<string, LoadedInfluencer>;
+  /** Steps in dependency order (a `from:` source before its dependants). */
+  readonly steps: readonly LoadedStep[];
+  /** The parsed YAML with positions, for later issues. */
+  readonly source: JobSource;
+}
+
+export type MediaRef =
+  | { readonly field: string; readonly index?: number; readonly path: string }
+  | {
+      readonly field: string;
+      readonly index?: number;
+      readonly path: { readonly uploadSet: string; readonly file: string };
+    };
+
+export interface JobItem {
+  readonly stepId: string;
+  /** Stable key: readable slug plus a short hash of the step id and values. */
+  readonly key: string;
+  /** Human label, e.g. `scene=beach, #2`. */
+  readonly label: string;
+  readonly modelId: string;
+  readonly kind: Kind;
+  /**
+   * The request to send, defaults applied. `influencerId` is left out when the
+   * influencer is job-local (the engine fills it once trained), and
+   * `generationId` is left out for `from:` items (the source output's id).
+   * Media fields named in `mediaRefs` still hold the job file's reference.
+   */
+  readonly request: GenerationRequest;
+  /** Output files this item produces when it succeeds (copies for images, 1 for videos). */
+  readonly expectedOutputs: number;
+  /** Template values (matrix/row values, and the source item's for `from:`). */
+  readonly vars: TemplateVars;
+  /** 0-based repeat index (`count`). */
+  readonly countIndex: number;
+  readonly influencer?: InfluencerRef;
+  readonly source?: {
+    readonly stepId: string;
+    readonly itemKey: string;
+    readonly outputIndex: number;
+  };
+  readonly mediaRefs: readonly MediaRef[];
+}
+
+/** Model contracts by id. */
+export type ModelCatalog = ReadonlyMap<string, Model>;

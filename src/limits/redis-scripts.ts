@@ -1,0 +1,192 @@
+/**
+ * The Lua scripts of the shared gate. Each runs atomically on the Redis
+ * server and reads the time from the server's `TIME`, so runners' clocks
+ * never matter. Key layout (every key shares one `{accountKey}` hash tag, so
+ * a Redis Cluster keeps an account on one node):
+ *
+ *   KEYS[1] queue    ZSET ticket -> sequence number (FIFO order of waiters)
+ *   KEYS[2] tickets  HASH ticket -> bucket indices, e.g. "1,2"
+ *   KEYS[3] leases   ZSET ticket -> lease expiry (a dead runner's tickets lapse)
+ *   KEYS[4] pause    STRING ms epoch until which every bucket is paused (429)
+ *   KEYS[5] seq      STRING ticket counter
+ *   KEYS[6..9]   log:<bucket>      ZSET member -> slot expiry (grants)
+ *   KEYS[10..13] phantom:<bucket>  ZSET member -> slot expiry (others' use)
+ *
+ * Buckets are numbered 1..4 in `BUCKETS` order.
+ */
+import { BUCKETS, type Bucket } from '../contract/index.js';
+
+/** The 13 keys of one account, in the order the scripts expect. */
+export function accountKeys(prefix: string): string[] {
+  return [
+    `${prefix}queue`,
+    `${prefix}tickets`,
+    `${prefix}leases`,
+    `${prefix}pause`,
+    `${prefix}seq`,
+    ...BUCKETS.map((bucket) => `${prefix}log:${bucket}`),
+    ...BUCKETS.map((bucket) => `${prefix}phantom:${bucket}`),
+  ];
+}
+
+/** "1,2" for ['requests', 'generations']. */
+export function bucketMask(buckets: readonly Bucket[]): string {
+  return buckets.map((bucket) => BUCKETS.indexOf(bucket) + 1).join(',');
+}
+
+const NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * ARGV: 1 ticket, 2 bucket mask, 3 lease ms, 4 "1" to return the live slots,
+ * then per bucket (1..4): count, slot life (window + margin) in ms.
+ *
+ * Enqueues the ticket if new (FIFO), then grants iff no pause is active and
+ * every bucket of the ticket has a free slot beyond one claimed slot per
+ * earlier ticket using that bucket (all-or-nothing, never holding a slot
+ * while waiting). Returns {granted, now, pausedUntil, wakeAt, [8 expiry
+ * lists: log 1..4, phantom 1..4]}; wakeAt is when enough slots will have
+ * expired for this ticket (0 when it cannot be known yet).
+ */
+export const ACQUIRE_SCRIPT = `${NOW}
+local ticket = ARGV[1]
+local leaseMs = tonumber(ARGV[3])
+local count, life = {}, {}
+local maxLife = 0
+for b = 1, 4 do
+  count[b] = tonumber(ARGV[3 + 2 * b])
+  life[b] = tonumber(ARGV[4 + 2 * b])
+  if life[b] > maxLife then maxLife = life[b] end
+  redis.call('ZREMRANGEBYSCORE', KEYS[5 + b], '-inf', now)
+  redis.call('ZREMRANGEBYSCORE', KEYS[9 + b], '-inf', now)
+end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)) do
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('HDEL', KEYS[2], id)
+  redis.call('ZREM', KEYS[3], id)
+end
+local seq = redis.call('ZSCORE', KEYS[1], ticket)
+if not seq then
+  seq = redis.call('INCR', KEYS[5])
+  redis.call('ZADD', KEYS[1], seq, ticket)
+  redis.call('HSET', KEYS[2], ticket, ARGV[2])
+end
+redis.call('ZADD', KEYS[3], now + leaseMs, ticket)
+for k = 1, 5 do redis.call('PEXPIRE', KEYS[k], maxLife + leaseMs) end
+
+local mine = {}
+for b in string.gmatch(ARGV[2], '%d') do mine[#mine + 1] = tonumber(b) end
+local pause = tonumber(redis.call('GET', KEYS[4]) or '0')
+
+local free = {}
+for b = 1, 4 do
+  free[b] = count[b] - redis.call('ZCARD', KEYS[5 + b]) - redis.call('ZCARD', KEYS[9 + b])
+end
+local ahead = {0, 0, 0, 0}
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. seq)) do
+  local spec = redis.call('HGET', KEYS[2], id)
+  if spec then
+    for b in string.gmatch(spec, '%d') do
+      local i = tonumber(b)
+      ahead[i] = ahead[i] + 1
+    end
+  end
+end
+
+local granted = 0
+local wakeAt = 0
+if pause <= now then
+  local fits = true
+  for _, b in ipairs(mine) do
+    if free[b] - ahead[b] < 1 then fits = false end
+  end
+  if fits then
+    for _, b in ipairs(mine) do
+      redis.call('ZADD', KEYS[5 + b], now + life[b], ticket)
+      redis.call('PEXPIRE', KEYS[5 + b], life[b])
+    end
+    redis.call('ZREM', KEYS[1], ticket)
+    redis.call('HDEL', KEYS[2], ticket)
+    redis.call('ZREM', KEYS[3], ticket)
+    granted = 1
+  else
+    for _, b in ipairs(mine) do
+      local short = ahead[b] + 1 - free[b]
+      if short > 0 then
+        -- the short-th earliest expiry among grants and phantoms
+        local a = redis.call('ZRANGE', KEYS[5 + b], 0, short - 1, 'WITHSCORES')
+        local p = redis.call('ZRANGE', KEYS[9 + b], 0, short - 1, 'WITHSCORES')
+        local all = {}
+        for i = 2, #a, 2 do all[#all + 1] = tonumber(a[i]) end
+        for i = 2, #p, 2 do all[#all + 1] = tonumber(p[i]) end
+        table.sort(all)
+        local at = all[short]
+        if at == nil then at = 0 end
+        if at == 0 or wakeAt == -1 then wakeAt = -1 elseif at > wakeAt then wakeAt = at end
+      end
+    end
+    if wakeAt == -1 then wakeAt = 0 end
+  end
+end
+
+local reply = {granted, now, pause, wakeAt}
+for k = 6, 13 do
+  if ARGV[4] == '1' then
+    local scores = {}
+    local entries = redis.call('ZRANGE', KEYS[k], 0, -1, 'WITHSCORES')
+    for i = 2, #entries, 2 do scores[#scores + 1] = entries[i] end
+    reply[#reply + 1] = scores
+  else
+    reply[#reply + 1] = {}
+  end
+end
+return reply
+`;
+
+/** ARGV: tickets to forget (an aborted wait, a closed gate). */
+export const CANCEL_SCRIPT = `
+for i = 1, #ARGV do
+  redis.call('ZREM', KEYS[1], ARGV[i])
+  redis.call('HDEL', KEYS[2], ARGV[i])
+  redis.call('ZREM', KEYS[3], ARGV[i])
+end
+return #ARGV
+`;
+
+/**
+ * KEYS[1] pause. ARGV: 1 "rel" (ms from the server's now) or "abs" (server
+ * ms epoch), 2 the value. The later pause wins. Returns {pausedUntil, now}.
+ */
+export const PAUSE_SCRIPT = `${NOW}
+local untilMs = tonumber(ARGV[2])
+if ARGV[1] == 'rel' then untilMs = now + untilMs end
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if untilMs > current and untilMs > now then
+  redis.call('SET', KEYS[1], untilMs, 'PX', untilMs - now + 1000)
+  current = untilMs
+end
+return {current, now}
+`;
+
+/**
+ * KEYS: log, phantom of one bucket. ARGV: 1 count, 2 slot life, 3 the
+ * service's X-RateLimit-Remaining, 4 member prefix. Adds phantom slots so the
+ * shared free count is no more than what the service says remains.
+ * Returns {added, phantoms, now}.
+ */
+export const SHRINK_SCRIPT = `${NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1]) - redis.call('ZCARD', KEYS[2])
+local remaining = tonumber(ARGV[3])
+if remaining < 0 then remaining = 0 end
+local added = free - remaining
+if added < 0 then added = 0 end
+for i = 1, added do
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[4] .. i)
+end
+if added > 0 then redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2])) end
+return {added, redis.call('ZCARD', KEYS[2]), now}
+`;

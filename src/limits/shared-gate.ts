@@ -1,0 +1,384 @@
+/**
+ * The rate gate shared through Redis by every runner of one account (see
+ * docs/limits.md, "Shared limits over Redis"): a sliding-window log per
+ * bucket in Redis ZSETs, a FIFO ticket queue for fairness, a shared 429
+ * pause, and a conservative local fallback while Redis is unreachable.
+ *
+ * Each waiting `acquire` owns a ticket in Redis and runs the acquire script;
+ * when it cannot go, the script says when enough slots expire for it, and the
+ * waiter sleeps until then (plus jitter, at most `leaseMs / 4` so its ticket
+ * stays alive). No busy polling: one script call per wake-up.
+ */
+import { randomUUID } from 'node:crypto';
+import { BUCKETS, type Bucket, type RateLimits } from '../contract/index.js';
+import { type Logger, type RateFeedback, silentLogger } from '../shared/index.js';
+import { GateClosedError } from './errors.js';
+import { feedbackBucket } from './feedback-bucket.js';
+import type { GateEventName, GateEvents, GateListener } from './gate-events.js';
+import { createLocalGate, type GateSnapshot, type RateGate } from './local-gate.js';
+import { type AcquireReply, RedisStore, type SlotLists } from './redis-store.js';
+import { type LocalGrant, SlotMirror, slotsToUpload } from './shared-slots.js';
+import { type SharedGateOptions, resolveSharedOptions, type ResolvedSharedOptions } from './shared-options.js';
+
+export type { FallbackEvent, SharedGateOptions } from './shared-options.js';
+
+/** Abort reason of local waits when Redis is back: the waiter retries on Redis. */
+const BACK_TO_SHARED = Symbol('back to shared limits');
+
+interface Waiter {
+  readonly ticket: string;
+  readonly buckets: readonly Bucket[];
+  readonly signal: AbortSignal | undefined;
+  /** The ticket may be queued in Redis. */
+  enqueued: boolean;
+  /** Ends the current sleep early (close, abort, mode change). */
+  interrupt: (() => void) | undefined;
+  /** The current wait on the local fallback gate. */
+  local: AbortController | undefined;
+}
+
+class SharedGate implements RateGate {
+  readonly #limits: RateLimits;
+  readonly #options: ResolvedSharedOptions;
+  readonly #logger: Logger;
+  readonly #store: RedisStore;
+  readonly #runnerId = randomUUID();
+  readonly #mirror = new SlotMirror();
+  readonly #waiters = new Set<Waiter>();
+  readonly #listeners = new Map<GateEventName, Set<(event: never) => void>>();
+  #sequence = 0;
+  #mode: 'shared' | 'local' = 'shared';
+  /** Shared admissions wait for this: the first connection, or an upload after an outage. */
+  #barrier: Promise<void>;
+  #fallback: RateGate | undefined;
+  #localGrants: LocalGrant[] = [];
+  #remnants: SlotLists | undefined;
+  #leaving = false;
+  #probe: NodeJS.Timeout | undefined;
+  #pausedUntil = 0;
+  #resumeTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(limits: RateLimits, options: SharedGateOptions) {
+    this.#limits = limits;
+    this.#options = resolveSharedOptions(limits, options);
+    this.#logger = options.logger ?? silentLogger();
+    this.#store = new RedisStore({
+      url: options.redisUrl,
+      prefix: this.#options.prefix,
+      limits,
+      slotLifeMs: (bucket) => this.#life(bucket),
+      leaseMs: this.#options.leaseMs,
+      commandTimeoutMs: this.#options.commandTimeoutMs,
+      onReady: () => void this.#tryLeaveFallback(),
+      onError: (error) => this.#logger.debug({ err: error.message }, 'redis connection error'),
+    });
+    this.#barrier = this.#store.whenReady(this.#options.commandTimeoutMs * 3).then((ok) => {
+      if (!ok) this.#enterFallback(new Error(`no answer from Redis at ${this.#options.where}`));
+    });
+  }
+
+  #life(bucket: Bucket): number {
+    const { windowMs } = this.#limits[bucket];
+    return windowMs + this.#options.marginMs(windowMs);
+  }
+
+  get pausedUntil(): number | null {
+    return this.#pausedUntil > Date.now() ? this.#pausedUntil : null;
+  }
+
+  on<E extends GateEventName>(event: E, listener: GateListener<E>): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(event, set);
+    }
+    set.add(listener as (event: never) => void);
+    return () => set.delete(listener as (event: never) => void);
+  }
+
+  #emit<E extends GateEventName>(event: E, payload: GateEvents[E]): void {
+    for (const listener of this.#listeners.get(event) ?? []) (listener as GateListener<E>)(payload);
+  }
+
+  acquire(buckets: readonly Bucket[], signal?: AbortSignal): Promise<void> {
+    if (this.#closed) return Promise.reject(new GateClosedError());
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const wanted = [...new Set(buckets)];
+    if (wanted.length === 0) return Promise.resolve();
+    const unknown = wanted.find((b) => !BUCKETS.includes(b));
+    if (unknown !== undefined) {
+      return Promise.reject(new TypeError(`Expected a bucket of ${BUCKETS.join(', ')}, got "${unknown}"`));
+    }
+    this.#sequence += 1;
+    const waiter: Waiter = {
+      ticket: `${this.#runnerId}:${this.#sequence}`,
+      buckets: wanted,
+      signal,
+      enqueued: false,
+      interrupt: undefined,
+      local: undefined,
+    };
+    this.#waiters.add(waiter);
+    return this.#serve(waiter);
+  }
+
+  #check(waiter: Waiter): void {
+    if (this.#closed) throw new GateClosedError();
+    if (waiter.signal?.aborted) throw waiter.signal.reason;
+  }
+
+  async #serve(waiter: Waiter): Promise<void> {
+    let announced = false;
+    try {
+      for (;;) {
+        this.#check(waiter);
+        if (this.#mode === 'shared') await this.#barrier;
+        this.#check(waiter);
+        if (this.#mode === 'local') {
+          if (await this.#serveLocally(waiter)) return;
+          continue;
+        }
+        let reply: AcquireReply;
+        try {
+          waiter.enqueued = true;
+          const withSlots = this.#mirror.stale(Date.now(), this.#options.mirrorRefreshMs);
+          reply = await this.#store.acquire(waiter.ticket, waiter.buckets, withSlots);
+        } catch (error) {
+          this.#enterFallback(error);
+          continue;
+        }
+        this.#absorb(reply);
+        if (reply.granted) {
+          waiter.enqueued = false;
+          for (const bucket of waiter.buckets) this.#mirror.addUsed(bucket, reply.at + this.#life(bucket));
+          this.#check(waiter);
+          this.#emit('grant', { buckets: waiter.buckets, at: reply.at });
+          return;
+        }
+        if (!announced) {
+          announced = true;
+          this.#emit('wait', {
+            buckets: waiter.buckets,
+            waiting: this.#waiters.size,
+            pausedUntil: this.pausedUntil,
+          });
+        }
+        const now = Date.now();
+        const cap = now + this.#options.maxSleepMs;
+        const wakeAt = Math.min(cap, Math.max(reply.wakeAt || cap, this.#pausedUntil));
+        await this.#sleep(waiter, wakeAt - now + Math.random() * this.#options.jitterMs);
+      }
+    } finally {
+      this.#waiters.delete(waiter);
+      if (waiter.enqueued && !this.#closed && this.#mode === 'shared') {
+        this.#store.cancel([waiter.ticket]).catch(() => {}); // its lease lapses anyway
+      }
+    }
+  }
+
+  /** Waits on the local fallback gate; false when Redis came back first. */
+  async #serveLocally(waiter: Waiter): Promise<boolean> {
+    const gate = this.#fallback;
+    if (!gate || waiter.buckets.some((b) => this.#options.fallbackLimits[b].count === 0)) {
+      // A bucket too small to split among peers waits for Redis (never overspend).
+      await this.#sleep(waiter, this.#options.probeMs);
+      return false;
+    }
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(waiter.signal?.reason);
+    waiter.signal?.addEventListener('abort', onAbort, { once: true });
+    waiter.local = controller;
+    try {
+      await gate.acquire(waiter.buckets, controller.signal);
+      return true;
+    } catch (error) {
+      if (error === BACK_TO_SHARED) return false;
+      throw error;
+    } finally {
+      waiter.local = undefined;
+      waiter.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #sleep(waiter: Waiter, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        waiter.signal?.removeEventListener('abort', done);
+        waiter.interrupt = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      waiter.interrupt = done;
+      waiter.signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  #absorb(reply: AcquireReply): void {
+    if (reply.slots) this.#mirror.replace(reply.slots, Date.now());
+    if (reply.pausedUntil > 0) this.#pause(reply.pausedUntil, 'rate_limited');
+  }
+
+  #enterFallback(error: unknown): void {
+    if (this.#closed || this.#mode === 'local') return;
+    this.#mode = 'local';
+    const now = Date.now();
+    const occupied = this.#mirror.occupied(now);
+    this.#remnants ??= occupied;
+    const gate = createLocalGate(this.#options.fallbackGateLimits, {
+      marginMs: this.#options.marginMs,
+      defaultRetryAfterMs: this.#options.defaultRetryAfterMs,
+      occupied,
+    });
+    gate.on('grant', (event) => {
+      for (const bucket of event.buckets) {
+        const expiry = event.at + this.#life(bucket);
+        this.#localGrants.push({ bucket, expiry });
+        this.#mirror.addUsed(bucket, expiry);
+      }
+      this.#emit('grant', event);
+    });
+    gate.on('shrink', (event) => this.#emit('shrink', event));
+    if (this.#pausedUntil > now) gate.pauseUntil(this.#pausedUntil);
+    this.#fallback = gate;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#logger.warn(
+      { store: this.#options.where, reason, peers: this.#options.peers },
+      `Redis is unreachable: running on local limits (1/${this.#options.peers} of each bucket) until it answers`,
+    );
+    this.#emit('store', { mode: 'local', reason });
+    this.#options.onFallback?.({ mode: 'local', reason });
+    for (const waiter of this.#waiters) waiter.interrupt?.();
+    this.#probe = setInterval(() => void this.#tryLeaveFallback(), this.#options.probeMs);
+    this.#probe.unref();
+  }
+
+  async #tryLeaveFallback(): Promise<void> {
+    if (this.#mode !== 'local' || this.#leaving || this.#closed) return;
+    this.#leaving = true;
+    try {
+      await this.#store.ping();
+    } catch {
+      this.#leaving = false;
+      return;
+    }
+    if (this.#closed || this.#mode !== 'local') {
+      this.#leaving = false;
+      return;
+    }
+    // Switch before the upload resolves so no local grant can slip in between;
+    // shared admissions wait for the upload (the barrier).
+    const gate = this.#fallback;
+    this.#mode = 'shared';
+    this.#fallback = undefined;
+    clearInterval(this.#probe);
+    for (const waiter of this.#waiters) waiter.local?.abort(BACK_TO_SHARED);
+    gate?.close();
+    const upload = slotsToUpload({
+      runnerId: this.#runnerId,
+      grants: this.#localGrants,
+      remnants: this.#remnants,
+      peers: this.#options.peers,
+      now: Date.now(),
+    });
+    this.#barrier = this.#store.upload(upload).then(
+      () => {
+        this.#leaving = false;
+        this.#localGrants = [];
+        this.#remnants = undefined;
+        this.#logger.info({ store: this.#options.where }, 'Redis answers again: back on shared limits');
+        this.#emit('store', { mode: 'shared' });
+        this.#options.onFallback?.({ mode: 'shared' });
+      },
+      (error: unknown) => {
+        this.#leaving = false;
+        this.#enterFallback(error);
+      },
+    );
+  }
+
+  feedback(feedback: RateFeedback): void {
+    if (this.#closed) return;
+    if (this.#mode === 'local') this.#fallback?.feedback(feedback);
+    if (feedback.status === 429) {
+      const retryAfterMs = feedback.retryAfterMs ?? this.#options.defaultRetryAfterMs;
+      this.#pause(Date.now() + retryAfterMs, 'rate_limited', retryAfterMs);
+      if (this.#mode === 'shared') {
+        this.#store
+          .pause({ afterMs: retryAfterMs })
+          .then((until) => this.#pause(until, 'rate_limited'))
+          .catch((error: unknown) => this.#enterFallback(error));
+      }
+    }
+    if (feedback.remaining !== undefined && this.#mode === 'shared') this.#shrink(feedback);
+  }
+
+  /** Adds shared phantoms when the service has fewer slots left than Redis shows. */
+  #shrink(feedback: RateFeedback): void {
+    const bucket = feedbackBucket(feedback, this.#limits);
+    const remaining = Math.max(0, feedback.remaining!);
+    // Our picture is a little stale, so only ask Redis when it suggests a shortfall.
+    if (this.#mirror.free(bucket, this.#limits, Date.now()) <= remaining) return;
+    this.#sequence += 1;
+    this.#store
+      .shrink(bucket, remaining, `p:${this.#runnerId}:${this.#sequence}:`)
+      .then(({ added, phantoms }) => {
+        if (added > 0) this.#emit('shrink', { bucket, phantoms, remaining });
+      })
+      .catch((error: unknown) => this.#enterFallback(error));
+  }
+
+  pauseUntil(epochMs: number): void {
+    if (this.#closed) return;
+    this.#pause(epochMs, 'restored');
+    if (this.#mode === 'shared' && epochMs > Date.now()) {
+      this.#store.pause({ at: epochMs }).catch((error: unknown) => this.#enterFallback(error));
+    }
+  }
+
+  #pause(until: number, reason: GateEvents['pause']['reason'], retryAfterMs?: number): void {
+    const now = Date.now();
+    if (until <= this.#pausedUntil || until <= now) return;
+    this.#pausedUntil = until;
+    this.#fallback?.pauseUntil(until);
+    this.#emit('pause', { until, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    clearTimeout(this.#resumeTimer);
+    this.#resumeTimer = setTimeout(() => this.#emit('resume', { at: Date.now() }), until - now);
+    this.#resumeTimer.unref();
+  }
+
+  /** From the last picture of Redis (at most `mirrorRefreshMs` old plus our grants), or the fallback's view. */
+  snapshot(): GateSnapshot {
+    if (this.#mode === 'local' && this.#fallback) {
+      return { ...this.#fallback.snapshot(), waiting: this.#waiters.size, pausedUntil: this.pausedUntil };
+    }
+    const now = Date.now();
+    const buckets = {} as Record<Bucket, ReturnType<SlotMirror['snapshot']>>;
+    for (const bucket of BUCKETS) buckets[bucket] = this.#mirror.snapshot(bucket, this.#limits, now);
+    return { at: now, pausedUntil: this.pausedUntil, waiting: this.#waiters.size, buckets };
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#probe);
+    clearTimeout(this.#resumeTimer);
+    const tickets = [...this.#waiters].filter((w) => w.enqueued).map((w) => w.ticket);
+    for (const waiter of this.#waiters) waiter.interrupt?.();
+    this.#fallback?.close();
+    this.#fallback = undefined;
+    this.#listeners.clear();
+    // Free our place in the shared queue for the others, then hang up (bounded by the command timeout).
+    const cancel = this.#mode === 'shared' && tickets.length > 0 ? this.#store.cancel(tickets) : Promise.resolve();
+    cancel.catch(() => {}).finally(() => this.#store.close());
+  }
+}
+
+/**
+ * Creates a gate whose four buckets are shared, through the Redis at
+ * `options.redisUrl`, by every runner using the same `accountKey`.
+ */
+export function createSharedGate(limits: RateLimits, options: SharedGateOptions): RateGate {
+  return new SharedGate(limits, options);
+}

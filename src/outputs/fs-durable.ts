@@ -1,0 +1,60 @@
+/**
+ * Small durable-write helpers: write to a temp file in the same folder, fsync,
+ * rename over the target, fsync the folder, so a crash leaves either the old
+ * file or the new one, never a torn one.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+
+/** fsync a folder so a rename inside it survives power loss (no-op where unsupported). */
+export async function fsyncDir(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Windows cannot open folders for sync; the rename is still atomic there.
+  }
+}
+
+export function fsyncDirSync(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // see fsyncDir
+  }
+}
+
+/** Replaces `file` with `content` atomically (temp + fsync + rename + folder fsync). */
+export function writeFileAtomicSync(file: string, content: string | Uint8Array): void {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, `.${path.basename(file)}.tmp-${randomBytes(6).toString('hex')}`);
+  const fd = openSync(temp, 'wx');
+  let open = true;
+  try {
+    writeSync(fd, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
+    fsyncSync(fd);
+    open = false;
+    closeSync(fd);
+    renameSync(temp, file);
+  } catch (error) {
+    if (open) closeSync(fd);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // already renamed or never created
+    }
+    throw error;
+  }
+  fsyncDirSync(dir);
+}

@@ -1,0 +1,41 @@
+/**
+ * @module outputs
+ * What a run leaves on disk: output files (named by template, kept inside the
+ * output folder, downloaded atomically), `manifest.jsonl` / `manifest.csv`,
+ * and `report.html`.
+ */
+
+export { isAlreadyDownloaded } from './already-downloaded.js';
+export { type CostLine, type CostSummary, type StepCost, summarizeCosts } from './costs.js';
+export { type DownloadOptions, type DownloadResult, downloadOutput } from './download.js';
+export { createDownloadQueue } from './download-queue.js';
+export * from './errors.js';
+export { writeFileAtomicSync } from './fs-durable.js';
+export {
+  MANIFEST_CSV_COLUMNS,
+  MANIFEST_STATUSES,
+  type ManifestRow,
+  ManifestRowSchema,
+  manifestRowKey,
+} from './manifest-row.js';
+export {
+  type AppendResult,
+  MANIFEST_CSV,
+  MANIFEST_JSONL,
+  ManifestWriter,
+  readManifest,
+  renderManifestCsv,
+} from './manifest-writer.js';
+export {
+  DEFAULT_OUTPUT_TEMPLATE,
+  type OutputNameValues,
+  planOutputFile,
+  renderOutputPath,
+  resolveInside,
+  TEMPLATE_FIELDS,
+  type TemplateField,
+  validateOutputTemplate,
+} from './naming.js';
+export * from './report-data.js';
+export { REPORT_FILE, renderReport, writeReport } from './report-html.js';
+export { MAX_SEGMENT_BYTES, sanitizeSegment } from './sanitize.js';

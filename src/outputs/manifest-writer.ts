@@ -1,0 +1,145 @@
+/**
+ * Writes `manifest.jsonl` and `manifest.csv` incrementally and durably: each
+ * appended row is written to both files and fsynced before `append` returns,
+ * so a run killed with -9 keeps every row it had recorded.
+ *
+ * Two ways to use it on resume (the journal is the source of truth):
+ * - keep appending: `open` reloads the rows already in `manifest.jsonl`
+ *   (dropping a line torn by a crash) and `append` skips rows already present;
+ * - rebuild: `rewrite(rowsFromJournal)` replaces both files atomically.
+ */
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs';
+import path from 'node:path';
+import { csvLine } from './csv.js';
+import { writeFileAtomicSync } from './fs-durable.js';
+import {
+  MANIFEST_CSV_COLUMNS,
+  type ManifestRow,
+  ManifestRowSchema,
+  manifestRowKey,
+} from './manifest-row.js';
+
+export const MANIFEST_JSONL = 'manifest.jsonl';
+export const MANIFEST_CSV = 'manifest.csv';
+
+export type AppendResult = 'appended' | 'unchanged' | 'replaced';
+
+export class ManifestWriter {
+  private readonly rowsByKey = new Map<string, ManifestRow>();
+  private jsonlFd: number | undefined;
+  private csvFd: number | undefined;
+
+  private constructor(readonly outputDir: string) {}
+
+  /**
+   * Opens (creating if needed) the manifest of `outputDir`. Existing rows are
+   * loaded from `manifest.jsonl`; both files are then rewritten from them so a
+   * torn last line or a CSV that lagged behind the JSONL is repaired.
+   */
+  static open(outputDir: string): ManifestWriter {
+    const writer = new ManifestWriter(path.resolve(outputDir));
+    mkdirSync(writer.outputDir, { recursive: true });
+    for (const row of readManifest(writer.outputDir))
+      writer.rowsByKey.set(manifestRowKey(row), row);
+    writer.rewriteFiles();
+    return writer;
+  }
+
+  /** The rows currently in the manifest, in file order. */
+  rows(): ManifestRow[] {
+    return [...this.rowsByKey.values()];
+  }
+
+  /**
+   * Records one row (validated). A row identical to the one already recorded
+   * for its key is skipped; a different one replaces it (both files rewritten
+   * atomically: rare, so the append path stays cheap).
+   */
+  append(input: ManifestRow): AppendResult {
+    const row = ManifestRowSchema.parse(input);
+    const key = manifestRowKey(row);
+    const previous = this.rowsByKey.get(key);
+    if (previous && JSON.stringify(previous) === JSON.stringify(row)) return 'unchanged';
+    this.rowsByKey.set(key, row);
+    if (previous) {
+      this.rewriteFiles();
+      return 'replaced';
+    }
+    const [jsonl, csv] = this.handles();
+    writeSync(jsonl, `${JSON.stringify(row)}\n`);
+    fsyncSync(jsonl);
+    writeSync(csv, csvLine(MANIFEST_CSV_COLUMNS.map((c) => row[c])));
+    fsyncSync(csv);
+    return 'appended';
+  }
+
+  /** Replaces the whole manifest with `rows` (e.g. rebuilt from the journal), atomically. */
+  rewrite(rows: readonly ManifestRow[]): void {
+    const parsed = rows.map((r) => ManifestRowSchema.parse(r));
+    this.rowsByKey.clear();
+    for (const row of parsed) this.rowsByKey.set(manifestRowKey(row), row);
+    this.rewriteFiles();
+  }
+
+  close(): void {
+    this.closeHandles();
+  }
+
+  private rewriteFiles(): void {
+    this.closeHandles();
+    const rows = this.rows();
+    writeFileAtomicSync(
+      path.join(this.outputDir, MANIFEST_JSONL),
+      rows.map((r) => `${JSON.stringify(r)}\n`).join(''),
+    );
+    writeFileAtomicSync(path.join(this.outputDir, MANIFEST_CSV), renderManifestCsv(rows));
+  }
+
+  private handles(): [number, number] {
+    this.jsonlFd ??= openSync(path.join(this.outputDir, MANIFEST_JSONL), 'a');
+    this.csvFd ??= openSync(path.join(this.outputDir, MANIFEST_CSV), 'a');
+    return [this.jsonlFd, this.csvFd];
+  }
+
+  private closeHandles(): void {
+    for (const fd of [this.jsonlFd, this.csvFd]) if (fd !== undefined) closeSync(fd);
+    this.jsonlFd = undefined;
+    this.csvFd = undefined;
+  }
+}
+
+/** The whole CSV document for `rows`, header first. */
+export function renderManifestCsv(rows: readonly ManifestRow[]): string {
+  return (
+    csvLine(MANIFEST_CSV_COLUMNS) +
+    rows.map((row) => csvLine(MANIFEST_CSV_COLUMNS.map((c) => row[c]))).join('')
+  );
+}
+
+/**
+ * Reads `manifest.jsonl` of `outputDir`. Lines that do not parse or validate
+ * (a line torn by a crash mid-write) are skipped; duplicate keys keep the last.
+ */
+export function readManifest(outputDir: string): ManifestRow[] {
+  const file = path.join(outputDir, MANIFEST_JSONL);
+  if (!existsSync(file)) return [];
+  const byKey = new Map<string, ManifestRow>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const row = ManifestRowSchema.parse(JSON.parse(line));
+      byKey.set(manifestRowKey(row), row);
+    } catch {
+      // torn or foreign line: the journal can rebuild it with `rewrite`
+    }
+  }
+  return [...byKey.values()];
+}

@@ -1,0 +1,152 @@
+/**
+ * Output file naming: a per-step template such as `{step}/{item}-{n}.{ext}`
+ * rendered into a relative path, then anchored inside the output folder. Two
+ * independent guards: every value and every resulting segment is sanitised
+ * (`renderOutputPath`), and the final absolute path is checked to be strictly
+ * inside the folder, symlinks included (`resolveInside`).
+ */
+import { lstatSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { OutputTemplateError, PathEscapeError } from './errors.js';
+import { sanitizeSegment } from './sanitize.js';
+
+/** The template used when a step names none. */
+export const DEFAULT_OUTPUT_TEMPLATE = '{step}/{item}-{n}.{ext}';
+
+export const TEMPLATE_FIELDS = [
+  'step',
+  'item',
+  'n',
+  'ext',
+  'model',
+  'label',
+  'generationId',
+  'kind',
+] as const;
+export type TemplateField = (typeof TEMPLATE_FIELDS)[number];
+
+/** Values for a template. `vars` feeds `{var.NAME}` (matrix/row values of the item). */
+export type OutputNameValues = Partial<Record<TemplateField, string | number>> & {
+  readonly vars?: Readonly<Record<string, string | number | boolean | null | undefined>>;
+};
+
+const PLACEHOLDER = /\{([^{}]*)\}/g;
+
+/** Throws {@link OutputTemplateError} for unknown placeholders or stray braces; for `validate`. */
+export function validateOutputTemplate(template: string): void {
+  if (template.trim() === '') throw new OutputTemplateError('output template is empty');
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const name = match[1] ?? '';
+    if (!isKnownField(name)) {
+      throw new OutputTemplateError(
+        `output template "${template}" uses unknown placeholder {${name}}; ` +
+          `known: ${TEMPLATE_FIELDS.map((f) => `{${f}}`).join(' ')} {var.NAME}`,
+      );
+    }
+  }
+  if (/[{}]/.test(template.replace(PLACEHOLDER, ''))) {
+    throw new OutputTemplateError(`output template "${template}" has an unmatched brace`);
+  }
+}
+
+function isKnownField(name: string): boolean {
+  return (TEMPLATE_FIELDS as readonly string[]).includes(name) || /^var\.[^.]+$/.test(name);
+}
+
+/**
+ * Renders `template` into a relative POSIX path. Each substituted value is
+ * sanitised on its own (so it cannot add a separator), then each segment of
+ * the result is sanitised again (so literal text like `../` in the template
+ * cannot climb either). Missing values render as `_`.
+ */
+export function renderOutputPath(template: string, values: OutputNameValues): string {
+  validateOutputTemplate(template);
+  const segments = template
+    .split(/[/\\]+/)
+    .filter((part) => part !== '')
+    .map((part) =>
+      sanitizeSegment(
+        part.replace(PLACEHOLDER, (_m, name: string) => placeholderValue(name, values)),
+      ),
+    );
+  if (segments.length === 0)
+    throw new OutputTemplateError(`output template "${template}" is empty`);
+  return segments.join('/');
+}
+
+function placeholderValue(name: string, values: OutputNameValues): string {
+  const raw = name.startsWith('var.')
+    ? values.vars?.[name.slice(4)]
+    : values[name as TemplateField];
+  return raw === undefined || raw === null ? '_' : sanitizeSegment(String(raw));
+}
+
+/**
+ * Anchors a relative path inside `outputDir` and returns the absolute path.
+ * Throws {@link PathEscapeError} when the path is absolute (POSIX or Windows
+ * form), contains NUL, resolves to the folder itself or outside it, or when
+ * an existing parent is a symlink leading outside (checked with `realpath`),
+ * or the target itself is an existing symlink.
+ */
+export function resolveInside(outputDir: string, relative: string): string {
+  if (relative.includes('\0')) throw new PathEscapeError('output path contains a NUL character');
+  if (path.isAbsolute(relative) || path.win32.isAbsolute(relative) || /^[a-z]:/i.test(relative)) {
+    throw new PathEscapeError(`output path "${relative}" is absolute`);
+  }
+  const root = path.resolve(outputDir);
+  const target = path.resolve(root, relative);
+  if (!isStrictlyInside(root, target)) {
+    throw new PathEscapeError(`output path "${relative}" leaves the output folder ${root}`);
+  }
+  const existing = deepestExisting(target, root);
+  if (existing === target && lstatSync(target).isSymbolicLink()) {
+    throw new PathEscapeError(`output path "${relative}" is a symbolic link`);
+  }
+  if (existing !== root) {
+    const real = realpathOrUndefined(existing);
+    if (!real || !isStrictlyInside(realpathOrUndefined(root) ?? root, real)) {
+      throw new PathEscapeError(`output path "${relative}" goes through a link outside ${root}`);
+    }
+  }
+  return target;
+}
+
+function isStrictlyInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel !== '' && !rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel);
+}
+
+/** undefined for a dangling link (treated as leaving the folder). */
+function realpathOrUndefined(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The target itself or its nearest existing ancestor (stops at `root`). */
+function deepestExisting(target: string, root: string): string {
+  let current = target;
+  while (current !== root) {
+    try {
+      lstatSync(current);
+      return current;
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return root;
+      current = parent;
+    }
+  }
+  return root;
+}
+
+/** `resolveInside(outputDir, renderOutputPath(template, values))`, with both results. */
+export function planOutputFile(
+  outputDir: string,
+  template: string,
+  values: OutputNameValues,
+): { relative: string; absolute: string } {
+  const relative = renderOutputPath(template, values);
+  return { relative, absolute: resolveInside(outputDir, relative) };
+}

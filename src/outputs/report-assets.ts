@@ -1,0 +1,51 @@
+/** The report's inline stylesheet and script (no network, no external files). */
+
+export const REPORT_CSS = `
+:root{color-scheme:light dark;--bg:#f7f7f9;--fg:#1c1d21;--muted:#666b76;--card:#fff;--line:#e3e4e8;
+--accent:#4f46e5;--ok:#15803d;--bad:#b91c1c;--warn:#b45309;--shadow:0 1px 3px rgb(0 0 0/.08)}
+@media (prefers-color-scheme:dark){:root{--bg:#111216;--fg:#e8e9ed;--muted:#9a9fab;--card:#1b1d23;
+--line:#2c2f38;--accent:#8b85ff;--ok:#4ade80;--bad:#f87171;--warn:#fbbf24;--shadow:none}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+main{max-width:1280px;margin:0 auto;padding:24px 20px 64px}
+h1{font-size:1.7rem;margin:0 0 4px}h2{font-size:1.2rem;margin:36px 0 12px}h3{font-size:1rem;margin:0 0 10px;color:var(--muted);font-weight:600}
+.meta{color:var(--muted);font-size:.9rem;display:flex;flex-wrap:wrap;gap:4px 18px}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12px;margin-top:20px}
+.stat{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:14px 16px;box-shadow:var(--shadow)}
+.stat b{display:block;font-size:1.5rem;font-variant-numeric:tabular-nums}.stat span{color:var(--muted);font-size:.85rem}
+table{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:12px;overflow:hidden}
+th,td{text-align:left;padding:8px 12px;border-bottom:1px solid var(--line);vertical-align:top}
+th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}tfoot td{font-weight:700}
+.filters{display:flex;gap:8px;margin:8px 0 16px;flex-wrap:wrap}
+.filters button{font:inherit;border:1px solid var(--line);background:var(--card);color:var(--fg);border-radius:999px;padding:4px 14px;cursor:pointer}
+.filters button[aria-pressed=true]{background:var(--accent);border-color:var(--accent);color:#fff}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:14px}
+.tile{background:var(--card);border:1px solid var(--line);border-radius:12px;overflow:hidden;box-shadow:var(--shadow);display:flex;flex-direction:column}
+.tile[hidden]{display:none}
+.thumb{display:block;aspect-ratio:1/1;background:var(--line)}
+.thumb img,.thumb video{width:100%;height:100%;object-fit:cover;display:block}
+.thumb.missing{display:flex;align-items:center;justify-content:center;color:var(--muted);font-size:.85rem;padding:12px;text-align:center}
+.tile .body{padding:10px 12px;font-size:.85rem;display:flex;flex-direction:column;gap:4px}
+.prompt{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
+.tile .foot{color:var(--muted);display:flex;justify-content:space-between;gap:8px}
+.tile .foot span{min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.badge{display:inline-block;border-radius:6px;padding:0 6px;font-size:.75rem;font-weight:600;border:1px solid currentColor}
+.ok{color:var(--ok)}.bad{color:var(--bad)}.warn{color:var(--warn)}
+ol.timeline{list-style:none;margin:0;padding:0;border-left:2px solid var(--line)}
+ol.timeline li{padding:4px 0 4px 16px;position:relative;font-size:.9rem}
+ol.timeline li::before{content:"";position:absolute;left:-6px;top:11px;width:10px;height:10px;border-radius:50%;background:var(--accent)}
+ol.timeline li.warn::before{background:var(--warn)}ol.timeline li.error::before{background:var(--bad)}
+ol.timeline time{color:var(--muted);margin-right:8px}
+.empty{color:var(--muted)}footer{margin-top:48px;color:var(--muted);font-size:.8rem}
+`;
+
+/** Filters tiles by kind or status; works without it too (everything shown). */
+export const REPORT_JS = `
+(function(){var bs=document.querySelectorAll('.filters button');
+function apply(f){document.querySelectorAll('.tile').forEach(function(t){
+t.hidden=!(f==='all'||t.dataset.kind===f||t.dataset.status===f);});
+bs.forEach(function(b){b.setAttribute('aria-pressed',String(b.dataset.filter===f));});}
+bs.forEach(function(b){b.addEventListener('click',function(){apply(b.dataset.filter);});});})();
+`;

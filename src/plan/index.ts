@@ -1,0 +1,21 @@
+/**
+ * @module plan
+ * Quoting a job before running it: cost per step, total against the budget
+ * and the live balance, without spending a credit.
+ */
+
+export { formatPlan, planJson } from './format.js';
+export {
+  type Plan,
+  type PlanOptions,
+  type PlanStep,
+  planJob,
+  type QuoteClient,
+  type Verdict,
+} from './plan.js';
+export {
+  MEDIA_PLACEHOLDER_ORIGIN,
+  type QuoteRequest,
+  quoteRequestOf,
+  SOURCE_GENERATION_STAND_IN,
+} from './quote-request.js';

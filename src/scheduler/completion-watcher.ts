@@ -1,0 +1,274 @@
+/**
+ * Detects when in-flight generations finish with as few requests as possible.
+ *
+ * One `GET /generations?kind=K&limit=50` covers every in-flight generation of
+ * a kind; only an entry whose history status looks finished (or shows an
+ * output URL) costs a status read by id, which carries `terminal`, `refunded`
+ * and `urls` (history entries lack them). An id the history page does not
+ * show (other users of the account pushed it out) falls back to reading it by
+ * id. At steady state that is about one read per generation plus a history
+ * poll shared by up to 50 of them.
+ *
+ * Poll cadence: a poll is due when some watched generation is expected to be
+ * done (from the model's typical latency), but never sooner than `minGapMs`
+ * after the previous one, and, while many generations are in flight, no more
+ * often than the request budget per generation allows (`pollsPerCreate`).
+ */
+import type { GenerationHistory, GenerationStatus, Kind } from '../contract/index.js';
+import { IbatchError } from '../shared/errors.js';
+import { EXIT } from '../shared/exit-codes.js';
+
+/** The two reads the watcher needs (the service client satisfies it). */
+export interface GenerationReader {
+  listGenerations(
+    kind: Kind,
+    options?: { readonly limit?: number; readonly signal?: AbortSignal },
+  ): Promise<GenerationHistory>;
+  getGeneration(
+    kind: Kind,
+    id: string,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<GenerationStatus>;
+}
+
+export interface WatcherOptions {
+  /** Fewest milliseconds between two history polls of one kind. @default 1000 */
+  readonly minGapMs?: number;
+  /** Most milliseconds between two history polls while something is watched. @default 20000 */
+  readonly maxGapMs?: number;
+  /** History polls allowed per created generation while the pipeline is busy. @default 0.12 */
+  readonly pollsPerCreate?: number;
+  /** @default 50 (the reference's maximum) */
+  readonly historyLimit?: number;
+  /** Consecutive history polls that miss an id before it is read by id. @default 2 */
+  readonly missesBeforeDirectRead?: number;
+  readonly now?: () => number;
+  /** Called after each request the watcher makes (for metrics). */
+  readonly onRequest?: (kind: 'history' | 'status') => void;
+  /** Called when a poll fails; the watcher keeps going. */
+  readonly onError?: (error: unknown) => void;
+}
+
+export interface WatchOptions {
+  /** When the generation is expected to be done (epoch ms). */
+  readonly expectedAt: number;
+  /** Give up after this time (epoch ms): rejects with GenerationDeadlineError. */
+  readonly deadlineAt?: number;
+}
+
+export class GenerationDeadlineError extends IbatchError {
+  constructor(
+    readonly generationId: string,
+    deadlineAt: number,
+  ) {
+    super(
+      'generation_deadline',
+      `generation ${generationId} did not finish before its deadline (${new Date(deadlineAt).toISOString()}); it may still finish on the service`,
+      EXIT.itemsFailed,
+    );
+  }
+}
+
+interface Watched {
+  readonly id: string;
+  readonly kind: Kind;
+  readonly expectedAt: number;
+  readonly deadlineAt: number | undefined;
+  lastHistoryStatus: string | undefined;
+  misses: number;
+  resolve(status: GenerationStatus): void;
+  reject(error: unknown): void;
+}
+
+/** History statuses that certainly mean "not finished": no status read needed. */
+const PENDING_STATUSES = new Set([
+  'queued',
+  'pending',
+  'processing',
+  'running',
+  'in_progress',
+  'in-progress',
+  'starting',
+  'started',
+  'submitted',
+]);
+
+export class CompletionWatcher {
+  private readonly watched = new Map<string, Watched>();
+  private readonly lastPollAt = new Map<Kind, number>();
+  private readonly createTimes: number[] = [];
+  private readonly loops = new Map<Kind, Promise<void>>();
+  private readonly wakers = new Set<() => void>();
+  private readonly abort = new AbortController();
+  private readonly opts: Required<Omit<WatcherOptions, 'onRequest' | 'onError'>> &
+    Pick<WatcherOptions, 'onRequest' | 'onError'>;
+
+  constructor(
+    private readonly reader: GenerationReader,
+    options: WatcherOptions = {},
+  ) {
+    this.opts = {
+      minGapMs: options.minGapMs ?? 1000,
+      maxGapMs: options.maxGapMs ?? 20_000,
+      pollsPerCreate: options.pollsPerCreate ?? 0.12,
+      historyLimit: options.historyLimit ?? 50,
+      missesBeforeDirectRead: options.missesBeforeDirectRead ?? 2,
+      now: options.now ?? Date.now,
+      onRequest: options.onRequest,
+      onError: options.onError,
+    };
+  }
+
+  /** Number of generations being watched. */
+  get size(): number {
+    return this.watched.size;
+  }
+
+  /** Tells the watcher a generation was created now (drives the poll budget). */
+  noteCreated(): void {
+    this.createTimes.push(this.opts.now());
+  }
+
+  /** Resolves with the terminal status of the generation. */
+  watch(kind: Kind, id: string, options: WatchOptions): Promise<GenerationStatus> {
+    const existing = this.watched.get(id);
+    if (existing) {
+      return new Promise((resolve, reject) => {
+        const { resolve: r0, reject: j0 } = existing;
+        existing.resolve = (s) => (r0(s), resolve(s));
+        existing.reject = (e) => (j0(e), reject(e));
+      });
+    }
+    return new Promise((resolve, reject) => {
+      this.watched.set(id, {
+        id,
+        kind,
+        expectedAt: options.expectedAt,
+        deadlineAt: options.deadlineAt,
+        lastHistoryStatus: undefined,
+        misses: 0,
+        resolve,
+        reject,
+      });
+      this.ensureLoop(kind);
+      this.wake();
+    });
+  }
+
+  /** Stops polling; pending watches reject with `reason`. */
+  stop(reason: unknown = new Error('watcher stopped')): void {
+    this.abort.abort(reason);
+    for (const w of this.watched.values()) w.reject(reason);
+    this.watched.clear();
+    this.wake();
+  }
+
+  private ensureLoop(kind: Kind): void {
+    if (this.loops.has(kind)) return;
+    const loop = this.runLoop(kind).finally(() => this.loops.delete(kind));
+    this.loops.set(kind, loop);
+  }
+
+  private ofKind(kind: Kind): Watched[] {
+    return [...this.watched.values()].filter((w) => w.kind === kind);
+  }
+
+  private async runLoop(kind: Kind): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      const pending = this.ofKind(kind);
+      if (pending.length === 0) return;
+      const dueAt = this.nextPollAt(kind, pending);
+      const wait = dueAt - this.opts.now();
+      if (wait > 0) {
+        await this.sleep(wait);
+        continue; // re-evaluate: new watches may move the due time
+      }
+      this.lastPollAt.set(kind, this.opts.now());
+      try {
+        await this.pollOnce(kind);
+      } catch (error) {
+        if (this.abort.signal.aborted) return;
+        this.opts.onError?.(error);
+      }
+    }
+  }
+
+  private nextPollAt(kind: Kind, pending: readonly Watched[]): number {
+    const now = this.opts.now();
+    const last = this.lastPollAt.get(kind) ?? 0;
+    const earliestExpected = Math.min(...pending.map((w) => w.expectedAt));
+    const earliestDeadline = Math.min(...pending.map((w) => w.deadlineAt ?? Number.POSITIVE_INFINITY));
+    const gap = Math.min(this.opts.maxGapMs, Math.max(this.opts.minGapMs, this.budgetGap(now)));
+    const due = Math.max(last + gap, Math.min(earliestExpected, last + this.opts.maxGapMs));
+    return Math.min(due, earliestDeadline);
+  }
+
+  /** The gap that keeps history polls within `pollsPerCreate` of the recent create rate. */
+  private budgetGap(now: number): number {
+    const horizon = 60_000;
+    while (this.createTimes.length > 0 && (this.createTimes[0] ?? 0) < now - horizon) {
+      this.createTimes.shift();
+    }
+    const recent = this.createTimes.length;
+    if (recent < 10) return 0;
+    const span = Math.max(1, now - (this.createTimes[0] ?? now));
+    const createsPerMs = recent / span;
+    return 1 / (createsPerMs * this.opts.pollsPerCreate);
+  }
+
+  private async pollOnce(kind: Kind): Promise<void> {
+    const signal = this.abort.signal;
+    const history = await this.reader.listGenerations(kind, {
+      limit: this.opts.historyLimit,
+      signal,
+    });
+    this.opts.onRequest?.('history');
+    const seen = new Map(history.generations.map((g) => [g.id, g]));
+    const toRead: Watched[] = [];
+    const now = this.opts.now();
+    for (const w of this.ofKind(kind)) {
+      const entry = seen.get(w.id);
+      if (entry) {
+        w.misses = 0;
+        w.lastHistoryStatus = entry.status;
+        const looksDone = !PENDING_STATUSES.has(entry.status.trim().toLowerCase()) || Boolean(entry.url);
+        if (looksDone) toRead.push(w);
+      } else if (++w.misses >= this.opts.missesBeforeDirectRead) {
+        toRead.push(w);
+      }
+      if (w.deadlineAt !== undefined && now >= w.deadlineAt && !toRead.includes(w)) toRead.push(w);
+    }
+    await Promise.all(toRead.map((w) => this.readOne(w)));
+  }
+
+  private async readOne(w: Watched): Promise<void> {
+    const status = await this.reader.getGeneration(w.kind, w.id, { signal: this.abort.signal });
+    this.opts.onRequest?.('status');
+    if (status.terminal) {
+      this.watched.delete(w.id);
+      w.resolve(status);
+      return;
+    }
+    w.misses = 0;
+    if (w.deadlineAt !== undefined && this.opts.now() >= w.deadlineAt) {
+      this.watched.delete(w.id);
+      w.reject(new GenerationDeadlineError(w.id, w.deadlineAt));
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakers.add(done);
+    });
+  }
+
+  private wake(): void {
+    for (const waker of [...this.wakers]) waker();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * What every stage of a run shares. Built once by `runJob`; stages receive it
+ * instead of reaching for globals, so tests can assemble one around a real
+ * journal and emulator.
+ */
+import type PQueue from 'p-queue';
+import type { ServiceClient } from '../api/index.js';
+import type { JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
+import type { Journal } from '../journal/index.js';
+import type { Logger } from '../shared/index.js';
+import type { CompletionWatcher } from './completion-watcher.js';
+import type { QuoteCache } from './quote-cache.js';
+import type { StopController } from './stop-control.js';
+import type { RunEvent } from './types.js';
+
+export interface RunContext {
+  readonly runId: string;
+  readonly job: LoadedJob;
+  readonly catalog: ModelCatalog;
+  readonly journal: Journal;
+  readonly client: ServiceClient;
+  /** Where assets and influencers may be reused: service + account, never the key. */
+  readonly scope: string;
+  readonly outputDir: string;
+  readonly stop: StopController;
+  readonly watcher: CompletionWatcher;
+  readonly quotes: QuoteCache;
+  /** Bounds how many creates wait at the rate gate at once. */
+  readonly createQueue: PQueue;
+  /** How much faster than the service's published windows the limits run (tests scale both). */
+  readonly speed: number;
+  readonly logger: Logger;
+  emit(event: RunEvent): void;
+  /** Appends to the run's timeline (report, status) and logs it. */
+  record(type: string, message: string, itemKey?: string, data?: Record<string, unknown>): void;
+}
+
+/** The items of one run, by key and by step. */
+export interface ItemIndex {
+  readonly byKey: ReadonlyMap<string, JobItem>;
+  readonly byStep: ReadonlyMap<string, readonly JobItem[]>;
+}

@@ -1,0 +1,139 @@
+/**
+ * Downloads recorded outputs into the output folder with bounded concurrency,
+ * named by the step's template and kept inside the folder whatever the
+ * server returns; each finished file is committed to the journal and appended
+ * to the manifest. Outputs already downloaded (journal) are never fetched
+ * again; a file that is on disk with the recorded sha256 is kept as is.
+ */
+import path from 'node:path';
+import PQueue from 'p-queue';
+import type { JobItem, LoadedStep } from '../job/index.js';
+import type { OutputRecord } from '../journal/index.js';
+import {
+  downloadOutput,
+  type ManifestRow,
+  type ManifestWriter,
+  planOutputFile,
+} from '../outputs/index.js';
+import { messageOf } from './classify.js';
+import type { RunContext } from './context.js';
+
+/** Largest output file accepted (videos included). */
+export const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+
+export class DownloadStage {
+  readonly #queue: PQueue;
+  readonly #queued = new Set<string>();
+  #failures = 0;
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly manifest: ManifestWriter,
+    private readonly items: ReadonlyMap<string, JobItem>,
+    private readonly steps: ReadonlyMap<string, LoadedStep>,
+    concurrency: number,
+  ) {
+    this.#queue = new PQueue({ concurrency });
+  }
+
+  get failures(): number {
+    return this.#failures;
+  }
+
+  /** Queues every pending output of the run (on start, after a resume). */
+  enqueuePending(): void {
+    for (const output of this.ctx.journal.listOutputs(this.ctx.runId, 'pending')) {
+      this.#enqueue(output);
+    }
+  }
+
+  /** Queues the pending outputs of one item (just succeeded). */
+  enqueueItem(itemKey: string): void {
+    for (const output of this.ctx.journal.listOutputs(this.ctx.runId, 'pending')) {
+      if (output.itemKey === itemKey) this.#enqueue(output);
+    }
+  }
+
+  /** Resolves when every queued download has finished. */
+  async drain(): Promise<void> {
+    await this.#queue.onIdle();
+  }
+
+  #enqueue(output: OutputRecord): void {
+    const id = `${output.itemKey}\u0000${output.n}`;
+    if (this.#queued.has(id) || !output.url) return;
+    this.#queued.add(id);
+    void this.#queue.add(() => this.#download(output));
+  }
+
+  async #download(output: OutputRecord): Promise<void> {
+    const { ctx } = this;
+    const item = this.items.get(output.itemKey);
+    const step = item ? this.steps.get(item.stepId) : undefined;
+    if (!item || !step || !output.url) return;
+    let relative = '';
+    try {
+      const result = await downloadOutput({
+        url: output.url,
+        maxBytes: MAX_OUTPUT_BYTES,
+        signal: ctx.stop.hardStop.signal,
+        dest: (type) => {
+          const planned = planOutputFile(ctx.outputDir, step.filename, {
+            step: step.id,
+            item: item.key,
+            n: output.n,
+            ext: type.ext,
+            model: item.modelId,
+            label: item.label,
+            generationId: output.generationId ?? '',
+            kind: item.kind,
+            vars: item.vars as Record<string, string | number | boolean | null>,
+          });
+          relative = planned.relative;
+          return planned.absolute;
+        },
+      });
+      relative ||= path.relative(ctx.outputDir, result.path).split(path.sep).join('/');
+      ctx.journal.markOutputDownloaded(ctx.runId, output.itemKey, output.n, {
+        file: relative,
+        sha256: result.sha256,
+        bytes: result.bytes,
+        contentType: result.contentType,
+      });
+      this.manifest.append(this.#row(item, output, { file: relative, sha256: result.sha256, bytes: result.bytes, contentType: result.contentType }));
+    } catch (error) {
+      if (ctx.stop.hardStop.signal.aborted) return;
+      this.#failures += 1;
+      const message = messageOf(error);
+      ctx.journal.markOutputFailed(ctx.runId, output.itemKey, output.n, message);
+      ctx.record('output.failed', `download of ${item.stepId}/${item.label} #${output.n} failed: ${message}`, item.key);
+    }
+  }
+
+  #row(
+    item: JobItem,
+    output: OutputRecord,
+    file: { file: string; sha256: string; bytes: number; contentType: string },
+  ): ManifestRow {
+    const record = this.ctx.journal.getItem(this.ctx.runId, item.key);
+    const prompt = item.request.input.prompt;
+    return {
+      runId: this.ctx.runId,
+      step: item.stepId,
+      item: item.key,
+      n: output.n,
+      attempt: record?.attemptsUsed,
+      generationId: output.generationId,
+      kind: item.kind,
+      modelId: item.modelId,
+      label: item.label,
+      ...(typeof prompt === 'string' ? { prompt } : {}),
+      status: 'succeeded',
+      creditsCost: record ? record.chargedCredits - record.refundedCredits : null,
+      refunded: (record?.refundedCredits ?? 0) > 0,
+      url: output.url,
+      ...file,
+      at: new Date().toISOString(),
+    };
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * How a run ends: its status in the journal, the exit code of the interface,
+ * one message saying what to do next, and the manifest and report rewritten
+ * from the journal.
+ */
+import type { ServiceClient } from '../api/index.js';
+import { type Journal, RUN_STATUS, type RunStatus } from '../journal/index.js';
+import type { RateGate } from '../limits/index.js';
+import { EXIT, type ExitCode } from '../shared/index.js';
+import type { RunContext } from './context.js';
+import { writeRunOutputs } from './report.js';
+import { exitCodeOf, runStatusOf, type StopController } from './stop-control.js';
+import type { ProgressSnapshot, RunResult } from './types.js';
+
+export interface FinishInput {
+  readonly journal: Journal;
+  readonly runId: string;
+  readonly outputDir: string;
+  readonly stop: StopController;
+  readonly client: ServiceClient;
+  readonly alreadyFinished: boolean;
+  readonly downloadFailures: number;
+}
+
+const EXIT_OF_STATUS: Record<RunStatus, ExitCode> = {
+  running: EXIT.unreachable,
+  completed: EXIT.ok,
+  completed_with_failures: EXIT.itemsFailed,
+  stopped_credits: EXIT.credits,
+  stopped_unreachable: EXIT.unreachable,
+  stopped_unauthorized: EXIT.unauthorized,
+  interrupted: EXIT.interrupted,
+};
+
+export async function finishRun(input: FinishInput): Promise<RunResult> {
+  const { journal, runId, stop } = input;
+  const counts = countItems(journal, runId);
+  let status: RunStatus;
+  let exitCode: ExitCode;
+  let message: string;
+  if (input.alreadyFinished) {
+    status = journal.getRun(runId)?.status ?? RUN_STATUS.completed;
+    exitCode = EXIT_OF_STATUS[status];
+    message = `run ${runId} had already finished (${status}); nothing to do`;
+  } else if (stop.reason) {
+    status = runStatusOf(stop.reason);
+    exitCode = exitCodeOf(stop.reason);
+    message = `${stop.message}. ${await nextStep(input, stop.reason)}`;
+  } else if (counts.pending > 0 || input.downloadFailures > 0) {
+    status = RUN_STATUS.stoppedUnreachable;
+    exitCode = EXIT.unreachable;
+    message = `${counts.pending} item(s) unfinished and ${input.downloadFailures} download(s) failed; run again to resume`;
+  } else if (counts.failed + counts.blocked + counts.skipped > 0) {
+    status = RUN_STATUS.completedWithFailures;
+    exitCode = EXIT.itemsFailed;
+    message = `finished: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.blocked} blocked, ${counts.skipped} skipped`;
+  } else {
+    status = RUN_STATUS.completed;
+    exitCode = EXIT.ok;
+    message = `finished: ${counts.succeeded} item(s) succeeded`;
+  }
+  if (!input.alreadyFinished) journal.setRunStatus(runId, status);
+  const run = journal.getRun(runId);
+  writeRunOutputs(journal, runId, input.outputDir);
+  return {
+    runId,
+    status,
+    exitCode,
+    message,
+    spend: journal.spendSummary(runId),
+    budget: run?.budget ?? null,
+    counts,
+    outputDir: input.outputDir,
+    alreadyFinished: input.alreadyFinished,
+  };
+}
+
+async function nextStep(input: FinishInput, reason: NonNullable<StopController['reason']>): Promise<string> {
+  switch (reason) {
+    case 'credits': {
+      const account = await input.client.getAccount().catch(() => undefined);
+      const balance = account ? ` Balance: ${account.credits} credits; top up at ${account.purchaseUrl}.` : '';
+      return `Raise the job's budget or top up, then run again to resume.${balance}`;
+    }
+    case 'unauthorized':
+      return 'Set IBATCH_API_KEY to a valid key, then run again to resume.';
+    case 'unreachable':
+      return 'Run again to resume when the service is reachable.';
+    case 'interrupted':
+      return 'Run the same command again to resume.';
+    default: {
+      const never: never = reason;
+      return String(never);
+    }
+  }
+}
+
+export function countItems(journal: Journal, runId: string): RunResult['counts'] {
+  const counts = { succeeded: 0, failed: 0, blocked: 0, skipped: 0, pending: 0 };
+  for (const step of journal.progressByStep(runId)) {
+    for (const [state, n] of Object.entries(step.states)) {
+      if (state === 'succeeded' || state === 'failed' || state === 'blocked' || state === 'skipped') {
+        counts[state] += n ?? 0;
+      } else counts.pending += n ?? 0;
+    }
+  }
+  return counts;
+}
+
+export function progressSnapshot(ctx: RunContext, gate: RateGate): ProgressSnapshot {
+  const run = ctx.journal.getRun(ctx.runId);
+  return {
+    runId: ctx.runId,
+    steps: ctx.journal.progressByStep(ctx.runId),
+    spend: ctx.journal.spendSummary(ctx.runId),
+    budget: run?.budget ?? null,
+    pausedUntil: gate.pausedUntil ?? undefined,
+    inFlight: ctx.watcher.size,
+  };
+}

@@ -1,0 +1,326 @@
+/**
+ * One generation item, from its inputs to its outcome:
+ *   wait for inputs -> quote -> [intent committed] -> create -> [202 committed]
+ *   -> watch until terminal -> [outcome committed] -> downloads.
+ * Every arrow in brackets is a journal commit made before the next step acts,
+ * so a kill at any instant resumes with the same idempotency key (the service
+ * replays instead of charging twice) or keeps polling what was submitted.
+ * A failed-and-refunded attempt is retried as a new attempt with a new key.
+ */
+import {
+  type GenerationRequest,
+  type GenerationStatus,
+  generationOutcome,
+  outputUrls,
+} from '../contract/index.js';
+import type { JobItem, LoadedStep } from '../job/index.js';
+import {
+  type AttemptRecord,
+  canonicalJson,
+  contentHash,
+  type ItemState,
+  idempotencyKey,
+  type NewOutput,
+} from '../journal/index.js';
+import { type AssetResolver, localPathOf } from './assets.js';
+import { classifyError, messageOf } from './classify.js';
+import { GenerationDeadlineError } from './completion-watcher.js';
+import type { RunContext } from './context.js';
+import { DependencyFailedError, type ItemGraph } from './item-graph.js';
+import { RunStoppedError } from './stop-control.js';
+import type { InfluencerResolver } from './trainings.js';
+import type { ItemOutcomeState } from './types.js';
+
+export interface ItemDeps {
+  readonly assets: AssetResolver;
+  readonly influencers: InfluencerResolver;
+  readonly graph: ItemGraph;
+  /** Called once an item's outputs are recorded: queue their downloads. */
+  onOutputs(itemKey: string): void;
+  /** Expected latency of a model in ms (already scaled to the run's speed). */
+  expectedLatencyMs(modelId: string): number;
+  /** Deadline for one generation to become terminal, in ms. */
+  readonly defaultTimeoutMs: number;
+}
+
+const DONE: readonly ItemState[] = ['succeeded', 'failed', 'blocked', 'skipped'];
+
+export async function runGenerationItem(
+  ctx: RunContext,
+  deps: ItemDeps,
+  step: LoadedStep,
+  item: JobItem,
+): Promise<void> {
+  const { journal, runId } = ctx;
+  const stored = journal.getItem(runId, item.key);
+  if (stored && DONE.includes(stored.state)) {
+    settleGraph(ctx, deps.graph, item.key, stored.state, stored.error);
+    return;
+  }
+  let resolved: GenerationRequest | undefined;
+  try {
+    for (;;) {
+      let attempt = journal.getOpenAttempt(runId, item.key);
+      if (!attempt) {
+        if (!ctx.stop.mayCreate) return;
+        resolved ??= await resolveRequest(ctx, deps, item);
+        attempt = await createAttempt(ctx, item, resolved);
+        if (!attempt) return;
+      } else if (attempt.state === 'intent') {
+        attempt = await createAttempt(ctx, item, attempt.request as GenerationRequest, attempt);
+        if (!attempt) return;
+      }
+      const next = await awaitOutcome(ctx, deps, step, item, attempt);
+      if (next !== 'retry') return;
+    }
+  } catch (error) {
+    if (error instanceof RunStoppedError) return;
+    if (error instanceof DependencyFailedError) {
+      journal.setItemState(runId, item.key, { state: 'skipped', error: error.message });
+      finish(ctx, deps.graph, item, 'skipped', error.message);
+      return;
+    }
+    const verdict = classifyError(error, ctx.stop.hardStop.signal);
+    if (verdict.kind === 'stop') {
+      ctx.stop.stop(verdict.reason, verdict.message);
+      return;
+    }
+    journal.setItemState(runId, item.key, { state: 'failed', error: verdict.message });
+    finish(ctx, deps.graph, item, 'failed', verdict.message);
+  }
+}
+
+/** Local files -> asset URLs, job-local influencer -> its id, `from:` -> the source output. */
+async function resolveRequest(
+  ctx: RunContext,
+  deps: ItemDeps,
+  item: JobItem,
+): Promise<GenerationRequest> {
+  const input: Record<string, unknown> = { ...item.request.input };
+  for (const ref of item.mediaRefs) {
+    const url = await deps.assets.urlFor(localPathOf(ctx.job, ref));
+    const current = input[ref.field];
+    if (ref.index !== undefined && Array.isArray(current)) {
+      const list = [...current];
+      list[ref.index] = url;
+      input[ref.field] = list;
+    } else {
+      input[ref.field] = url;
+    }
+  }
+  const request: GenerationRequest = { ...item.request, input };
+  if (item.influencer) request.influencerId = await deps.influencers.idFor(item.influencer);
+  if (item.source) {
+    const source = await deps.graph.outputsOf(item.source.itemKey);
+    const generationId = source.generationIds[item.source.outputIndex];
+    if (!generationId) {
+      throw new DependencyFailedError(
+        `source ${item.source.stepId}/${item.source.itemKey} has no output #${item.source.outputIndex + 1}`,
+      );
+    }
+    request.generationId = generationId;
+  }
+  return request;
+}
+
+/**
+ * Commits the intent (reserving the quoted cost) and sends the create, both
+ * inside a create-queue slot so reservations are taken only when a create is
+ * about to go. `open` re-sends a recorded intent with its key and body.
+ */
+async function createAttempt(
+  ctx: RunContext,
+  item: JobItem,
+  request: GenerationRequest,
+  open?: AttemptRecord,
+): Promise<AttemptRecord | undefined> {
+  const { journal, runId } = ctx;
+  const signal = ctx.stop.hardStop.signal;
+  let quotedCost: number | null = open?.quotedCost ?? null;
+  if (!open) {
+    quotedCost = await ctx.quotes.quote(item.modelId, request, signal);
+    const previous = journal.getItem(runId, item.key)?.quotedCost;
+    if (previous !== null && previous !== undefined && previous !== quotedCost) {
+      ctx.record('quote.drift', `price of ${item.stepId}/${item.label} changed from ${previous} to ${quotedCost}`, item.key, { previous, quotedCost });
+    }
+    journal.setItemQuote(runId, item.key, quotedCost);
+  }
+  return ctx.createQueue.add(async () => {
+    let attempt = open;
+    if (!attempt) {
+      if (!ctx.stop.mayCreate) return undefined;
+      const attemptNo = (journal.getItem(runId, item.key)?.attemptsUsed ?? 0) + 1;
+      const key = idempotencyKey({ jobName: ctx.job.name, runId, stepId: item.stepId, itemKey: item.key, attempt: attemptNo });
+      const intent = journal.recordAttemptIntent({
+        runId,
+        itemKey: item.key,
+        attemptNo,
+        idempotencyKey: key,
+        request,
+        requestHash: contentHash(canonicalJson(request)),
+        quotedCost,
+      });
+      if (intent.kind === 'over-budget') {
+        const { budget, committed, requested } = intent.reserve;
+        ctx.stop.stop('credits', `budget reached: ${committed} of ${budget} credits committed, next item needs ${requested}`);
+        return undefined;
+      }
+      attempt = intent.attempt;
+    } else if (!ctx.stop.mayCreate && ctx.stop.reason !== 'credits') {
+      return undefined;
+    }
+    try {
+      const created = await ctx.client.createGeneration(item.modelId, attempt.request as GenerationRequest, {
+        idempotencyKey: attempt.idempotencyKey,
+        signal,
+      });
+      ctx.watcher.noteCreated();
+      journal.recordAttemptSubmitted({
+        runId,
+        itemKey: item.key,
+        attemptNo: attempt.attemptNo,
+        chargedCost: created.creditsCost,
+        generationIds: created.ids,
+        taskId: created.taskId ?? null,
+        httpStatus: created.httpStatus,
+      });
+      if (quotedCost !== null && created.creditsCost !== quotedCost) {
+        ctx.record('charge.drift', `charged ${created.creditsCost}, quoted ${quotedCost}`, item.key);
+      }
+      return journal.getAttempt(runId, item.key, attempt.attemptNo);
+    } catch (error) {
+      const verdict = classifyError(error, signal);
+      if (verdict.kind === 'stop' && verdict.reason !== 'credits') throw error;
+      // Refused before anything was charged: release the reservation.
+      const itemState: ItemState = verdict.kind === 'stop' ? 'pending' : 'failed';
+      journal.recordAttemptOutcome({
+        runId,
+        itemKey: item.key,
+        attemptNo: attempt.attemptNo,
+        state: 'rejected',
+        itemState,
+        error: verdict.message,
+        httpStatus: verdict.kind === 'item' ? (verdict.status ?? null) : 402,
+      });
+      throw error;
+    }
+  });
+}
+
+async function awaitOutcome(
+  ctx: RunContext,
+  deps: ItemDeps,
+  step: LoadedStep,
+  item: JobItem,
+  attempt: AttemptRecord,
+): Promise<'done' | 'retry'> {
+  const { journal, runId } = ctx;
+  const ids = attempt.generationIds;
+  const submittedAt = attempt.submittedAt ?? Date.now();
+  const timeoutMs = step.timeoutMs ?? deps.defaultTimeoutMs;
+  const watch = (id: string) =>
+    ctx.watcher.watch(item.kind, id, {
+      expectedAt: submittedAt + deps.expectedLatencyMs(item.modelId),
+      deadlineAt: submittedAt + timeoutMs,
+    });
+  let statuses: GenerationStatus[];
+  try {
+    const first = await watch(ids[0] ?? '');
+    const rest = ids.length > 1 && outputUrls(first).length < ids.length ? ids.slice(1) : [];
+    statuses = [first, ...(await Promise.all(rest.map(watch)))];
+  } catch (error) {
+    if (!(error instanceof GenerationDeadlineError)) throw error;
+    journal.recordAttemptOutcome({ runId, itemKey: item.key, attemptNo: attempt.attemptNo, state: 'failed', itemState: 'failed', error: error.message });
+    finish(ctx, deps.graph, item, 'failed', error.message);
+    return 'done';
+  }
+  const outcomes = statuses.map((s) => generationOutcome(s));
+  const outputs = collectOutputs(item, statuses, ids);
+  const perId = attempt.chargedCost / Math.max(1, ids.length);
+  const refundedCredits = statuses
+    .filter((s) => s.refunded)
+    .reduce((sum, s) => sum + (s.creditsCost ?? perId), 0);
+  const attemptsAllowed = 1 + step.retries;
+  const canRetry = attempt.attemptNo < attemptsAllowed;
+  const base = { runId, itemKey: item.key, attemptNo: attempt.attemptNo, refundedCredits };
+  if (outputs.length > 0) {
+    const missing = item.expectedOutputs - outputs.length;
+    const note = missing > 0 ? `${missing} of ${item.expectedOutputs} outputs failed` : null;
+    journal.recordAttemptOutcome({ ...base, state: 'succeeded', itemState: 'succeeded', error: note, outputs });
+    deps.graph.succeeded(item.key, { generationIds: outputs.map((o) => o.generationId ?? '') });
+    deps.onOutputs(item.key);
+    finish(ctx, undefined, item, 'succeeded');
+    return 'done';
+  }
+  const blocked = outcomes.includes('blocked');
+  const error = statuses.map((s) => s.error).find(Boolean) ?? (blocked ? 'blocked by the safety filter' : 'generation failed');
+  const retry = canRetry && (!blocked || step.retrySafetyBlocked);
+  const finalState: ItemState = blocked ? 'blocked' : 'failed';
+  journal.recordAttemptOutcome({
+    ...base,
+    state: blocked ? 'blocked' : 'failed',
+    itemState: retry ? 'pending' : finalState,
+    error: `${error}${refundedCredits > 0 ? ' (refunded)' : ''}`,
+  });
+  if (retry) {
+    ctx.record('item.retry', `${item.stepId}/${item.label}: ${error}; retrying (attempt ${attempt.attemptNo + 1} of ${attemptsAllowed})`, item.key);
+    return 'retry';
+  }
+  finish(ctx, deps.graph, item, finalState === 'blocked' ? 'blocked' : 'failed', error);
+  return 'done';
+}
+
+function collectOutputs(
+  item: JobItem,
+  statuses: readonly GenerationStatus[],
+  ids: readonly string[],
+): NewOutput[] {
+  const outputs: NewOutput[] = [];
+  for (const status of statuses) {
+    if (generationOutcome(status) !== 'succeeded') continue;
+    const urls = outputUrls(status);
+    urls.forEach((url, i) => {
+      // One id carrying every copy: give each output the id of its copy when known.
+      const generationId = urls.length > 1 ? (ids[outputs.length] ?? status.id) : status.id;
+      outputs.push({ n: outputs.length + 1, generationId, url, kind: item.kind, modelId: item.modelId });
+      void i;
+    });
+  }
+  return outputs;
+}
+
+function settleGraph(
+  ctx: RunContext,
+  graph: ItemGraph,
+  itemKey: string,
+  state: ItemState,
+  error: string | null,
+): void {
+  if (state === 'succeeded') {
+    const outputs = ctx.journal.listOutputs(ctx.runId).filter((o) => o.itemKey === itemKey);
+    graph.succeeded(itemKey, {
+      generationIds: outputs.sort((a, b) => a.n - b.n).map((o) => o.generationId ?? ''),
+    });
+  } else {
+    graph.failed(itemKey, `source item ${itemKey} ${state}${error ? `: ${error}` : ''}`);
+  }
+}
+
+function finish(
+  ctx: RunContext,
+  graph: ItemGraph | undefined,
+  item: JobItem,
+  state: ItemOutcomeState,
+  error?: string,
+): void {
+  if (state !== 'succeeded') graph?.failed(item.key, `source ${item.stepId}/${item.label} ${state}: ${error ?? ''}`);
+  ctx.record(`item.${state}`, `${item.stepId}/${item.label} ${state}${error ? `: ${error}` : ''}`, item.key);
+  ctx.emit({
+    type: 'item-done',
+    stepId: item.stepId,
+    itemKey: item.key,
+    label: item.label,
+    state,
+    ...(error ? { error: messageOf(error) } : {}),
+  });
+}

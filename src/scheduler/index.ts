@@ -1,0 +1,19 @@
+/**
+ * @module scheduler
+ * The run engine: executes a job's items in dependency order inside the
+ * account's rate limits and the budget, journaling every step before it acts.
+ */
+export { runJob } from './run-job.js';
+export type {
+  ItemOutcomeState,
+  ProgressSnapshot,
+  RunEvent,
+  RunJobOptions,
+  RunResult,
+} from './types.js';
+export { CompletionWatcher, GenerationDeadlineError, type GenerationReader } from './completion-watcher.js';
+export { RunChangedError } from './select-run.js';
+export { DependencyFailedError } from './item-graph.js';
+export { manifestRowsFromJournal, reportDataFromJournal, writeRunOutputs } from './report.js';
+export { countItems } from './finish-run.js';
+export { parseInferenceTime } from './latency.js';

@@ -1,0 +1,71 @@
+/**
+ * Lets an item wait for exactly what it needs (its source item's outputs, a
+ * trained influencer), so it starts as soon as its own inputs exist rather
+ * than when a whole step ends.
+ */
+import { IbatchError } from '../shared/index.js';
+import { EXIT } from '../shared/exit-codes.js';
+
+/** Something an item depends on failed: the item is skipped with this reason. */
+export class DependencyFailedError extends IbatchError {
+  constructor(message: string) {
+    super('dependency_failed', message, EXIT.itemsFailed);
+  }
+}
+
+export interface SourceOutputs {
+  /** Generation id of each output, in output order. */
+  readonly generationIds: readonly string[];
+}
+
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A dependency nobody waits for must not become an unhandled rejection.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+export class ItemGraph {
+  readonly #outputs = new Map<string, Deferred<SourceOutputs>>();
+  #abandoned: unknown;
+
+  #slot(itemKey: string): Deferred<SourceOutputs> {
+    let slot = this.#outputs.get(itemKey);
+    if (!slot) {
+      slot = deferred();
+      this.#outputs.set(itemKey, slot);
+      if (this.#abandoned !== undefined) slot.reject(this.#abandoned);
+    }
+    return slot;
+  }
+
+  /** Resolves when the item succeeded; rejects with DependencyFailedError otherwise. */
+  outputsOf(itemKey: string): Promise<SourceOutputs> {
+    return this.#slot(itemKey).promise;
+  }
+
+  succeeded(itemKey: string, outputs: SourceOutputs): void {
+    this.#slot(itemKey).resolve(outputs);
+  }
+
+  failed(itemKey: string, reason: string): void {
+    this.#slot(itemKey).reject(new DependencyFailedError(reason));
+  }
+
+  /** Releases every waiter when the run stops (the waiting items stay pending). */
+  abandon(error: unknown): void {
+    this.#abandoned = error;
+    for (const slot of this.#outputs.values()) slot.reject(error);
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * `runJob`: validates the job, opens the journal, picks or resumes the run and
+ * drives every item concurrently; the rate gate, the create queue and the
+ * budget decide what actually goes out. Ends by rewriting the manifest and the
+ * report from the journal, whatever stopped the run.
+ */
+import path from 'node:path';
+import PQueue from 'p-queue';
+import { SERVICE_RATE_LIMITS } from '../contract/index.js';
+import { type JobItem, type LoadedStep, validateJob } from '../job/index.js';
+import { openJournal, type Journal } from '../journal/index.js';
+import { ManifestWriter } from '../outputs/index.js';
+import { silentLogger } from '../shared/index.js';
+import { AssetResolver, prepareJobFiles } from './assets.js';
+import { CompletionWatcher } from './completion-watcher.js';
+import type { RunContext } from './context.js';
+import { DownloadStage } from './downloads.js';
+import { runGenerationItem, type ItemDeps } from './generation-item.js';
+import { ItemGraph } from './item-graph.js';
+import { parseInferenceTime } from './latency.js';
+import { finishRun, progressSnapshot } from './finish-run.js';
+import { QuoteCache } from './quote-cache.js';
+import { seedItems, selectRun, toNewItem } from './select-run.js';
+import { RunStoppedError, StopController } from './stop-control.js';
+import { InfluencerResolver, trainingItems } from './trainings.js';
+import type { RunEvent, RunJobOptions, RunResult } from './types.js';
+
+export async function runJob(options: RunJobOptions): Promise<RunResult> {
+  const logger = options.logger ?? silentLogger();
+  const { client } = options;
+  // Everything that can reject the job happens before the journal opens:
+  // a bad job file or a bad local file spends nothing and leaves no run behind.
+  const validated = await validateJob(options.jobPath, {
+    lister: client,
+    baseUrl: client.baseUrl,
+    offline: options.offline ?? false,
+  });
+  const { job, catalog, items } = validated;
+  for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
+  const files = await prepareJobFiles(job, items);
+  const journalPath = options.journalPath ?? path.join(job.dir, '.ibatch', 'journal.db');
+  const journal = await openJournal(journalPath, {
+    wait: options.waitForLock ?? false,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  try {
+    return await runWithJournal(options, journal, validated, files, logger);
+  } finally {
+    journal.close();
+  }
+}
+
+async function runWithJournal(
+  options: RunJobOptions,
+  journal: Journal,
+  validated: Awaited<ReturnType<typeof validateJob>>,
+  files: Awaited<ReturnType<typeof prepareJobFiles>>,
+  logger: NonNullable<RunJobOptions['logger']>,
+): Promise<RunResult> {
+  const { job, catalog, items } = validated;
+  const emit = (event: RunEvent) => options.onEvent?.(event);
+  const outputDir = options.outDir ? path.resolve(options.outDir) : job.output;
+  const selection = selectRun(journal, job, {
+    ...(options.runId ? { runId: options.runId } : {}),
+    newRun: options.newRun ?? false,
+    snapshot: { outputDir, limits: options.limits, models: [...catalog.keys()] },
+  });
+  const runId = selection.run.runId;
+  const stop = new StopController();
+  if (selection.alreadyFinished) {
+    return finishRun({ journal, runId, outputDir, stop, client: options.client, alreadyFinished: true, downloadFailures: 0 });
+  }
+  seedItems(journal, runId, [...trainingItems(job.influencers.values()), ...items.map(toNewItem)], selection.resumed);
+  const speed = SERVICE_RATE_LIMITS.generations.windowMs / options.limits.generations.windowMs;
+  const record: RunContext['record'] = (type, message, itemKey, data) => {
+    journal.appendEvent(runId, { type, message, itemKey: itemKey ?? null, ...(data ? { data } : {}) });
+    logger.info({ event: type, ...(itemKey ? { item: itemKey } : {}) }, message);
+  };
+  const watcher = new CompletionWatcher(options.client, {
+    minGapMs: 1000 / speed,
+    maxGapMs: 20_000 / speed,
+    onError: (error) => logger.debug({ err: String(error) }, 'poll failed; retrying later'),
+  });
+  const ctx: RunContext = {
+    runId,
+    job,
+    catalog,
+    journal,
+    client: options.client,
+    scope: `${options.client.baseUrl}#${options.accountFingerprint}`,
+    outputDir,
+    stop,
+    watcher,
+    quotes: new QuoteCache(options.client, catalog),
+    createQueue: new PQueue({ concurrency: options.createConcurrency ?? 4 }),
+    speed,
+    logger,
+    emit,
+    record,
+  };
+  record(selection.resumed ? 'run.resumed' : 'run.started', `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name} (${items.length} items)`);
+  emit({ type: 'run-started', runId, resumed: selection.resumed, items: items.length });
+
+  const graph = new ItemGraph();
+  const stopListeners = wireStops(ctx, options, graph);
+  const manifest = ManifestWriter.open(outputDir);
+  const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
+  const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
+  const downloads = new DownloadStage(ctx, manifest, byKey, steps, options.downloadConcurrency ?? 4);
+  const assets = new AssetResolver(ctx, files);
+  const influencers = new InfluencerResolver(ctx, assets, files);
+  const deps: ItemDeps = {
+    assets,
+    influencers,
+    graph,
+    onOutputs: (key) => downloads.enqueueItem(key),
+    expectedLatencyMs: (modelId) => parseInferenceTime(catalog.get(modelId)?.inferenceTime) / speed,
+    defaultTimeoutMs: 30 * 60_000 / speed,
+  };
+  const progress = setInterval(() => emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) }), 1000);
+  progress.unref();
+  try {
+    downloads.enqueuePending();
+    const trainings = [...job.influencers.keys()].map((id) =>
+      influencers.idFor({ jobLocal: id }).catch((error: unknown) => {
+        if (!(error instanceof RunStoppedError)) logger.warn({ influencer: id }, String((error as Error).message));
+      }),
+    );
+    await Promise.all([
+      ...trainings,
+      ...items.map((item) => {
+        const step = steps.get(item.stepId);
+        return step ? runGenerationItem(ctx, deps, step, item) : Promise.resolve();
+      }),
+    ]);
+    await downloads.drain();
+  } finally {
+    clearInterval(progress);
+    watcher.stop(new RunStoppedError('run finished'));
+    stopListeners();
+    manifest.close();
+  }
+  emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) });
+  const result = await finishRun({ journal, runId, outputDir, stop, client: options.client, alreadyFinished: false, downloadFailures: downloads.failures });
+  record('run.finished', result.message);
+  emit({ type: 'run-finished', result });
+  return result;
+}
+
+/** Connects signals, the gate's pauses and the stop controller; returns a disposer. */
+function wireStops(ctx: RunContext, options: RunJobOptions, graph: ItemGraph): () => void {
+  const { stop, journal, runId } = ctx;
+  const onAbort = () => stop.stop('interrupted', 'interrupted by a signal');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  stop.onStop((reason) => {
+    ctx.record('run.stopping', `stopping: ${stop.message}`, undefined, { reason });
+    graph.abandon(new RunStoppedError(stop.message));
+  });
+  stop.hardStop.signal.addEventListener('abort', () => ctx.watcher.stop(new RunStoppedError(stop.message)), { once: true });
+  const persisted = journal.getRun(runId)?.notBefore;
+  if (persisted && persisted > Date.now()) options.gate.pauseUntil(persisted);
+  const offPause = options.gate.on('pause', ({ until }) => {
+    journal.setRunNotBefore(runId, until);
+    ctx.emit({ type: 'pause', until });
+    ctx.record('rate.paused', `rate limited: waiting until ${new Date(until).toISOString()}`);
+  });
+  const offResume = options.gate.on('resume', () => journal.setRunNotBefore(runId, null));
+  return () => {
+    options.signal?.removeEventListener('abort', onAbort);
+    offPause();
+    offResume();
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Why a run stops early, and what that means for the work still going.
+ *
+ * - credits (budget reached, or a 402): no new creates; in-flight work
+ *   finishes (it is paid for). Exit 3.
+ * - unreachable (the service kept failing), unauthorized (401): nothing more
+ *   can be done now; stop everything. Exit 4 / 5.
+ * - interrupted (SIGINT/SIGTERM): stop creating, keep the journal consistent,
+ *   exit 130 promptly. Submitted work is picked up by the next run.
+ * The most serious reason wins when several happen.
+ */
+import { RUN_STATUS, type RunStatus } from '../journal/index.js';
+import { EXIT, type ExitCode, IbatchError } from '../shared/index.js';
+
+/** Work given up because the run is stopping; the item stays resumable. */
+export class RunStoppedError extends IbatchError {
+  constructor(message: string) {
+    super('run_stopped', message, EXIT.interrupted);
+  }
+}
+
+export const STOP_REASONS = ['credits', 'unreachable', 'unauthorized', 'interrupted'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+const SEVERITY: Record<StopReason, number> = {
+  credits: 1,
+  interrupted: 2,
+  unreachable: 3,
+  unauthorized: 4,
+};
+
+export class StopController {
+  #reason: StopReason | undefined;
+  #message = '';
+  readonly #listeners: Array<(reason: StopReason) => void> = [];
+  /** Aborted when in-flight work must stop too (everything but `credits`). */
+  readonly hardStop = new AbortController();
+
+  get reason(): StopReason | undefined {
+    return this.#reason;
+  }
+
+  get message(): string {
+    return this.#message;
+  }
+
+  /** False once any stop was requested: no new create may start. */
+  get mayCreate(): boolean {
+    return this.#reason === undefined;
+  }
+
+  /** Calls `listener` once, at the first stop of any kind. */
+  onStop(listener: (reason: StopReason) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  stop(reason: StopReason, message: string): void {
+    if (this.#reason !== undefined && SEVERITY[this.#reason] >= SEVERITY[reason]) return;
+    const first = this.#reason === undefined;
+    this.#reason = reason;
+    this.#message = message;
+    if (reason !== 'credits' && !this.hardStop.signal.aborted) {
+      this.hardStop.abort(new RunStoppedError(message));
+    }
+    if (first) for (const listener of this.#listeners) listener(reason);
+  }
+}
+
+export function exitCodeOf(reason: StopReason): ExitCode {
+  switch (reason) {
+    case 'credits':
+      return EXIT.credits;
+    case 'unreachable':
+      return EXIT.unreachable;
+    case 'unauthorized':
+      return EXIT.unauthorized;
+    case 'interrupted':
+      return EXIT.interrupted;
+    default: {
+      const never: never = reason;
+      throw new Error(`unknown stop reason ${String(never)}`);
+    }
+  }
+}
+
+export function runStatusOf(reason: StopReason): RunStatus {
+  switch (reason) {
+    case 'credits':
+      return RUN_STATUS.stoppedCredits;
+    case 'unreachable':
+      return RUN_STATUS.stoppedUnreachable;
+    case 'unauthorized':
+      return RUN_STATUS.stoppedUnauthorized;
+    case 'interrupted':
+      return RUN_STATUS.interrupted;
+    default: {
+      const never: never = reason;
+      throw new Error(`unknown stop reason ${String(never)}`);
+    }
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * Influencers for generation items: job-local ones are trained (once per
+ * account and configuration, reused by later runs of the job), existing ones
+ * are looked up by id or username and must be ready.
+ *
+ * A training is a journal item (`influencers.<id>`) with attempts like any
+ * generation, so its idempotency key is committed before the create and a
+ * run killed during training resumes polling instead of paying again.
+ * Trainings are not retried after a failure: they are slow and the service
+ * refunds them; the dependent items are skipped with the reason.
+ */
+import type { TrainingJob, TrainingJobRequest } from '../contract/index.js';
+import { trainingOutcome } from '../contract/index.js';
+import type { InfluencerRef, LoadedInfluencer } from '../job/index.js';
+import {
+  canonicalJson,
+  contentHash,
+  idempotencyKey,
+  type InfluencerLookup,
+  type NewItem,
+} from '../journal/index.js';
+import type { AssetResolver, PreparedFiles } from './assets.js';
+import { classifyError } from './classify.js';
+import type { RunContext } from './context.js';
+import { DependencyFailedError } from './item-graph.js';
+import { sleepFor } from './sleep.js';
+
+export const TRAINING_STEP = 'influencers';
+export const trainingItemKey = (localId: string) => `train-${localId}`;
+
+/** Journal items for the job's trainings (added with the generation items). */
+export function trainingItems(influencers: Iterable<LoadedInfluencer>): NewItem[] {
+  return [...influencers].map((inf) => {
+    const request = { name: inf.name, username: inf.username, style: inf.style, gender: inf.gender };
+    return {
+      itemKey: trainingItemKey(inf.id),
+      stepId: TRAINING_STEP,
+      label: inf.name,
+      kind: 'training',
+      request,
+      requestHash: contentHash(canonicalJson(request)),
+      expectedOutputs: 0,
+    };
+  });
+}
+
+export class InfluencerResolver {
+  readonly #trainings = new Map<string, Promise<string>>();
+  #existing: Promise<Map<string, { id: string; ready: boolean; status: string }>> | undefined;
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly assets: AssetResolver,
+    private readonly files: PreparedFiles,
+  ) {}
+
+  /** The influencerId to send for `ref`; rejects with DependencyFailedError. */
+  idFor(ref: InfluencerRef): Promise<string> {
+    if ('jobLocal' in ref) {
+      let pending = this.#trainings.get(ref.jobLocal);
+      if (!pending) {
+        pending = this.#train(ref.jobLocal);
+        pending.catch(() => undefined);
+        this.#trainings.set(ref.jobLocal, pending);
+      }
+      return pending;
+    }
+    return this.#lookup('id' in ref ? ref.id : ref.username);
+  }
+
+  async #lookup(idOrUsername: string): Promise<string> {
+    this.#existing ??= this.ctx.client
+      .listInfluencers({ signal: this.ctx.stop.hardStop.signal })
+      .then((list) => {
+        const map = new Map<string, { id: string; ready: boolean; status: string }>();
+        for (const c of list.characters) {
+          const entry = { id: c.id, ready: c.ready, status: c.status };
+          map.set(c.id, entry);
+          map.set(c.username.toLowerCase(), entry);
+        }
+        return map;
+      });
+    const found = (await this.#existing).get(idOrUsername) ??
+      (await this.#existing).get(idOrUsername.toLowerCase());
+    if (!found) throw new DependencyFailedError(`influencer ${idOrUsername} is not on this account`);
+    if (!found.ready) {
+      throw new DependencyFailedError(
+        `influencer ${idOrUsername} is not ready (status ${found.status})`,
+      );
+    }
+    return found.id;
+  }
+
+  async #train(localId: string): Promise<string> {
+    const { ctx } = this;
+    const spec = ctx.job.influencers.get(localId);
+    if (!spec) throw new DependencyFailedError(`influencer ${localId} is not defined in the job`);
+    const itemKey = trainingItemKey(localId);
+    const lookup = {
+      scope: ctx.scope,
+      jobName: ctx.job.name,
+      localId,
+      configHash: this.#configHash(spec),
+    };
+    const known = ctx.journal.findInfluencer(lookup);
+    if (known?.status === 'succeeded' && known.influencerId) {
+      this.#markReused(itemKey, known.influencerId);
+      return known.influencerId;
+    }
+    let training: TrainingJob | undefined;
+    if (known?.trainingId && known.status !== 'failed' && known.status !== 'intent') {
+      training = await this.#poll(known.trainingId);
+    } else {
+      training = await this.#create(localId, spec, itemKey, lookup);
+      if (!training) throw new DependencyFailedError(`training of ${localId} was not started`);
+      if (!training.terminal) training = await this.#poll(training.trainingId);
+    }
+    return this.#finish(localId, itemKey, lookup, training);
+  }
+
+  #configHash(spec: LoadedInfluencer): string {
+    const images =
+      'uploadSet' in spec.images
+        ? (this.ctx.job.uploads.get(spec.images.uploadSet)?.files ?? []).map(
+            (f) => this.files.byPath.get(f)?.sha256 ?? f,
+          )
+        : spec.images.urls;
+    const { name, username, style, gender } = spec;
+    return contentHash(canonicalJson({ name, username, style, gender, images }));
+  }
+
+  #markReused(itemKey: string, influencerId: string): void {
+    const item = this.ctx.journal.getItem(this.ctx.runId, itemKey);
+    if (item && item.state !== 'succeeded') {
+      this.ctx.journal.setItemState(this.ctx.runId, itemKey, { state: 'succeeded', error: null });
+      this.ctx.record('training.reused', `reused trained influencer ${influencerId}`, itemKey);
+    }
+  }
+
+  async #create(
+    localId: string,
+    spec: LoadedInfluencer,
+    itemKey: string,
+    lookup: InfluencerLookup,
+  ): Promise<TrainingJob | undefined> {
+    const { ctx } = this;
+    const { journal, runId } = ctx;
+    const open = journal.getOpenAttempt(runId, itemKey);
+    let attemptNo: number;
+    let body: TrainingJobRequest;
+    let key: string;
+    if (open) {
+      attemptNo = open.attemptNo;
+      body = open.request as TrainingJobRequest;
+      key = open.idempotencyKey;
+    } else {
+      if (!ctx.stop.mayCreate) return undefined;
+      const assetUrls =
+        'uploadSet' in spec.images
+          ? await Promise.all(
+              (ctx.job.uploads.get(spec.images.uploadSet)?.files ?? []).map((f) =>
+                this.assets.urlFor(f),
+              ),
+            )
+          : [...spec.images.urls];
+      body = {
+        name: spec.name,
+        ...(spec.username ? { username: spec.username } : {}),
+        style: spec.style,
+        gender: spec.gender,
+        assetUrls,
+        consentAcknowledged: true,
+      };
+      attemptNo = (journal.getItem(runId, itemKey)?.attemptsUsed ?? 0) + 1;
+      key = idempotencyKey({ jobName: ctx.job.name, runId, stepId: 'influencers', itemKey, attempt: attemptNo });
+      const intent = journal.recordAttemptIntent({
+        runId,
+        itemKey,
+        attemptNo,
+        idempotencyKey: key,
+        request: body,
+        requestHash: contentHash(canonicalJson(body)),
+        quotedCost: null,
+      });
+      if (intent.kind === 'over-budget') {
+        ctx.stop.stop('credits', `budget reached before training ${localId}`);
+        return undefined;
+      }
+      journal.saveInfluencer({ ...lookup, runId, status: 'intent', idempotencyKey: key, attemptNo });
+    }
+    try {
+      const created = await ctx.client.createTraining(body, {
+        idempotencyKey: key,
+        signal: ctx.stop.hardStop.signal,
+      });
+      journal.recordAttemptSubmitted({
+        runId,
+        itemKey,
+        attemptNo,
+        chargedCost: created.creditsCost,
+        generationIds: [created.trainingId],
+        taskId: created.influencerId,
+        httpStatus: created.httpStatus,
+      });
+      journal.saveInfluencer({
+        ...lookup,
+        runId,
+        trainingId: created.trainingId,
+        influencerId: created.influencerId,
+        status: created.status.toLowerCase(),
+        creditsCost: created.creditsCost,
+      });
+      ctx.record('training.created', `training ${localId} started`, itemKey, {
+        trainingId: created.trainingId,
+        creditsCost: created.creditsCost,
+      });
+      return created;
+    } catch (error) {
+      const verdict = classifyError(error, ctx.stop.hardStop.signal);
+      if (verdict.kind === 'stop') {
+        ctx.stop.stop(verdict.reason, verdict.message);
+        if (verdict.reason === 'credits') {
+          journal.recordAttemptOutcome({ runId, itemKey, attemptNo, state: 'rejected', itemState: 'pending', error: verdict.message });
+        }
+        throw new DependencyFailedError(`training ${localId} not started: ${verdict.message}`);
+      }
+      journal.recordAttemptOutcome({ runId, itemKey, attemptNo, state: 'rejected', itemState: 'failed', error: verdict.message, httpStatus: verdict.status ?? null });
+      journal.saveInfluencer({ ...lookup, status: 'failed', error: verdict.message });
+      throw new DependencyFailedError(`training ${localId} was refused: ${verdict.message}`);
+    }
+  }
+
+  async #poll(trainingId: string): Promise<TrainingJob> {
+    const { ctx } = this;
+    const expectedMs = 30_000 / ctx.speed;
+    const interval = Math.min(30_000, Math.max(250, expectedMs / 6));
+    for (;;) {
+      const job = await ctx.client.getTraining(trainingId, { signal: ctx.stop.hardStop.signal });
+      if (job.terminal) return job;
+      await sleepFor(interval, ctx.stop.hardStop.signal);
+    }
+  }
+
+  #finish(
+    localId: string,
+    itemKey: string,
+    lookup: InfluencerLookup,
+    training: TrainingJob,
+  ): string {
+    const { journal, runId } = this.ctx;
+    const open = journal.getOpenAttempt(runId, itemKey);
+    const succeeded = trainingOutcome(training) === 'succeeded';
+    if (open) {
+      journal.recordAttemptOutcome({
+        runId,
+        itemKey,
+        attemptNo: open.attemptNo,
+        state: succeeded ? 'succeeded' : 'failed',
+        itemState: succeeded ? 'succeeded' : 'failed',
+        refunded: training.refunded,
+        error: succeeded ? null : `training failed${training.refunded ? ' (refunded)' : ''}`,
+      });
+    } else if (succeeded) {
+      journal.setItemState(runId, itemKey, { state: 'succeeded', error: null });
+    }
+    journal.saveInfluencer({
+      ...lookup,
+      trainingId: training.trainingId,
+      influencerId: training.influencerId,
+      loraUrl: training.loraUrl,
+      status: succeeded ? 'succeeded' : 'failed',
+      refunded: training.refunded,
+      creditsCost: training.creditsCost,
+      ...(succeeded ? {} : { error: 'training failed' }),
+    });
+    if (!succeeded) {
+      const refund = training.refunded ? `, ${training.creditsCost} credits refunded` : '';
+      this.ctx.record('training.failed', `training ${localId} failed${refund}`, itemKey);
+      throw new DependencyFailedError(`training of influencer ${localId} failed${refund}`);
+    }
+    this.ctx.record('training.succeeded', `influencer ${localId} is ready`, itemKey, {
+      influencerId: training.influencerId,
+      loraUrl: training.loraUrl,
+    });
+    return training.influencerId;
+  }
+}

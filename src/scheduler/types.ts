@@ -1,0 +1,100 @@
+/**
+ * Options, events and results of a run.
+ *
+ * Glossary (see also src/journal/records.ts)
+ * - run: one execution of a job, resumable from the journal.
+ * - item: one billable unit: a generation request or an influencer training.
+ * - attempt: one try at creating an item, with its own idempotency key.
+ * - reservation: the quoted cost an item holds against the budget until the
+ *   service's 202 states the real charge.
+ */
+import type { ServiceClient } from '../api/index.js';
+import type { RateLimits } from '../contract/index.js';
+import type { RunStatus, Spend, StepProgress } from '../journal/index.js';
+import type { RateGate } from '../limits/index.js';
+import type { ExitCode, Logger } from '../shared/index.js';
+
+export interface RunJobOptions {
+  /** Path of the job file. */
+  readonly jobPath: string;
+  /** The service client; its gate must be `gate` so every request is counted. */
+  readonly client: ServiceClient;
+  readonly gate: RateGate;
+  /** The limits `gate` enforces (the watcher paces polls from them). */
+  readonly limits: RateLimits;
+  /**
+   * Identifies the account without the key (e.g. sha256 of it, truncated):
+   * assets and trained influencers are reused only within the same account.
+   */
+  readonly accountFingerprint: string;
+  /** @default `.ibatch/journal.db` beside the job file */
+  readonly journalPath?: string;
+  /** Names the run: reproducible idempotency keys on another machine. */
+  readonly runId?: string;
+  /** Start a new run even if an unfinished one exists. */
+  readonly newRun?: boolean;
+  /** Overrides the job's `output`. */
+  readonly outDir?: string;
+  /** Wait for another process holding the journal instead of failing. */
+  readonly waitForLock?: boolean;
+  /** Use cached model contracts only. */
+  readonly offline?: boolean;
+  /** Most downloads at once. @default 4 */
+  readonly downloadConcurrency?: number;
+  /** Most create requests waiting at the rate gate at once. @default 4 */
+  readonly createConcurrency?: number;
+  /** Stop creating on abort (SIGINT/SIGTERM): the run exits 130, resumable. */
+  readonly signal?: AbortSignal;
+  readonly logger?: Logger;
+  readonly onEvent?: (event: RunEvent) => void;
+}
+
+export type ItemOutcomeState = 'succeeded' | 'failed' | 'blocked' | 'skipped';
+
+export interface ProgressSnapshot {
+  readonly runId: string;
+  readonly steps: readonly StepProgress[];
+  readonly spend: Spend;
+  readonly budget: number | null;
+  /** Account-wide pause (a 429's Retry-After), epoch ms. */
+  readonly pausedUntil: number | undefined;
+  readonly inFlight: number;
+}
+
+export type RunEvent =
+  | { readonly type: 'run-started'; readonly runId: string; readonly resumed: boolean; readonly items: number }
+  | { readonly type: 'progress'; readonly snapshot: ProgressSnapshot }
+  | {
+      readonly type: 'item-done';
+      readonly stepId: string;
+      readonly itemKey: string;
+      readonly label: string;
+      readonly state: ItemOutcomeState;
+      readonly error?: string;
+    }
+  | {
+      readonly type: 'retry';
+      readonly endpoint: string;
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly reason: string;
+    }
+  | { readonly type: 'spend'; readonly spend: Spend }
+  | { readonly type: 'pause'; readonly until: number }
+  | { readonly type: 'warning'; readonly message: string }
+  | { readonly type: 'run-finished'; readonly result: RunResult };
+
+export interface RunResult {
+  readonly runId: string;
+  readonly status: RunStatus;
+  readonly exitCode: ExitCode;
+  /** One line for a person: what happened and what to do next. */
+  readonly message: string;
+  readonly spend: Spend;
+  readonly budget: number | null;
+  readonly counts: Readonly<Record<ItemOutcomeState | 'pending', number>>;
+  /** Absolute output folder. */
+  readonly outputDir: string;
+  /** True when the run had been finished before (`--run-id` of a done run). */
+  readonly alreadyFinished: boolean;
+}

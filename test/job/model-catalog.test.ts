@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadModelCatalog, ModelCatalogError } from '../../src/job/index.js';
+import { emulatorCatalog, tempDir } from './helpers.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+function counter() {
+  const models = [...emulatorCatalog().values()];
+  const lister = { calls: 0, listModels: async () => ({ models }) };
+  lister.listModels = async () => {
+    lister.calls++;
+    return { models };
+  };
+  return lister;
+}
+
+describe('model contract cache', () => {
+  it('reuses the cache within the TTL, refetches after it, and serves --offline from it', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const cacheFile = join(dir, '.ibatch', 'models.json');
+    const lister = counter();
+    let now = 1_000;
+    const opts = {
+      lister,
+      cacheFile,
+      baseUrl: 'http://127.0.0.1:1/api/v1',
+      ttlMs: 100,
+      now: () => now,
+    };
+    expect((await loadModelCatalog(opts)).from).toBe('service');
+    now += 50;
+    expect((await loadModelCatalog(opts)).from).toBe('cache');
+    now += 100;
+    expect((await loadModelCatalog(opts)).from).toBe('service');
+    expect(lister.calls).toBe(2);
+    const offline = await loadModelCatalog({ cacheFile, offline: true });
+    expect(offline.from).toBe('cache');
+    expect(offline.catalog.has('flux-portrait')).toBe(true);
+  });
+
+  it('fails clearly offline without a cache', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const error = await loadModelCatalog({
+      cacheFile: join(dir, 'none.json'),
+      offline: true,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelCatalogError);
+    expect((error as ModelCatalogError).exitCode).toBe(2);
+  });
+});

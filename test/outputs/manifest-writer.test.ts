@@ -1,0 +1,112 @@
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  MANIFEST_CSV_COLUMNS,
+  ManifestWriter,
+  readManifest,
+  summarizeCosts,
+} from '../../src/outputs/index.js';
+import { useTempDir } from '../uploads/temp-dir.js';
+import { FIXTURE_ROWS, FIXTURE_TOTALS } from './fixtures/rows.js';
+
+const tempDir = useTempDir('manifest');
+const [first, second, failed, video, blocked] = FIXTURE_ROWS as [
+  (typeof FIXTURE_ROWS)[number],
+  (typeof FIXTURE_ROWS)[number],
+  (typeof FIXTURE_ROWS)[number],
+  (typeof FIXTURE_ROWS)[number],
+  (typeof FIXTURE_ROWS)[number],
+];
+
+const jsonlRows = (dir: string) =>
+  readFileSync(path.join(dir, 'manifest.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as unknown);
+
+describe('ManifestWriter', () => {
+  it('appends each row to JSONL and CSV as it goes (readable before close)', () => {
+    const dir = tempDir();
+    const writer = ManifestWriter.open(dir);
+    expect(writer.append(first)).toBe('appended');
+    expect(jsonlRows(dir)).toEqual([first]);
+    for (const row of [second, failed, video, blocked]) writer.append(row);
+    expect(jsonlRows(dir)).toEqual(FIXTURE_ROWS);
+    const csv = readFileSync(path.join(dir, 'manifest.csv'), 'utf8');
+    const lines = csv.split('\r\n');
+    expect(lines[0]).toBe(MANIFEST_CSV_COLUMNS.join(','));
+    expect(csv).toContain('"Ava on a beach, ""golden"" hour, 50% off"');
+    expect(csv).toContain('"provider failed, line1\nline2"');
+    expect(csv).toContain(`"'=HYPERLINK(""http://evil"")"`); // formula neutralised
+    expect(csv.endsWith('\r\n')).toBe(true);
+    writer.close();
+  });
+
+  it('does not duplicate rows on resume and replaces a superseded row', () => {
+    const dir = tempDir();
+    const writer = ManifestWriter.open(dir);
+    writer.append(first);
+    writer.append(failed);
+    writer.close();
+    const resumed = ManifestWriter.open(dir);
+    expect(resumed.append(first)).toBe('unchanged');
+    const retried = {
+      ...failed,
+      n: 1,
+      status: 'succeeded' as const,
+      refunded: false,
+      file: 'p/x.png',
+      error: undefined,
+    };
+    delete retried.error;
+    expect(resumed.append(retried)).toBe('replaced');
+    resumed.append(second);
+    expect(jsonlRows(dir)).toEqual([first, retried, second]);
+    expect(
+      readFileSync(path.join(dir, 'manifest.csv'), 'utf8').split('\r\n').filter(Boolean),
+    ).toHaveLength(4);
+    resumed.close();
+  });
+
+  it('survives a line torn by a crash: the torn line is dropped and both files repaired', () => {
+    const dir = tempDir();
+    const writer = ManifestWriter.open(dir);
+    writer.append(first);
+    writer.close();
+    appendFileSync(path.join(dir, 'manifest.jsonl'), '{"step":"portraits","item":"x","gen'); // killed mid-write
+    const reopened = ManifestWriter.open(dir);
+    expect(reopened.rows()).toEqual([first]);
+    reopened.append(second);
+    expect(jsonlRows(dir)).toEqual([first, second]);
+    reopened.close();
+  });
+
+  it('rewrites atomically from the journal and validates rows', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'manifest.jsonl'), `${JSON.stringify(first)}\n`);
+    const writer = ManifestWriter.open(dir);
+    writer.rewrite([video, blocked]);
+    expect(readManifest(dir)).toEqual([video, blocked]);
+    expect(() => writer.append({ ...first, sha256: 'not-a-hash' })).toThrow();
+    writer.close();
+  });
+});
+
+describe('summarizeCosts', () => {
+  it('counts each generation once and refunds separately', () => {
+    const summary = summarizeCosts(FIXTURE_ROWS, [{ id: 'ava', creditsCost: 100, refunded: true }]);
+    expect(summary.total).toEqual({
+      charged: FIXTURE_TOTALS.charged + 100,
+      refunded: FIXTURE_TOTALS.refunded + 100,
+      net: FIXTURE_TOTALS.net,
+      outputs: 3,
+      failures: 2,
+    });
+    expect(summary.steps.map((s) => [s.step, s.net])).toEqual([
+      ['training:ava', 0],
+      ['portraits', 8],
+      ['clips', 51],
+    ]);
+  });
+});

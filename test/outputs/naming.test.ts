@@ -1,0 +1,184 @@
+import { mkdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_OUTPUT_TEMPLATE,
+  MAX_SEGMENT_BYTES,
+  OutputTemplateError,
+  PathEscapeError,
+  planOutputFile,
+  renderOutputPath,
+  resolveInside,
+  sanitizeSegment,
+} from '../../src/outputs/index.js';
+import { useTempDir } from '../uploads/temp-dir.js';
+
+const tempDir = useTempDir('naming');
+
+const HOSTILE = [
+  '../',
+  '..',
+  '../../etc/passwd',
+  '/etc/passwd',
+  'C:\\Windows\\system32',
+  'C:evil',
+  '\\\\server\\share',
+  'a\0b',
+  '%2e%2e/%2e%2e/x',
+  '..%2f..%2f',
+  '．．／．．／x', // fullwidth dots and solidus
+  '‥/x', // two-dot leader (NFKC -> "..")
+  'a\u2215b', // division slash
+  'evil\u202egnp.exe', // right-to-left override
+  'CON',
+  'nul.txt',
+  'com¹',
+  '.hidden',
+  ' . ',
+  '',
+  'x'.repeat(5000),
+  '🙂'.repeat(300),
+];
+
+const isSafeSegment = (s: string): boolean =>
+  s.length > 0 &&
+  s !== '.' &&
+  s !== '..' &&
+  !s.startsWith('.') &&
+  !/[/\\:<>"|?*%#\0]/.test(s) &&
+  !/[\p{Cc}\p{Cf}]/u.test(s) &&
+  Buffer.byteLength(s, 'utf8') <= MAX_SEGMENT_BYTES &&
+  !/^(con|prn|aux|nul|com.|lpt.)(\..*)?$/i.test(s);
+
+describe('sanitizeSegment', () => {
+  it.each(HOSTILE)('makes %j one safe segment', (value) => {
+    expect(isSafeSegment(sanitizeSegment(value))).toBe(true);
+  });
+
+  it('keeps ordinary names and keeps long names distinct', () => {
+    expect(sanitizeSegment('beach-01_final')).toBe('beach-01_final');
+    expect(sanitizeSegment('Ava on the beach')).toBe('Ava on the beach');
+    const a = sanitizeSegment(`${'x'.repeat(300)}a.png`);
+    const b = sanitizeSegment(`${'x'.repeat(300)}b.png`);
+    expect(a).not.toBe(b);
+    expect(a.endsWith('.png')).toBe(true);
+  });
+
+  it('is idempotent and always safe (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (value) => {
+        const once = sanitizeSegment(value);
+        expect(isSafeSegment(once)).toBe(true);
+        expect(sanitizeSegment(once)).toBe(once);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('renderOutputPath', () => {
+  it('renders the default template', () => {
+    expect(
+      renderOutputPath(DEFAULT_OUTPUT_TEMPLATE, {
+        step: 'portraits',
+        item: 'scene-beach',
+        n: 2,
+        ext: 'png',
+      }),
+    ).toBe('portraits/scene-beach-2.png');
+  });
+
+  it('supports every placeholder, var.NAME included', () => {
+    const out = renderOutputPath('{kind}/{model}/{label}-{var.scene}-{generationId}.{ext}', {
+      kind: 'image',
+      model: 'flux-pro',
+      label: 'Flux Pro',
+      generationId: 'abc',
+      ext: 'jpg',
+      vars: { scene: 'beach' },
+    });
+    expect(out).toBe('image/flux-pro/Flux Pro-beach-abc.jpg');
+  });
+
+  it('refuses unknown placeholders and unmatched braces', () => {
+    expect(() => renderOutputPath('{stp}/{item}', {})).toThrow(OutputTemplateError);
+    expect(() => renderOutputPath('{step}/{item', {})).toThrow(OutputTemplateError);
+  });
+
+  it('neutralises hostile template literals and missing values', () => {
+    expect(renderOutputPath('../../{step}/./x', { step: 's' })).toBe('_/_/s/_/x');
+    expect(renderOutputPath('/abs/{item}', {})).toBe('abs/_');
+  });
+
+  it('never leaves the output folder, whatever the values (property)', () => {
+    const root = tempDir();
+    const hostile = fc.oneof(
+      fc.constantFrom(...HOSTILE),
+      fc.string({ unit: 'binary', maxLength: 300 }),
+    );
+    const template = fc.constantFrom(
+      DEFAULT_OUTPUT_TEMPLATE,
+      '{model}/{label}/{generationId}.{ext}',
+      '{var.a}/{var.b}-{n}.{ext}',
+      '../{kind}/../{item}',
+    );
+    fc.assert(
+      fc.property(template, hostile, hostile, hostile, hostile, (t, a, b, c, d) => {
+        const values = {
+          step: a,
+          item: b,
+          model: c,
+          label: d,
+          generationId: a,
+          kind: b,
+          n: c,
+          ext: d,
+          vars: { a, b },
+        };
+        const { relative, absolute } = planOutputFile(root, t, values);
+        expect(relative.split('/').every(isSafeSegment)).toBe(true);
+        expect(absolute.startsWith(root + path.sep)).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('resolveInside', () => {
+  it('accepts plain relative paths and rejects escapes', () => {
+    const root = tempDir();
+    expect(resolveInside(root, 'a/b.png')).toBe(path.join(root, 'a', 'b.png'));
+    for (const bad of [
+      '../x',
+      'a/../../x',
+      '/etc/passwd',
+      'C:\\x',
+      'c:x',
+      '\\\\srv\\s',
+      '.',
+      '',
+      'a\0b',
+    ]) {
+      expect(() => resolveInside(root, bad), bad).toThrow(PathEscapeError);
+    }
+  });
+
+  it('rejects a path through a symlinked folder that leads outside', () => {
+    const root = tempDir();
+    const outside = tempDir();
+    symlinkSync(outside, path.join(root, 'link'));
+    expect(() => resolveInside(root, 'link/x.png')).toThrow(/link outside/);
+    expect(() => resolveInside(root, 'link/deeper/x.png')).toThrow(PathEscapeError);
+    mkdirSync(path.join(root, 'real'));
+    expect(resolveInside(root, 'real/deeper/x.png')).toBe(
+      path.join(root, 'real', 'deeper', 'x.png'),
+    );
+  });
+
+  it('rejects an existing symlink as the target', () => {
+    const root = tempDir();
+    symlinkSync(path.join(root, 'elsewhere'), path.join(root, 'x.png'));
+    expect(() => resolveInside(root, 'x.png')).toThrow(PathEscapeError);
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * `plan` against a real emulator: every item of the shipped jobs is quoted
+ * (stand-ins included) at exactly the emulator's own pricing, identical
+ * requests are quoted once, nothing is charged, the exit code follows the
+ * verdict, and a service that resolves references while quoting leaves
+ * stand-in items "priced at run time" instead of failing the plan.
+ */
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { priceOf, type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import { validateJob } from '../../src/job/index.js';
+import { quoteRequestOf, SOURCE_GENERATION_STAND_IN } from '../../src/plan/index.js';
+import { emulatorCatalog, runIbatch, tempDir } from '../job/helpers.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const JOBS = [
+  'jobs/quickstart.yaml',
+  'examples/product-campaign/campaign.yaml',
+  'examples/influencer-series/series.yaml',
+];
+
+interface PlanDoc {
+  total: number;
+  budget: number | null;
+  balance: number;
+  quotes: number;
+  trainings: number;
+  steps: Array<{
+    id: string;
+    items: number;
+    outputs: number;
+    cost: number;
+    unquoted: number;
+    unquotedReason?: string;
+  }>;
+}
+
+describe('plan on the emulator', () => {
+  let emulator: RunningEmulator;
+  let env: NodeJS.ProcessEnv;
+  let work: { dir: string; cleanup: () => void };
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0 });
+    const account = emulator.accounts[0];
+    if (!account) throw new Error('emulator without account');
+    env = { IBATCH_BASE_URL: emulator.baseUrl, IBATCH_API_KEY: account.apiKey };
+    // Copies, so the model cache written beside each job stays out of the repo.
+    work = tempDir();
+    for (const folder of ['jobs', 'examples', 'schema'])
+      cpSync(join(ROOT, folder), join(work.dir, folder), { recursive: true });
+  });
+  afterAll(async () => {
+    await emulator?.stop();
+    work?.cleanup();
+  });
+
+  for (const job of JOBS) {
+    it(`${job}: plan --emulator quotes every item at exactly priceOf, once per distinct request`, async () => {
+      const run = await runIbatch(['plan', job, '--emulator', '--json'], { cwd: work.dir });
+      expect(run.code, run.stderr).toBe(0);
+      const plan = JSON.parse(run.stdout) as PlanDoc;
+      const { job: loaded, items } = await validateJob(join(work.dir, job), {
+        models: emulatorCatalog(),
+      });
+      const distinct = new Set(items.map((i) => quoteRequestOf(i).id));
+      expect(plan.quotes).toBe(distinct.size);
+      expect(plan.steps.map((s) => s.id)).toEqual(loaded.steps.map((s) => s.id));
+      for (const step of plan.steps) {
+        const stepItems = items.filter((i) => i.stepId === step.id);
+        expect(step.items).toBe(stepItems.length);
+        expect(step.unquoted, `${step.id}: ${step.unquotedReason}`).toBe(0);
+        const expected = stepItems.reduce((sum, i) => sum + priceOf(i.modelId, i.request).cost, 0);
+        expect(step.cost).toBeCloseTo(expected, 6);
+      }
+      // Trainings are listed, never priced into the total.
+      const all = items.reduce((sum, i) => sum + priceOf(i.modelId, i.request).cost, 0);
+      expect(plan.total).toBeCloseTo(all, 6);
+      expect(plan.trainings).toBe(loaded.influencers.size);
+
+      const text = await runIbatch(['plan', job, '--emulator'], { cwd: work.dir });
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).not.toMatch(/at run time/);
+      expect(text.stdout).toMatch(new RegExp(`quotes\\s+${distinct.size} `));
+    });
+  }
+
+  it('quotes from: items with the stand-in source and keeps job-local influencers out', async () => {
+    const { items } = await validateJob(join(work.dir, 'examples/influencer-series/series.yaml'), {
+      models: emulatorCatalog(),
+    });
+    const clips = items.filter((i) => i.source !== undefined);
+    expect(clips.length).toBeGreaterThan(0);
+    for (const clip of clips) {
+      expect(quoteRequestOf(clip).body.generationId).toBe(SOURCE_GENERATION_STAND_IN);
+      expect(quoteRequestOf(clip).hasStandIns).toBe(true);
+    }
+    const photo = items.find((i) => i.stepId === 'photos');
+    expect(photo && quoteRequestOf(photo).body).not.toHaveProperty('influencerId');
+    expect(items.every((i) => i.source !== undefined || !quoteRequestOf(i).body.generationId)).toBe(
+      true,
+    );
+  });
+
+  it('falls back to "priced at run time" when preview resolves references (strict mode)', async () => {
+    const strict = await startEmulator({ port: 0, behaviour: { previewChecksReferences: true } });
+    try {
+      const account = strict.accounts[0];
+      if (!account) throw new Error('emulator without account');
+      const strictEnv = { IBATCH_BASE_URL: strict.baseUrl, IBATCH_API_KEY: account.apiKey };
+      const job = 'examples/influencer-series/series.yaml';
+      const run = await runIbatch(['plan', job, '--json'], { cwd: work.dir, env: strictEnv });
+      expect(run.code, run.stderr).toBe(0);
+      const plan = JSON.parse(run.stdout) as PlanDoc;
+      const byId = Object.fromEntries(plan.steps.map((s) => [s.id, s]));
+      // The stand-in source is unknown (404) and the placeholder URL is no owned asset (400).
+      expect(byId.clips).toMatchObject({ items: 6, unquoted: 6, cost: 0 });
+      expect(byId.clips?.unquotedReason).toMatch(/generationId/);
+      expect(byId.retouch).toMatchObject({ items: 1, unquoted: 1, cost: 0 });
+      expect(byId.retouch?.unquotedReason).toMatch(/^input\.image/);
+      expect(byId.photos).toMatchObject({ unquoted: 0, cost: 24 });
+      expect(plan.total).toBe(24);
+      const text = await runIbatch(['plan', job], { cwd: work.dir, env: strictEnv });
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toMatch(/6 item\(s\) of clips can only be priced at run time/);
+      expect(await strict.admin.ledger()).toEqual([]);
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  it('exits 3 when the total exceeds the budget, and charges nothing', async () => {
+    const file = join(work.dir, 'jobs', 'over-budget.yaml');
+    const text = readFileSync(join(work.dir, 'jobs', 'quickstart.yaml'), 'utf8');
+    writeFileSync(file, text.replace('budget: 200', 'budget: 1'));
+    const run = await runIbatch(['plan', 'jobs/over-budget.yaml'], { cwd: work.dir, env });
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/OVER BUDGET/);
+    expect(await emulator.admin.ledger()).toEqual([]);
+  });
+});
