@@ -6,6 +6,7 @@
  *   const service = await openService(io, opts);
  *   try { ... await service.client.getAccount() ... } finally { await service.close(); }
  */
+import { createHash } from 'node:crypto';
 import { type ClientEvent, createClient, type ServiceClient } from '../api/index.js';
 import {
   createLogger,
@@ -21,8 +22,12 @@ import type { CommonOptions } from './options.js';
 export interface OpenServiceOptions extends CommonOptions {
   /** The scheduler's rate limiter; the client's pause-on-429 gate when absent. */
   readonly gate?: RequestGate;
+  /** Builds the gate once the account is known (shared limits are per account). */
+  readonly makeGate?: (accountFingerprint: string) => RequestGate;
   readonly onEvent?: (event: ClientEvent) => void;
   readonly signal?: AbortSignal;
+  /** With `--emulator`: its time scale (rate windows and latencies divided by it). @default 1 */
+  readonly emulatorTimeScale?: number;
 }
 
 export interface OpenedService {
@@ -31,6 +36,8 @@ export interface OpenedService {
   readonly baseUrl: string;
   /** Logger on stderr, in the chosen format, with secrets redacted. */
   readonly logger: Logger;
+  /** Identifies the account without revealing the key (sha256 prefix of it). */
+  readonly accountFingerprint: string;
   /** Present with `--emulator`: the running emulator (admin API, accounts). */
   readonly emulator: { readonly baseUrl: string; stop(): Promise<void> } | undefined;
   /** Closes the client and stops an in-process emulator. Safe to call twice. */
@@ -48,11 +55,17 @@ export async function openService(io: CliIo, options: OpenServiceOptions): Promi
   }
   const apiKey = io.env.IBATCH_API_KEY;
   if (!apiKey) throw new UsageError('Expected an API key in IBATCH_API_KEY (or use --emulator)');
-  const client = createClient({ baseUrl, apiKey, logger, ...clientExtras(options) });
+  const client = createClient({
+    baseUrl,
+    apiKey,
+    logger,
+    ...clientExtras(options, fingerprint(apiKey)),
+  });
   return {
     client,
     baseUrl: client.baseUrl,
     logger,
+    accountFingerprint: fingerprint(apiKey),
     emulator: undefined,
     close: once(() => client.close()),
   };
@@ -66,7 +79,7 @@ async function openEmulator(
   if (options.baseUrl) throw new UsageError('Expected either --emulator or --base-url, not both');
   // Loaded lazily: talking to the real service never loads the emulator.
   const { startEmulator } = await import('../emulator/index.js');
-  const emulator = await startEmulator({ port: 0 });
+  const emulator = await startEmulator({ port: 0, timeScale: options.emulatorTimeScale ?? 1 });
   const account = emulator.accounts[0];
   if (!account) {
     await emulator.stop();
@@ -77,7 +90,7 @@ async function openEmulator(
     baseUrl: emulator.baseUrl,
     apiKey: account.apiKey,
     logger,
-    ...clientExtras(options),
+    ...clientExtras(options, fingerprint(account.apiKey)),
   });
   if (!options.json)
     io.stderr.write(`ibatch: using the in-process emulator at ${emulator.baseUrl}\n`);
@@ -85,6 +98,7 @@ async function openEmulator(
     client,
     baseUrl: client.baseUrl,
     logger,
+    accountFingerprint: fingerprint(account.apiKey),
     emulator,
     close: once(async () => {
       await client.close();
@@ -93,9 +107,10 @@ async function openEmulator(
   };
 }
 
-function clientExtras(options: OpenServiceOptions) {
+function clientExtras(options: OpenServiceOptions, accountFingerprint: string) {
+  const gate = options.makeGate ? options.makeGate(accountFingerprint) : options.gate;
   return {
-    ...(options.gate ? { gate: options.gate } : {}),
+    ...(gate ? { gate } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
@@ -106,6 +121,10 @@ function logFormat(io: CliIo, options: OpenServiceOptions): LogFormat | undefine
   if (value === undefined || value === '') return undefined;
   if (value === 'pretty' || value === 'json') return value;
   throw new UsageError(`Expected IBATCH_LOG_FORMAT to be pretty or json, got \`${value}\``);
+}
+
+function fingerprint(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

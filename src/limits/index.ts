@@ -2,8 +2,16 @@
  * @module limits
  * Client-side rate limiting: `--limits` parsing and the in-process gate
  * (sliding-window logs per bucket, 429 pauses, Remaining feedback) that the
- * HTTP client calls before every send. See docs/limits.md.
+ * HTTP client calls before every send, or the same gate shared through Redis
+ * by every runner of an account (`createGate` picks). See docs/limits.md.
  */
+
+export {
+  accountKeyFor,
+  type CreateGateOptions,
+  createGate,
+  parseLimitsStore,
+} from './create-gate.js';
 
 export { GateClosedError } from './errors.js';
 export type { GateEventName, GateEvents, GateListener } from './gate-events.js';
@@ -15,4 +23,9 @@ export {
   type RateGate,
 } from './local-gate.js';
 export { formatLimits, parseLimitsSpec } from './parse-limits.js';
+export {
+  createSharedGate,
+  type FallbackEvent,
+  type SharedGateOptions,
+} from './shared-gate.js';
 export { SlidingWindowLog } from './sliding-window-log.js';

@@ -124,8 +124,15 @@ export class RedisStore {
     return midpoint;
   }
 
-  async acquire(ticket: string, buckets: readonly Bucket[], withSlots: boolean): Promise<AcquireReply> {
-    const limits = BUCKETS.flatMap((b) => [this.#options.limits[b].count, this.#options.slotLifeMs(b)]);
+  async acquire(
+    ticket: string,
+    buckets: readonly Bucket[],
+    withSlots: boolean,
+  ): Promise<AcquireReply> {
+    const limits = BUCKETS.flatMap((b) => [
+      this.#options.limits[b].count,
+      this.#options.slotLifeMs(b),
+    ]);
     const sentAt = Date.now();
     const reply = await this.#scripts.ibatchAcquire(
       ...this.#keys,

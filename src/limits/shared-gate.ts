@@ -17,8 +17,12 @@ import { feedbackBucket } from './feedback-bucket.js';
 import type { GateEventName, GateEvents, GateListener } from './gate-events.js';
 import { createLocalGate, type GateSnapshot, type RateGate } from './local-gate.js';
 import { type AcquireReply, RedisStore, type SlotLists } from './redis-store.js';
+import {
+  type ResolvedSharedOptions,
+  resolveSharedOptions,
+  type SharedGateOptions,
+} from './shared-options.js';
 import { type LocalGrant, SlotMirror, slotsToUpload } from './shared-slots.js';
-import { type SharedGateOptions, resolveSharedOptions, type ResolvedSharedOptions } from './shared-options.js';
 
 export type { FallbackEvent, SharedGateOptions } from './shared-options.js';
 
@@ -108,7 +112,9 @@ class SharedGate implements RateGate {
     if (wanted.length === 0) return Promise.resolve();
     const unknown = wanted.find((b) => !BUCKETS.includes(b));
     if (unknown !== undefined) {
-      return Promise.reject(new TypeError(`Expected a bucket of ${BUCKETS.join(', ')}, got "${unknown}"`));
+      return Promise.reject(
+        new TypeError(`Expected a bucket of ${BUCKETS.join(', ')}, got "${unknown}"`),
+      );
     }
     this.#sequence += 1;
     const waiter: Waiter = {
@@ -135,6 +141,14 @@ class SharedGate implements RateGate {
         this.#check(waiter);
         if (this.#mode === 'shared') await this.#barrier;
         this.#check(waiter);
+        // Our own pause holds even before (or without) Redis knowing about it.
+        if (this.#pausedUntil > Date.now()) {
+          await this.#sleep(
+            waiter,
+            this.#pausedUntil - Date.now() + Math.random() * this.#options.jitterMs,
+          );
+          continue;
+        }
         if (this.#mode === 'local') {
           if (await this.#serveLocally(waiter)) return;
           continue;
@@ -151,7 +165,8 @@ class SharedGate implements RateGate {
         this.#absorb(reply);
         if (reply.granted) {
           waiter.enqueued = false;
-          for (const bucket of waiter.buckets) this.#mirror.addUsed(bucket, reply.at + this.#life(bucket));
+          for (const bucket of waiter.buckets)
+            this.#mirror.addUsed(bucket, reply.at + this.#life(bucket));
           this.#check(waiter);
           this.#emit('grant', { buckets: waiter.buckets, at: reply.at });
           return;
@@ -276,7 +291,7 @@ class SharedGate implements RateGate {
     for (const waiter of this.#waiters) waiter.local?.abort(BACK_TO_SHARED);
     gate?.close();
     const upload = slotsToUpload({
-      runnerId: this.#runnerId,
+      batch: randomUUID(),
       grants: this.#localGrants,
       remnants: this.#remnants,
       peers: this.#options.peers,
@@ -287,7 +302,10 @@ class SharedGate implements RateGate {
         this.#leaving = false;
         this.#localGrants = [];
         this.#remnants = undefined;
-        this.#logger.info({ store: this.#options.where }, 'Redis answers again: back on shared limits');
+        this.#logger.info(
+          { store: this.#options.where },
+          'Redis answers again: back on shared limits',
+        );
         this.#emit('store', { mode: 'shared' });
         this.#options.onFallback?.({ mode: 'shared' });
       },
@@ -351,11 +369,16 @@ class SharedGate implements RateGate {
   /** From the last picture of Redis (at most `mirrorRefreshMs` old plus our grants), or the fallback's view. */
   snapshot(): GateSnapshot {
     if (this.#mode === 'local' && this.#fallback) {
-      return { ...this.#fallback.snapshot(), waiting: this.#waiters.size, pausedUntil: this.pausedUntil };
+      return {
+        ...this.#fallback.snapshot(),
+        waiting: this.#waiters.size,
+        pausedUntil: this.pausedUntil,
+      };
     }
     const now = Date.now();
     const buckets = {} as Record<Bucket, ReturnType<SlotMirror['snapshot']>>;
-    for (const bucket of BUCKETS) buckets[bucket] = this.#mirror.snapshot(bucket, this.#limits, now);
+    for (const bucket of BUCKETS)
+      buckets[bucket] = this.#mirror.snapshot(bucket, this.#limits, now);
     return { at: now, pausedUntil: this.pausedUntil, waiting: this.#waiters.size, buckets };
   }
 
@@ -370,7 +393,10 @@ class SharedGate implements RateGate {
     this.#fallback = undefined;
     this.#listeners.clear();
     // Free our place in the shared queue for the others, then hang up (bounded by the command timeout).
-    const cancel = this.#mode === 'shared' && tickets.length > 0 ? this.#store.cancel(tickets) : Promise.resolve();
+    const cancel =
+      this.#mode === 'shared' && tickets.length > 0
+        ? this.#store.cancel(tickets)
+        : Promise.resolve();
     cancel.catch(() => {}).finally(() => this.#store.close());
   }
 }

@@ -53,7 +53,10 @@ export class SlotMirror {
 
   free(bucket: Bucket, limits: RateLimits, now: number): number {
     this.#prune(now);
-    return Math.max(0, limits[bucket].count - this.#used[bucket].length - this.#phantom[bucket].length);
+    return Math.max(
+      0,
+      limits[bucket].count - this.#used[bucket].length - this.#phantom[bucket].length,
+    );
   }
 
   /** Every live slot (grants and phantoms) per bucket: the local gate's `occupied`. */
@@ -92,17 +95,20 @@ export interface LocalGrant {
  * from the expiry so every runner writes the same ones once).
  */
 export function slotsToUpload(input: {
-  readonly runnerId: string;
+  /** Unique per upload, so members never collide with an earlier upload's. */
+  readonly batch: string;
   readonly grants: readonly LocalGrant[];
   readonly remnants: SlotLists | undefined;
   readonly peers: number;
   readonly now: number;
 }): SlotUpload {
   const live = input.grants.filter((g) => g.expiry > input.now);
-  const used = live.map((g, i) => ({ ...g, member: `f:${input.runnerId}:${i}` }));
+  const used = live.map((g, i) => ({ ...g, member: `f:${input.batch}:${i}` }));
   const phantom: Array<{ bucket: Bucket; expiry: number; member: string }> = [];
   for (let copy = 1; copy < input.peers; copy += 1) {
-    live.forEach((g, i) => phantom.push({ ...g, member: `e:${input.runnerId}:${i}:${copy}` }));
+    live.forEach((g, i) => {
+      phantom.push({ ...g, member: `e:${input.batch}:${i}:${copy}` });
+    });
   }
   for (const bucket of BUCKETS) {
     const seen = new Map<number, number>();

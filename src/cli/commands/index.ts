@@ -8,15 +8,17 @@ import { emulatorCommand } from './emulator.js';
 import { influencersCommand } from './influencers.js';
 import { modelsCommand } from './models.js';
 import { planCommand } from './plan.js';
+import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: readonly CommandModule[] = [
+  validateCommand,
+  planCommand,
+  runCommand,
   modelsCommand,
   accountCommand,
   influencersCommand,
-  emulatorCommand,
-  validateCommand,
-  planCommand,
   schemaCommand,
+  emulatorCommand,
 ];

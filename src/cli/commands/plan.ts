@@ -5,7 +5,7 @@
  */
 import { formatPlan, planJob, planJson } from '../../plan/index.js';
 import { EXIT } from '../../shared/index.js';
-import type { CommandModule } from '../command.js';
+import type { CliIo, CommandModule } from '../command.js';
 import { addCommonOptions, type CommonOptions } from '../options.js';
 import { openService } from '../service.js';
 import { checkJob, printWarnings, reportJobErrors } from './validate.js';
@@ -19,27 +19,32 @@ export const planCommand: CommandModule = {
         .description(
           'quote a job with preview-credits: cost per step, total, budget, balance (never spends credits)',
         ),
-    ).action(async (jobPath: string, options: CommonOptions) => {
-      try {
-        const { validated, service } = await checkJob(io, jobPath, options, () =>
-          openService(io, options),
-        );
-        if (!service) throw new Error('plan needs the service');
-        try {
-          printWarnings(io, validated.warnings, validated.job.source.text);
-          const plan = await planJob(validated.job, validated.items, service.client);
-          io.stdout.write(
-            options.json
-              ? `${JSON.stringify(planJson(plan))}\n`
-              : formatPlan(plan, validated.job.name),
-          );
-          if (plan.verdict !== 'ok') io.exitCode = EXIT.credits;
-        } finally {
-          await service.close();
-        }
-      } catch (error) {
-        if (!reportJobErrors(io, error, options.json)) throw error;
-      }
-    });
+    ).action((jobPath: string, options: CommonOptions) => planCommandAction(io, jobPath, options));
   },
 };
+
+/** The whole `plan` command; `run --dry-run` calls it too. */
+export async function planCommandAction(
+  io: CliIo,
+  jobPath: string,
+  options: CommonOptions,
+): Promise<void> {
+  try {
+    const { validated, service } = await checkJob(io, jobPath, options, () =>
+      openService(io, options),
+    );
+    if (!service) throw new Error('plan needs the service');
+    try {
+      printWarnings(io, validated.warnings, validated.job.source.text);
+      const plan = await planJob(validated.job, validated.items, service.client);
+      io.stdout.write(
+        options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, validated.job.name),
+      );
+      if (plan.verdict !== 'ok') io.exitCode = EXIT.credits;
+    } finally {
+      await service.close();
+    }
+  } catch (error) {
+    if (!reportJobErrors(io, error, options.json)) throw error;
+  }
+}

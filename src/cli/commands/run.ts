@@ -1,0 +1,159 @@
+/**
+ * `ibatch run JOB`: runs the job, resuming its unfinished run from the
+ * journal. The first SIGINT/SIGTERM stops creating and exits 130 once the
+ * journal is consistent; the run resumes with the same command.
+ */
+import path from 'node:path';
+import { Option } from 'commander';
+import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
+import { createGate, parseLimitsSpec, type RateGate } from '../../limits/index.js';
+import { runJob, type RunResult } from '../../scheduler/index.js';
+import type { CommandModule } from '../command.js';
+import { addCommonOptions, type CommonOptions } from '../options.js';
+import { progressRenderer } from '../progress.js';
+import { openService } from '../service.js';
+import { planCommandAction } from './plan.js';
+import { reportJobErrors } from './validate.js';
+
+interface RunOptions extends CommonOptions {
+  readonly runId?: string;
+  readonly new?: boolean;
+  readonly out?: string;
+  readonly dryRun?: boolean;
+  readonly journal?: string;
+  readonly limits?: string;
+  readonly limitsStore?: string;
+  readonly wait?: boolean;
+  readonly offline?: boolean;
+  readonly timeScale?: string;
+}
+
+/** With --emulator the demo runs faster: the emulator and our limits are scaled together. */
+export const DEFAULT_EMULATOR_TIME_SCALE = 10;
+
+export const runCommand: CommandModule = {
+  register(program, io) {
+    addCommonOptions(
+      program
+        .command('run')
+        .description('run a job (spends credits), resuming its unfinished run from the journal')
+        .argument('<job>', 'job file (YAML)')
+        .option('--run-id <id>', 'name the run: reproducible idempotency keys on another machine')
+        .option('--new', 'start a new run even if an unfinished one exists')
+        .option('--out <dir>', "output folder (overrides the job's `output`)")
+        .option('--dry-run', 'quote the job like `plan`; spend nothing')
+        .option(
+          '--journal <path>',
+          'journal file (default: $IBATCH_JOURNAL or .ibatch/journal.db beside the job)',
+        )
+        .option(
+          '--limits <spec>',
+          'rate limits, e.g. requests=120/60s,generations=20/60s (default: $IBATCH_LIMITS)',
+        )
+        .option(
+          '--limits-store <url>',
+          'share the limits through Redis: redis://HOST:PORT (default: $IBATCH_REDIS_URL)',
+        )
+        .option('--wait', 'wait for another process using the same journal instead of failing')
+        .option('--offline', 'use cached model contracts only')
+        .addOption(
+          new Option(
+            '--time-scale <n>',
+            'with --emulator: divide its windows and latencies (and our limits) by n',
+          ).default(String(DEFAULT_EMULATOR_TIME_SCALE)),
+        ),
+    ).action(async (job: string, options: RunOptions) => {
+      if (options.dryRun) {
+        await planCommandAction(io, job, options);
+        return;
+      }
+      const scale = options.emulator ? Number(options.timeScale) : 1;
+      const limits = resolveLimits(options.limits ?? io.env.IBATCH_LIMITS, scale);
+      let gate: RateGate | undefined;
+      const abort = new AbortController();
+      const onSignal = () => abort.abort(new Error('interrupted'));
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const service = await openService(io, {
+        ...options,
+        emulatorTimeScale: scale,
+        signal: abort.signal,
+        makeGate: (accountKey) => {
+          gate = createGate(limits, {
+            store: options.limitsStore ?? io.env.IBATCH_REDIS_URL,
+            accountKey,
+          });
+          return gate;
+        },
+      });
+      const renderer = progressRenderer(io.stderr);
+      try {
+        await runAndReport();
+      } catch (error) {
+        if (!reportJobErrors(io, error, options.json)) throw error;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        gate?.close();
+        await service.close();
+      }
+
+      async function runAndReport(): Promise<void> {
+        if (!gate) throw new Error('the rate gate was not created');
+        const result = await runJob({
+          jobPath: path.resolve(io.cwd, job),
+          client: service.client,
+          gate,
+          limits,
+          accountFingerprint: service.accountFingerprint,
+          ...(options.journal || io.env.IBATCH_JOURNAL
+            ? { journalPath: path.resolve(io.cwd, options.journal ?? io.env.IBATCH_JOURNAL ?? '') }
+            : {}),
+          ...(options.runId ? { runId: options.runId } : {}),
+          newRun: options.new ?? false,
+          ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
+          waitForLock: options.wait ?? false,
+          offline: options.offline ?? false,
+          signal: abort.signal,
+          logger: service.logger,
+          onEvent: (event) => renderer.onEvent(event),
+        });
+        report(io, result, options.json ?? false);
+        io.exitCode = result.exitCode;
+      }
+    });
+  },
+};
+
+function resolveLimits(spec: string | undefined, scale: number): RateLimits {
+  if (!Number.isFinite(scale) || scale <= 0) {
+    throw new Error(`Expected --time-scale to be a positive number, got ${scale}`);
+  }
+  if (spec) return parseLimitsSpec(spec);
+  const scaled = {} as Record<Bucket, { count: number; windowMs: number }>;
+  for (const [bucket, window] of Object.entries(SERVICE_RATE_LIMITS) as [
+    Bucket,
+    RateLimits[Bucket],
+  ][]) {
+    scaled[bucket] = { count: window.count, windowMs: window.windowMs / scale };
+  }
+  return scaled;
+}
+
+function report(
+  io: Parameters<CommandModule['register']>[1],
+  result: RunResult,
+  json: boolean,
+): void {
+  if (json) {
+    io.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const { counts, spend } = result;
+  io.stdout.write(
+    `${result.message}\n` +
+      `run ${result.runId}: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.blocked} blocked, ${counts.skipped} skipped, ${counts.pending} pending\n` +
+      `credits: ${spend.net} net (${spend.charged} charged, ${spend.refunded} refunded)${result.budget === null ? '' : ` of ${result.budget} budget`}\n` +
+      `outputs: ${result.outputDir} (manifest.jsonl, manifest.csv, report.html)\n`,
+  );
+}

@@ -1,0 +1,66 @@
+/**
+ * `createGate`: the one factory the run engine calls. Without a store the
+ * limits stay in this process; with `redis://HOST:PORT` (from
+ * `--limits-store` or `IBATCH_REDIS_URL`) every runner of the account shares
+ * them through Redis.
+ */
+import { createHash } from 'node:crypto';
+import type { RateLimits } from '../contract/index.js';
+import { type Logger, UsageError } from '../shared/index.js';
+import { createLocalGate, type RateGate } from './local-gate.js';
+import { createSharedGate, type FallbackEvent } from './shared-gate.js';
+
+export interface CreateGateOptions {
+  /** `redis://HOST:PORT` or `rediss://...`; local limits when absent or empty. */
+  readonly store?: string | undefined;
+  /** A fingerprint of the account (see `accountKeyFor`), never the API key. */
+  readonly accountKey: string;
+  readonly logger?: Logger;
+  /** While Redis is unreachable each runner takes 1/peers of every bucket. @default 2 */
+  readonly fallbackPeers?: number;
+  readonly onFallback?: (event: FallbackEvent) => void;
+}
+
+/**
+ * The account's fingerprint for shared limits: a SHA-256 of the service
+ * origin and the API key, so the key itself never reaches Redis.
+ */
+export function accountKeyFor(apiKey: string, baseUrl = ''): string {
+  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 32);
+}
+
+/** Throws `UsageError` (exit 2) unless `store` is a redis:// or rediss:// URL with a host. */
+export function parseLimitsStore(store: string): URL {
+  let url: URL;
+  try {
+    url = new URL(store);
+  } catch {
+    throw new UsageError(
+      `Expected \`--limits-store\` to be a URL like redis://HOST:PORT, got "${redactUrl(store)}"`,
+    );
+  }
+  if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+    throw new UsageError(
+      `Expected \`--limits-store\` to be redis://HOST:PORT or rediss://HOST:PORT, got "${redactUrl(store)}"`,
+    );
+  }
+  return url;
+}
+
+/** A store URL without its password, for messages. */
+function redactUrl(store: string): string {
+  return store.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+export function createGate(limits: RateLimits, options: CreateGateOptions): RateGate {
+  const store = options.store?.trim();
+  if (!store) return createLocalGate(limits);
+  parseLimitsStore(store);
+  return createSharedGate(limits, {
+    redisUrl: store,
+    accountKey: options.accountKey,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.fallbackPeers ? { fallbackPeers: options.fallbackPeers } : {}),
+    ...(options.onFallback ? { onFallback: options.onFallback } : {}),
+  });
+}

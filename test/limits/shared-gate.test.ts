@@ -1,0 +1,212 @@
+/**
+ * The shared gate against a real redis-server: several gates (runners) in
+ * this process share one account's buckets. Real timers, short windows.
+ */
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import type { Bucket } from '../../src/contract/index.js';
+import { createGate, GateClosedError, type RateGate } from '../../src/limits/index.js';
+import { EXIT, UsageError } from '../../src/shared/index.js';
+import { maxInWindow, settle } from './helpers.js';
+import { newAccountKey, sharedGate, testRedis, waitFor } from './shared-helpers.js';
+
+/** Acquires in `lanes` concurrent loops until `untilMs`; returns the grant stamps. */
+async function run(gate: RateGate, buckets: Bucket[], lanes: number, untilMs: number) {
+  const times: number[] = [];
+  const stop = gate.on('grant', (event) => times.push(event.at));
+  const lane = async () => {
+    while (Date.now() < untilMs) await gate.acquire(buckets);
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+  stop();
+  return times;
+}
+
+describe('shared gate over Redis', () => {
+  it('three runners together never exceed a bucket in any window, reach the limit, and share fairly', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const W = 500;
+    const limits = {
+      generations: { count: 10, windowMs: W },
+      requests: { count: 100, windowMs: W },
+    };
+    const gates = [0, 1, 2].map(() =>
+      sharedGate(limits, { redisUrl: redis.url, accountKey, marginMs: () => 10 }),
+    );
+    const started = Date.now();
+    const until = started + 3000;
+    const perGate = await Promise.all(
+      gates.map((g) => run(g, ['requests', 'generations'], 3, until)),
+    );
+    const all = perGate.flat().sort((a, b) => a - b);
+    expect(maxInWindow(all, W)).toBeLessThanOrEqual(10);
+    // Steady state after the first burst: >= 0.9 of 10 per W.
+    const rate = (all.length - 10) / (all.at(-1)! - all[0]!);
+    expect(rate / (10 / W)).toBeGreaterThanOrEqual(0.9);
+    const equalShare = all.length / 3;
+    for (const times of perGate) expect(times.length).toBeGreaterThanOrEqual(equalShare / 2);
+  });
+
+  it('takes every bucket at once: a blocked create holds no requests slot', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const limits = {
+      requests: { count: 3, windowMs: 5000 },
+      generations: { count: 1, windowMs: 5000 },
+    };
+    const a = sharedGate(limits, { redisUrl: redis.url, accountKey });
+    const b = sharedGate(limits, { redisUrl: redis.url, accountKey });
+    await a.acquire(['requests', 'generations']);
+    let created = false;
+    const create = b.acquire(['requests', 'generations']).then(() => {
+      created = true;
+    });
+    await waitFor(() => b.snapshot().waiting === 1, 2000, 'the create to wait');
+    // 3 requests - 1 taken - 1 claimed by the waiting create: one poll fits, a second does not.
+    await a.acquire(['requests']);
+    let secondPoll = false;
+    const poll = a.acquire(['requests']).then(() => {
+      secondPoll = true;
+    });
+    await waitFor(() => a.snapshot().waiting === 1, 2000, 'the second poll to wait');
+    await settle();
+    expect(created).toBe(false);
+    expect(secondPoll).toBe(false);
+    a.close();
+    b.close();
+    await expect(create).rejects.toBeInstanceOf(GateClosedError);
+    await expect(poll).rejects.toBeInstanceOf(GateClosedError);
+  });
+
+  it('a 429 seen by one runner pauses the others until Retry-After elapses', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const a = sharedGate({}, { redisUrl: redis.url, accountKey });
+    const b = sharedGate({}, { redisUrl: redis.url, accountKey });
+    await a.acquire(['requests']);
+    await b.acquire(['requests']);
+    const pauses: number[] = [];
+    b.on('pause', (event) => pauses.push(event.until));
+    a.feedback({ buckets: ['requests'], status: 429, retryAfterMs: 600 });
+    const pauseEnd = a.pausedUntil!;
+    expect(pauseEnd).toBeGreaterThan(Date.now());
+    // b has not heard of it yet: wait until Redis holds it (key layout: redis-scripts.ts).
+    const probe = new Redis(redis.url);
+    try {
+      await waitFor(async () => (await probe.exists(`ibatch:{${accountKey}}:pause`)) === 1);
+    } finally {
+      probe.disconnect();
+    }
+    const grants: number[] = [];
+    b.on('grant', (event) => grants.push(event.at));
+    a.on('grant', (event) => grants.push(event.at));
+    await Promise.all([b.acquire(['requests']), a.acquire(['requests'])]);
+    expect(pauses.length).toBeGreaterThanOrEqual(1);
+    expect(Math.abs(pauses[0]! - pauseEnd)).toBeLessThan(100);
+    for (const at of grants) expect(at).toBeGreaterThanOrEqual(pauseEnd - 20);
+  });
+
+  it('X-RateLimit-Remaining below the shared view adds phantoms every runner sees', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const limits = { requests: { count: 10, windowMs: 5000 } };
+    const a = sharedGate(limits, { redisUrl: redis.url, accountKey });
+    const b = sharedGate(limits, { redisUrl: redis.url, accountKey });
+    await a.acquire(['requests']);
+    const shrunk = new Promise((resolve) => a.on('shrink', resolve));
+    a.feedback({ buckets: ['requests'], status: 200, limit: 10, remaining: 4 });
+    expect(await shrunk).toMatchObject({ bucket: 'requests', phantoms: 5, remaining: 4 });
+    // b may take the 4 left, not a fifth.
+    for (let i = 0; i < 4; i += 1) await b.acquire(['requests']);
+    let fifth = false;
+    const pending = b.acquire(['requests']).then(() => {
+      fifth = true;
+    });
+    await waitFor(() => b.snapshot().waiting === 1, 2000, 'the fifth acquire to wait');
+    expect(fifth).toBe(false);
+    expect(b.snapshot().buckets.requests).toMatchObject({ used: 5, phantom: 5, available: 0 });
+    b.close();
+    await expect(pending).rejects.toBeInstanceOf(GateClosedError);
+  });
+
+  it('falls back to local limits when Redis dies, never overspends, and returns when it is back', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const W = 400;
+    const limits = { generations: { count: 10, windowMs: W } };
+    const events: string[][] = [[], []];
+    const gates = [0, 1].map((i) =>
+      sharedGate(limits, {
+        redisUrl: redis.url,
+        accountKey,
+        fallbackPeers: 2,
+        probeMs: 100,
+        commandTimeoutMs: 300,
+        onFallback: (event) => events[i]!.push(event.mode),
+      }),
+    );
+    const all: number[] = [];
+    for (const gate of gates) gate.on('grant', (event) => all.push(event.at));
+    let stop = false;
+    const lanes = gates.map(async (gate) => {
+      while (!stop) await gate.acquire(['generations']);
+    });
+    await waitFor(() => all.length >= 15, 3000, 'shared grants');
+    await redis.kill();
+    await waitFor(
+      () => events.every((e) => e.includes('local')),
+      3000,
+      'both runners to fall back',
+    );
+    const killedAt = Date.now();
+    await waitFor(() => all.filter((t) => t > killedAt).length >= 8, 4000, 'local grants');
+    await testRedis(redis.port);
+    await waitFor(() => events.every((e) => e.at(-1) === 'shared'), 5000, 'both back on Redis');
+    const backAt = Date.now();
+    await waitFor(() => all.filter((t) => t > backAt).length >= 10, 4000, 'shared grants again');
+    stop = true;
+    for (const gate of gates) gate.close();
+    await Promise.allSettled(lanes);
+    expect(events).toEqual([
+      ['local', 'shared'],
+      ['local', 'shared'],
+    ]);
+    all.sort((a, b) => a - b);
+    expect(maxInWindow(all, W)).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('createGate', () => {
+  it('is local without a store and rejects a bad store URL with a usage error', () => {
+    const local = createGate(
+      {
+        requests: { count: 1, windowMs: 1 },
+        generations: { count: 1, windowMs: 1 },
+        trainings: { count: 1, windowMs: 1 },
+        uploads: { count: 1, windowMs: 1 },
+      },
+      { accountKey: newAccountKey() },
+    );
+    expect(local.snapshot().buckets.requests.limit).toBe(1);
+    local.close();
+    for (const store of ['http://127.0.0.1:6379', 'redis//x', 'redis://']) {
+      try {
+        createGate({} as never, { store, accountKey: newAccountKey() });
+        expect.unreachable();
+      } catch (error) {
+        expect(error).toBeInstanceOf(UsageError);
+        expect((error as UsageError).exitCode).toBe(EXIT.invalid);
+      }
+    }
+  });
+
+  it('refuses an API key as the account key', () => {
+    expect(() =>
+      createGate({} as never, {
+        store: 'redis://127.0.0.1:1',
+        accountKey: 'ifk_live_abcdefghijkl',
+      }),
+    ).toThrow(UsageError);
+  });
+});

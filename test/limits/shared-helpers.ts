@@ -1,0 +1,44 @@
+/** Shared gates and a real redis-server for the shared-limits tests; everything is closed after each test. */
+import { randomUUID } from 'node:crypto';
+import { afterEach } from 'vitest';
+import { type RateLimits, SERVICE_RATE_LIMITS } from '../../src/contract/index.js';
+import { createSharedGate, type RateGate, type SharedGateOptions } from '../../src/limits/index.js';
+import { type RunningRedis, startRedis } from '../helpers/redis-server.js';
+
+const gates: RateGate[] = [];
+const servers: RunningRedis[] = [];
+
+afterEach(async () => {
+  for (const gate of gates.splice(0)) gate.close();
+  await Promise.all(servers.splice(0).map((server) => server.kill()));
+});
+
+/** A redis-server killed after the test. */
+export async function testRedis(port?: number): Promise<RunningRedis> {
+  const server = await startRedis(port === undefined ? {} : { port });
+  servers.push(server);
+  return server;
+}
+
+/** A fresh account key per test, so tests never see each other's slots. */
+export const newAccountKey = () => `test-${randomUUID()}`;
+
+export function sharedGate(overrides: Partial<RateLimits>, options: SharedGateOptions): RateGate {
+  const gate = createSharedGate({ ...SERVICE_RATE_LIMITS, ...overrides }, options);
+  gates.push(gate);
+  return gate;
+}
+
+/** Resolves when `predicate` holds, polling every 10 ms; rejects after `timeoutMs`. */
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
