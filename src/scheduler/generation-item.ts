@@ -24,6 +24,7 @@ import {
 } from '../journal/index.js';
 import { type AssetResolver, localPathOf } from './assets.js';
 import { classifyError, messageOf } from './classify.js';
+import { crashPoint } from './crash-points.js';
 import { GenerationDeadlineError } from './completion-watcher.js';
 import type { RunContext } from './context.js';
 import { DependencyFailedError, type ItemGraph } from './item-graph.js';
@@ -166,6 +167,7 @@ async function createAttempt(
         return undefined;
       }
       attempt = intent.attempt;
+      crashPoint('after-intent');
     } else if (!ctx.stop.mayCreate && ctx.stop.reason !== 'credits') {
       return undefined;
     }
@@ -174,6 +176,7 @@ async function createAttempt(
         idempotencyKey: attempt.idempotencyKey,
         signal,
       });
+      crashPoint('after-create-response');
       ctx.watcher.noteCreated();
       journal.recordAttemptSubmitted({
         runId,
@@ -187,6 +190,7 @@ async function createAttempt(
       if (quotedCost !== null && created.creditsCost !== quotedCost) {
         ctx.record('charge.drift', `charged ${created.creditsCost}, quoted ${quotedCost}`, item.key);
       }
+      crashPoint('after-submitted');
       return journal.getAttempt(runId, item.key, attempt.attemptNo);
     } catch (error) {
       const verdict = classifyError(error, signal);
@@ -247,6 +251,7 @@ async function awaitOutcome(
     const missing = item.expectedOutputs - outputs.length;
     const note = missing > 0 ? `${missing} of ${item.expectedOutputs} outputs failed` : null;
     journal.recordAttemptOutcome({ ...base, state: 'succeeded', itemState: 'succeeded', error: note, outputs });
+    crashPoint('after-outcome');
     deps.graph.succeeded(item.key, { generationIds: outputs.map((o) => o.generationId ?? '') });
     deps.onOutputs(item.key);
     finish(ctx, undefined, item, 'succeeded');

@@ -7,8 +7,8 @@
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { SERVICE_RATE_LIMITS } from '../contract/index.js';
-import { type JobItem, type LoadedStep, validateJob } from '../job/index.js';
-import { openJournal, type Journal } from '../journal/index.js';
+import { type JobItem, type LoadedStep, type ModelCatalog, validateJob } from '../job/index.js';
+import { canonicalJson, contentHash, openJournal, type Journal } from '../journal/index.js';
 import { ManifestWriter } from '../outputs/index.js';
 import { silentLogger } from '../shared/index.js';
 import { AssetResolver, prepareJobFiles } from './assets.js';
@@ -60,10 +60,11 @@ async function runWithJournal(
   const { job, catalog, items } = validated;
   const emit = (event: RunEvent) => options.onEvent?.(event);
   const outputDir = options.outDir ? path.resolve(options.outDir) : job.output;
+  const contracts = contractHashes(catalog, items);
   const selection = selectRun(journal, job, {
     ...(options.runId ? { runId: options.runId } : {}),
     newRun: options.newRun ?? false,
-    snapshot: { outputDir, limits: options.limits, models: [...catalog.keys()] },
+    snapshot: { outputDir, limits: options.limits, contracts },
   });
   const runId = selection.run.runId;
   const stop = new StopController();
@@ -98,6 +99,12 @@ async function runWithJournal(
     emit,
     record,
   };
+  if (selection.resumed) {
+    for (const message of contractDrift(selection.run.options, contracts)) {
+      record('contract.drift', message);
+      emit({ type: 'warning', message });
+    }
+  }
   record(selection.resumed ? 'run.resumed' : 'run.started', `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name} (${items.length} items)`);
   emit({ type: 'run-started', runId, resumed: selection.resumed, items: items.length });
 
@@ -145,6 +152,23 @@ async function runWithJournal(
   record('run.finished', result.message);
   emit({ type: 'run-finished', result });
   return result;
+}
+
+/** A hash of each model contract the job uses, to notice a contract change on resume. */
+function contractHashes(catalog: ModelCatalog, items: readonly JobItem[]): Record<string, string> {
+  const hashes: Record<string, string> = {};
+  for (const modelId of new Set(items.map((i) => i.modelId))) {
+    const model = catalog.get(modelId);
+    if (model) hashes[modelId] = contentHash(canonicalJson(model.fields));
+  }
+  return hashes;
+}
+
+function contractDrift(snapshot: unknown, now: Record<string, string>): string[] {
+  const before = (snapshot as { contracts?: Record<string, string> } | null)?.contracts ?? {};
+  return Object.entries(now)
+    .filter(([modelId, hash]) => before[modelId] !== undefined && before[modelId] !== hash)
+    .map(([modelId]) => `the contract of model ${modelId} changed since this run started; pending items are sent as validated now`);
 }
 
 /** Connects signals, the gate's pauses and the stop controller; returns a disposer. */

@@ -21,6 +21,7 @@ import {
 } from '../journal/index.js';
 import type { AssetResolver, PreparedFiles } from './assets.js';
 import { classifyError } from './classify.js';
+import { crashPoint } from './crash-points.js';
 import type { RunContext } from './context.js';
 import { DependencyFailedError } from './item-graph.js';
 import { sleepFor } from './sleep.js';
@@ -187,12 +188,14 @@ export class InfluencerResolver {
         return undefined;
       }
       journal.saveInfluencer({ ...lookup, runId, status: 'intent', idempotencyKey: key, attemptNo });
+      crashPoint('training-after-intent');
     }
     try {
       const created = await ctx.client.createTraining(body, {
         idempotencyKey: key,
         signal: ctx.stop.hardStop.signal,
       });
+      crashPoint('training-after-create-response');
       journal.recordAttemptSubmitted({
         runId,
         itemKey,

@@ -8,14 +8,18 @@ import { emulatorCommand } from './emulator.js';
 import { influencersCommand } from './influencers.js';
 import { modelsCommand } from './models.js';
 import { planCommand } from './plan.js';
+import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
+import { statusCommand } from './status.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: readonly CommandModule[] = [
   validateCommand,
   planCommand,
   runCommand,
+  statusCommand,
+  reportCommand,
   modelsCommand,
   accountCommand,
   influencersCommand,

@@ -1,0 +1,64 @@
+/**
+ * `ibatch report [RUN_ID] [JOB.yaml]`: rebuilds `manifest.jsonl`,
+ * `manifest.csv` and `report.html` of a run from the journal (read-only; no
+ * network). Without a run id it takes the newest run (of the job, when one is
+ * given). The output folder is the run's own, unless `--out` names another.
+ */
+import path from 'node:path';
+import { openJournal } from '../../journal/index.js';
+import { writeRunOutputs } from '../../scheduler/index.js';
+import { UsageError } from '../../shared/index.js';
+import type { CommandModule } from '../command.js';
+import { resolveTarget } from './status.js';
+
+interface ReportOptions {
+  readonly journal?: string;
+  readonly out?: string;
+}
+
+export const reportCommand: CommandModule = {
+  register(program, io) {
+    program
+      .command('report')
+      .description('rebuild report.html and the manifest of a run from the journal (spends nothing)')
+      .argument('[targets...]', 'run id and/or job file (YAML); default: the newest run')
+      .option(
+        '--journal <path>',
+        'journal file (default: $IBATCH_JOURNAL, or .ibatch/journal.db beside the job / in the cwd)',
+      )
+      .option('--out <dir>', "write there instead of the run's output folder")
+      .action(async (targets: string[], options: ReportOptions) => {
+        if (targets.length > 2) throw new UsageError('Expected at most a run id and a job file');
+        const resolved = targets.map((t) => resolveTarget(io, t, options.journal));
+        const job = resolved.find((r) => r.jobName !== undefined);
+        const runId = resolved.find((r) => r.runId !== undefined)?.runId;
+        const journalPath = (job ?? resolved[0] ?? resolveTarget(io, undefined, options.journal)).journalPath;
+        const journal = await openJournal(journalPath, { readonly: true });
+        try {
+          const run = runId ? journal.getRun(runId) : journal.listRuns(job?.jobName, 1)[0];
+          if (!run) {
+            throw new UsageError(
+              runId
+                ? `No run ${runId} in the journal ${journal.path}`
+                : `No run${job?.jobName ? ` of job "${job.jobName}"` : ''} in the journal ${journal.path}`,
+            );
+          }
+          if (job?.jobName && run.jobName !== job.jobName) {
+            throw new UsageError(`run ${run.runId} belongs to job "${run.jobName}", not "${job.jobName}"`);
+          }
+          const snapshot = (run.options ?? {}) as { outputDir?: unknown };
+          const outputDir = options.out
+            ? path.resolve(io.cwd, options.out)
+            : typeof snapshot.outputDir === 'string'
+              ? snapshot.outputDir
+              : undefined;
+          if (!outputDir) throw new UsageError(`run ${run.runId} has no output folder recorded: pass --out DIR`);
+          const rows = writeRunOutputs(journal, run.runId, outputDir);
+          io.stdout.write(`${path.join(outputDir, 'report.html')}\n`);
+          io.stderr.write(`ibatch: run ${run.runId}: ${rows.length} manifest row(s) in ${outputDir}\n`);
+        } finally {
+          journal.close();
+        }
+      });
+  },
+};

@@ -1,0 +1,68 @@
+/**
+ * `ibatch status [JOB.yaml|RUN_ID]`: progress and spend of runs, from the
+ * journal alone. Opens it read-only (no lock, no network), so it works while
+ * a run holds the journal and when the service is unreachable.
+ *
+ * Which journal: `--journal` / IBATCH_JOURNAL, else `.ibatch/journal.db`
+ * beside JOB.yaml, else (a run id or nothing) `.ibatch/journal.db` of the cwd.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { openJournal } from '../../journal/index.js';
+import type { CliIo, CommandModule } from '../command.js';
+import { buildStatus, jobNameOf, renderStatus } from '../status-view.js';
+
+interface StatusOptions {
+  readonly journal?: string;
+  readonly json?: boolean;
+}
+
+export interface StatusTarget {
+  readonly journalPath: string;
+  readonly jobName?: string;
+  readonly runId?: string;
+}
+
+/** A job file is a path ending in .yaml/.yml or an existing file; anything else is a run id. */
+export function resolveTarget(io: CliIo, target: string | undefined, journal: string | undefined): StatusTarget {
+  const explicit = journal ?? io.env.IBATCH_JOURNAL;
+  const fromCwd = path.resolve(io.cwd, explicit ?? path.join('.ibatch', 'journal.db'));
+  if (!target) return { journalPath: fromCwd };
+  const asPath = path.resolve(io.cwd, target);
+  const isFile = existsSync(asPath) && statSync(asPath).isFile();
+  if (isFile || /\.ya?ml$/i.test(target)) {
+    const jobName = jobNameOf(asPath);
+    const journalPath = explicit
+      ? path.resolve(io.cwd, explicit)
+      : path.join(path.dirname(asPath), '.ibatch', 'journal.db');
+    return { journalPath, jobName };
+  }
+  return { journalPath: fromCwd, runId: target };
+}
+
+export const statusCommand: CommandModule = {
+  register(program, io) {
+    program
+      .command('status')
+      .description('progress and spend of runs, from the journal (works offline; spends nothing)')
+      .argument('[target]', 'job file (YAML) or run id; default: every run of the journal')
+      .option(
+        '--journal <path>',
+        'journal file (default: $IBATCH_JOURNAL, or .ibatch/journal.db beside the job / in the cwd)',
+      )
+      .option('--json', 'print one JSON document on stdout')
+      .action(async (target: string | undefined, options: StatusOptions) => {
+        const resolved = resolveTarget(io, target, options.journal);
+        const journal = await openJournal(resolved.journalPath, { readonly: true });
+        try {
+          const doc = buildStatus(journal, {
+            ...(resolved.jobName ? { jobName: resolved.jobName } : {}),
+            ...(resolved.runId ? { runId: resolved.runId } : {}),
+          });
+          io.stdout.write(options.json ? `${JSON.stringify(doc, null, 2)}\n` : renderStatus(doc));
+        } finally {
+          journal.close();
+        }
+      });
+  },
+};

@@ -1,0 +1,237 @@
+/**
+ * The facts `ibatch status` shows, read from the journal alone (works offline,
+ * read-only, no lock): the runs of a job, and for one run its per-step
+ * progress, spend against the budget, failures, a persisted account-wide rate
+ * wait and how to resume. `buildStatus` is the `--json` document;
+ * `renderStatus` is the same for a person. Shape documented in docs/run.md.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import {
+  FINISHED_RUN_STATUSES,
+  type Journal,
+  type RunRecord,
+  type RunStatus,
+} from '../journal/index.js';
+import { UsageError } from '../shared/index.js';
+import { formatWait } from './progress.js';
+
+const IN_FLIGHT = new Set(['submitting', 'submitted']);
+const FAILED = new Set(['failed', 'blocked', 'skipped']);
+const DONE = new Set(['succeeded']);
+
+export interface StatusRunSummary {
+  readonly runId: string;
+  readonly jobName: string;
+  readonly status: RunStatus;
+  readonly createdAt: string;
+  readonly finishedAt: string | null;
+  readonly budget: number | null;
+  readonly net: number;
+}
+
+export interface StatusStep {
+  readonly id: string;
+  readonly total: number;
+  readonly done: number;
+  readonly inFlight: number;
+  readonly failed: number;
+  readonly queued: number;
+  /** Raw item counts per journal state. */
+  readonly states: Readonly<Record<string, number>>;
+}
+
+export interface StatusDocument {
+  readonly journal: string;
+  /** Newest first. */
+  readonly runs: readonly StatusRunSummary[];
+  /** The selected run (latest by default); null when the journal has none. */
+  readonly run: {
+    readonly runId: string;
+    readonly jobName: string;
+    readonly jobPath: string;
+    readonly status: RunStatus;
+    readonly finished: boolean;
+    readonly createdAt: string;
+    readonly updatedAt: string;
+    readonly finishedAt: string | null;
+    readonly outputDir: string | null;
+    /** Persisted account-wide rate wait (ISO), null when none is pending. */
+    readonly notBefore: string | null;
+    /** Milliseconds left of that wait at the time of `status` (0 when none). */
+    readonly waitMs: number;
+  } | null;
+  readonly steps: readonly StatusStep[];
+  readonly spend: {
+    readonly reserved: number;
+    readonly charged: number;
+    readonly refunded: number;
+    readonly net: number;
+    readonly committed: number;
+    readonly budget: number | null;
+    /** budget - committed; null without a budget. */
+    readonly remaining: number | null;
+  } | null;
+  readonly failures: readonly {
+    readonly step: string;
+    readonly item: string;
+    readonly label: string;
+    readonly state: string;
+    readonly error: string | null;
+  }[];
+  /** The command that resumes the run; null when it finished. */
+  readonly resume: string | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The job name of a job file, read without validating the rest (status must work on an old file). */
+export function jobNameOf(jobPath: string): string {
+  let text: string;
+  try {
+    text = readFileSync(jobPath, 'utf8');
+  } catch {
+    throw new UsageError(`No job file at ${jobPath}`);
+  }
+  const doc = parseYaml(text) as { name?: unknown } | null;
+  if (!doc || typeof doc.name !== 'string' || doc.name === '') {
+    throw new UsageError(`${jobPath}: expected a top-level \`name\``);
+  }
+  return doc.name;
+}
+
+export function buildStatus(
+  journal: Journal,
+  select: { jobName?: string; runId?: string },
+  now = Date.now(),
+): StatusDocument {
+  let selected: RunRecord | undefined;
+  let jobName = select.jobName;
+  if (select.runId) {
+    selected = journal.getRun(select.runId);
+    if (!selected) throw new UsageError(`No run ${select.runId} in the journal ${journal.path}`);
+    jobName = selected.jobName;
+  }
+  const runs = journal.listRuns(jobName);
+  if (select.jobName && runs.length === 0) {
+    throw new UsageError(`No run of job "${select.jobName}" in the journal ${journal.path}`);
+  }
+  selected ??= runs[0];
+  const summaries = runs.map((r) => ({
+    runId: r.runId,
+    jobName: r.jobName,
+    status: r.status,
+    createdAt: new Date(r.createdAt).toISOString(),
+    finishedAt: iso(r.finishedAt),
+    budget: r.budget,
+    net: journal.spendSummary(r.runId).net,
+  }));
+  if (!selected) {
+    return { journal: journal.path, runs: summaries, run: null, steps: [], spend: null, failures: [], resume: null };
+  }
+  const runId = selected.runId;
+  const finished = FINISHED_RUN_STATUSES.includes(selected.status);
+  const options = (selected.options ?? {}) as { outputDir?: unknown };
+  const waiting = selected.notBefore !== null && selected.notBefore > now;
+  const spend = journal.spendSummary(runId);
+  return {
+    journal: journal.path,
+    runs: summaries,
+    run: {
+      runId,
+      jobName: selected.jobName,
+      jobPath: selected.jobPath,
+      status: selected.status,
+      finished,
+      createdAt: new Date(selected.createdAt).toISOString(),
+      updatedAt: new Date(selected.updatedAt).toISOString(),
+      finishedAt: iso(selected.finishedAt),
+      outputDir: typeof options.outputDir === 'string' ? options.outputDir : null,
+      notBefore: waiting ? iso(selected.notBefore) : null,
+      waitMs: waiting && selected.notBefore !== null ? selected.notBefore - now : 0,
+    },
+    steps: journal.progressByStep(runId).map((step) => {
+      const states = step.states as Record<string, number>;
+      const sum = (set: Set<string>) =>
+        Object.entries(states).reduce((n, [state, count]) => n + (set.has(state) ? count : 0), 0);
+      const done = sum(DONE);
+      const inFlight = sum(IN_FLIGHT);
+      const failed = sum(FAILED);
+      return { id: step.stepId, total: step.total, done, inFlight, failed, queued: step.total - done - inFlight - failed, states };
+    }),
+    spend: {
+      ...spend,
+      budget: selected.budget,
+      remaining: selected.budget === null ? null : selected.budget - spend.committed,
+    },
+    failures: journal.listFailures(runId).map((i) => ({
+      step: i.stepId,
+      item: i.itemKey,
+      label: i.label,
+      state: i.state,
+      error: i.error,
+    })),
+    resume: finished ? null : resumeCommand(selected, journal.path),
+  };
+}
+
+function resumeCommand(run: RunRecord, journalPath: string): string {
+  const quote = (s: string) => (/^[\w./:@-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
+  // The default journal sits beside the job file; name it only when it is elsewhere.
+  const defaultJournal = `${run.jobPath.replace(/[^/\\]*$/, '')}.ibatch/journal.db`;
+  const journal = journalPath === defaultJournal ? '' : ` --journal ${quote(journalPath)}`;
+  return `ibatch run ${quote(run.jobPath)} --run-id ${quote(run.runId)}${journal}`;
+}
+
+const NEXT_STEP: Partial<Record<RunStatus, string>> = {
+  stopped_credits: "raise the job's budget or top up the account, then",
+  stopped_unauthorized: 'set IBATCH_API_KEY to a valid key, then',
+  stopped_unreachable: 'when the service is reachable,',
+  running: 'if no process is running it (it was killed),',
+};
+
+export function renderStatus(doc: StatusDocument, now = Date.now()): string {
+  const out: string[] = [];
+  if (doc.runs.length > 1 || !doc.run) {
+    out.push(`runs in ${doc.journal} (newest first):`);
+    for (const r of doc.runs.slice(0, 10)) {
+      const mark = r.runId === doc.run?.runId ? '*' : ' ';
+      out.push(` ${mark} ${r.runId}  ${r.jobName}  ${r.status}  ${r.net} credits  ${r.createdAt}`);
+    }
+    if (doc.runs.length > 10) out.push(`   ... and ${doc.runs.length - 10} more`);
+    out.push('');
+  }
+  const run = doc.run;
+  if (!run) {
+    out.push('no runs yet');
+    return `${out.join('\n')}\n`;
+  }
+  out.push(`run ${run.runId} of ${run.jobName}: ${run.status}`);
+  out.push(`  started ${run.createdAt}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}`);
+  for (const s of doc.steps) {
+    out.push(
+      `  ${s.id.padEnd(16)} ${s.done}/${s.total} done, ${s.inFlight} in flight, ${s.failed} failed, ${s.queued} queued`,
+    );
+  }
+  const sp = doc.spend;
+  if (sp) {
+    const budget = sp.budget === null ? 'no budget' : `of ${sp.budget} budget (${sp.remaining} left)`;
+    out.push(
+      `  credits: ${sp.net} net ${budget}; ${sp.charged} charged, ${sp.refunded} refunded, ${sp.reserved} reserved`,
+    );
+  }
+  if (run.notBefore) {
+    const left = Date.parse(run.notBefore) - now;
+    out.push(`  rate wait: resumes in ${formatWait(Math.max(0, left))} (not before ${run.notBefore})`);
+  }
+  if (doc.failures.length > 0) {
+    out.push(`  failures (${doc.failures.length}):`);
+    for (const f of doc.failures.slice(0, 20)) {
+      out.push(`    ${f.step}/${f.item} ${f.state}: ${f.error ?? '-'}`);
+    }
+    if (doc.failures.length > 20) out.push(`    ... and ${doc.failures.length - 20} more`);
+  }
+  if (run.outputDir) out.push(`  outputs: ${run.outputDir}`);
+  if (doc.resume) out.push(`  to resume: ${NEXT_STEP[run.status] ?? ''} ${doc.resume}`.replace(/: +/, ': '));
+  return `${out.join('\n')}\n`;
+}
