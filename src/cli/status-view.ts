@@ -127,7 +127,15 @@ export function buildStatus(
     net: journal.spendSummary(r.runId).net,
   }));
   if (!selected) {
-    return { journal: journal.path, runs: summaries, run: null, steps: [], spend: null, failures: [], resume: null };
+    return {
+      journal: journal.path,
+      runs: summaries,
+      run: null,
+      steps: [],
+      spend: null,
+      failures: [],
+      resume: null,
+    };
   }
   const runId = selected.runId;
   const finished = FINISHED_RUN_STATUSES.includes(selected.status);
@@ -157,7 +165,15 @@ export function buildStatus(
       const done = sum(DONE);
       const inFlight = sum(IN_FLIGHT);
       const failed = sum(FAILED);
-      return { id: step.stepId, total: step.total, done, inFlight, failed, queued: step.total - done - inFlight - failed, states };
+      return {
+        id: step.stepId,
+        total: step.total,
+        done,
+        inFlight,
+        failed,
+        queued: step.total - done - inFlight - failed,
+        states,
+      };
     }),
     spend: {
       ...spend,
@@ -215,14 +231,17 @@ export function renderStatus(doc: StatusDocument, now = Date.now()): string {
   }
   const sp = doc.spend;
   if (sp) {
-    const budget = sp.budget === null ? 'no budget' : `of ${sp.budget} budget (${sp.remaining} left)`;
+    const budget =
+      sp.budget === null ? 'no budget' : `of ${sp.budget} budget (${sp.remaining} left)`;
     out.push(
       `  credits: ${sp.net} net ${budget}; ${sp.charged} charged, ${sp.refunded} refunded, ${sp.reserved} reserved`,
     );
   }
   if (run.notBefore) {
     const left = Date.parse(run.notBefore) - now;
-    out.push(`  rate wait: resumes in ${formatWait(Math.max(0, left))} (not before ${run.notBefore})`);
+    out.push(
+      `  rate wait: resumes in ${formatWait(Math.max(0, left))} (not before ${run.notBefore})`,
+    );
   }
   if (doc.failures.length > 0) {
     out.push(`  failures (${doc.failures.length}):`);
@@ -232,6 +251,7 @@ export function renderStatus(doc: StatusDocument, now = Date.now()): string {
     if (doc.failures.length > 20) out.push(`    ... and ${doc.failures.length - 20} more`);
   }
   if (run.outputDir) out.push(`  outputs: ${run.outputDir}`);
-  if (doc.resume) out.push(`  to resume: ${NEXT_STEP[run.status] ?? ''} ${doc.resume}`.replace(/: +/, ': '));
+  if (doc.resume)
+    out.push(`  to resume: ${NEXT_STEP[run.status] ?? ''} ${doc.resume}`.replace(/: +/, ': '));
   return `${out.join('\n')}\n`;
 }

@@ -5,6 +5,7 @@
  * to the manifest. Outputs already downloaded (journal) are never fetched
  * again; a file that is on disk with the recorded sha256 is kept as is.
  */
+import { type Dirent, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
@@ -40,9 +41,11 @@ export class DownloadStage {
     return this.#failures;
   }
 
-  /** Queues every pending output of the run (on start, after a resume). */
+  /** Queues every output not downloaded yet, failed ones included (on start, after a resume). */
   enqueuePending(): void {
-    for (const output of this.ctx.journal.listOutputs(this.ctx.runId, 'pending')) {
+    const { journal, runId } = this.ctx;
+    removeStalePartFiles(this.ctx.outputDir);
+    for (const output of [...journal.listOutputs(runId, 'pending'), ...journal.listOutputs(runId, 'failed')]) {
       this.#enqueue(output);
     }
   }
@@ -78,7 +81,7 @@ export class DownloadStage {
         maxBytes: MAX_OUTPUT_BYTES,
         signal: ctx.stop.hardStop.signal,
         dest: (type) => {
-          const planned = planOutputFile(ctx.outputDir, step.filename, {
+          const planned = planOutputFile(ctx.outputDir, namingTemplate(step.filename), {
             step: step.id,
             item: item.key,
             n: output.n,
@@ -136,4 +139,36 @@ export class DownloadStage {
       at: new Date().toISOString(),
     };
   }
+}
+
+/**
+ * A process killed mid-download (kill -9) leaves its `.<name>.part-<hex>`
+ * temp file behind (see src/outputs/download.ts); the download is redone
+ * under a new temp name, so remove the orphans once, before any download of
+ * this process starts (one process per journal owns the folder).
+ */
+function removeStalePartFiles(dir: string): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { recursive: true, withFileTypes: true });
+  } catch {
+    return; // no output folder yet
+  }
+  for (const entry of entries) {
+    if (entry.isFile() && /^\..+\.part-[0-9a-f]{12}$/.test(entry.name)) {
+      rmSync(path.join(entry.parentPath, entry.name), { force: true });
+    }
+  }
+}
+
+/**
+ * Job files name template variables bare (`{scene}`, see docs/job-files.md)
+ * while the output naming module spells them `{var.scene}`: every placeholder
+ * the job format treats as a variable (all but step/item/n/ext) is rewritten.
+ */
+export function namingTemplate(template: string): string {
+  return template.replace(/\{([^{}]+)\}/g, (whole, raw: string) => {
+    const name = raw.trim();
+    return ['step', 'item', 'n', 'ext'].includes(name) ? `{${name}}` : `{var.${name}}`;
+  });
 }

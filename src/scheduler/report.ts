@@ -115,6 +115,8 @@ export function reportDataFromJournal(
       creditsCost: i.chargedCredits,
       refunded: i.refundedCredits > 0,
       ...(i.error ? { error: i.error } : {}),
+      // A training attempt records the influencerId of the 202 as its task id.
+      ...influencerIdOf(journal, runId, i.itemKey),
     }));
   return {
     run: {
@@ -139,4 +141,9 @@ function toReportEvent(event: EventRecord) {
       ? ('warn' as const)
       : ('info' as const);
   return { at: new Date(event.at).toISOString(), message: event.message, level };
+}
+
+function influencerIdOf(journal: Journal, runId: string, itemKey: string) {
+  const taskId = journal.listAttempts(runId, itemKey).findLast((a) => a.taskId)?.taskId;
+  return taskId ? { influencerId: taskId } : {};
 }

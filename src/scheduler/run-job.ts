@@ -12,6 +12,7 @@ import { canonicalJson, contentHash, openJournal, type Journal } from '../journa
 import { ManifestWriter } from '../outputs/index.js';
 import { silentLogger } from '../shared/index.js';
 import { AssetResolver, prepareJobFiles } from './assets.js';
+import { classifyError } from './classify.js';
 import { CompletionWatcher } from './completion-watcher.js';
 import type { RunContext } from './context.js';
 import { DownloadStage } from './downloads.js';
@@ -58,7 +59,16 @@ async function runWithJournal(
   logger: NonNullable<RunJobOptions['logger']>,
 ): Promise<RunResult> {
   const { job, catalog, items } = validated;
-  const emit = (event: RunEvent) => options.onEvent?.(event);
+  let lastSpend = '';
+  const emit = (event: RunEvent) => {
+    options.onEvent?.(event);
+    // 'spend' is derived from the progress ticks: one event whenever the journal's totals change.
+    if (event.type !== 'progress') return;
+    const spend = JSON.stringify(event.snapshot.spend);
+    if (spend === lastSpend) return;
+    lastSpend = spend;
+    options.onEvent?.({ type: 'spend', spend: event.snapshot.spend });
+  };
   const outputDir = options.outDir ? path.resolve(options.outDir) : job.output;
   const contracts = contractHashes(catalog, items);
   const selection = selectRun(journal, job, {
@@ -67,9 +77,8 @@ async function runWithJournal(
     snapshot: { outputDir, limits: options.limits, contracts },
   });
   const runId = selection.run.runId;
-  const stop = new StopController();
   if (selection.alreadyFinished) {
-    return finishRun({ journal, runId, outputDir, stop, client: options.client, alreadyFinished: true, downloadFailures: 0 });
+    return finishRun({ journal, runId, outputDir, stop: new StopController(), client: options.client, alreadyFinished: true, downloadFailures: 0 });
   }
   seedItems(journal, runId, [...trainingItems(job.influencers.values()), ...items.map(toNewItem)], selection.resumed);
   const speed = SERVICE_RATE_LIMITS.generations.windowMs / options.limits.generations.windowMs;
@@ -77,10 +86,18 @@ async function runWithJournal(
     journal.appendEvent(runId, { type, message, itemKey: itemKey ?? null, ...(data ? { data } : {}) });
     logger.info({ event: type, ...(itemKey ? { item: itemKey } : {}) }, message);
   };
+  const stop = new StopController();
   const watcher = new CompletionWatcher(options.client, {
     minGapMs: 1000 / speed,
     maxGapMs: 20_000 / speed,
-    onError: (error) => logger.debug({ err: String(error) }, 'poll failed; retrying later'),
+    // A poll that keeps failing for a reason that stops the run (revoked key,
+    // service unreachable after the client's retries) must stop it, not hang it.
+    onError: (error) => {
+      const verdict = classifyError(error, stop.hardStop.signal);
+      if (verdict.kind === 'stop' && !(error instanceof RunStoppedError)) {
+        stop.stop(verdict.reason, verdict.message);
+      } else logger.debug({ err: String(error) }, 'poll failed; retrying later');
+    },
   });
   const ctx: RunContext = {
     runId,

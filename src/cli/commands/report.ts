@@ -20,7 +20,9 @@ export const reportCommand: CommandModule = {
   register(program, io) {
     program
       .command('report')
-      .description('rebuild report.html and the manifest of a run from the journal (spends nothing)')
+      .description(
+        'rebuild report.html and the manifest of a run from the journal (spends nothing)',
+      )
       .argument('[targets...]', 'run id and/or job file (YAML); default: the newest run')
       .option(
         '--journal <path>',
@@ -32,7 +34,8 @@ export const reportCommand: CommandModule = {
         const resolved = targets.map((t) => resolveTarget(io, t, options.journal));
         const job = resolved.find((r) => r.jobName !== undefined);
         const runId = resolved.find((r) => r.runId !== undefined)?.runId;
-        const journalPath = (job ?? resolved[0] ?? resolveTarget(io, undefined, options.journal)).journalPath;
+        const journalPath = (job ?? resolved[0] ?? resolveTarget(io, undefined, options.journal))
+          .journalPath;
         const journal = await openJournal(journalPath, { readonly: true });
         try {
           const run = runId ? journal.getRun(runId) : journal.listRuns(job?.jobName, 1)[0];
@@ -44,7 +47,9 @@ export const reportCommand: CommandModule = {
             );
           }
           if (job?.jobName && run.jobName !== job.jobName) {
-            throw new UsageError(`run ${run.runId} belongs to job "${run.jobName}", not "${job.jobName}"`);
+            throw new UsageError(
+              `run ${run.runId} belongs to job "${run.jobName}", not "${job.jobName}"`,
+            );
           }
           const snapshot = (run.options ?? {}) as { outputDir?: unknown };
           const outputDir = options.out
@@ -52,10 +57,13 @@ export const reportCommand: CommandModule = {
             : typeof snapshot.outputDir === 'string'
               ? snapshot.outputDir
               : undefined;
-          if (!outputDir) throw new UsageError(`run ${run.runId} has no output folder recorded: pass --out DIR`);
+          if (!outputDir)
+            throw new UsageError(`run ${run.runId} has no output folder recorded: pass --out DIR`);
           const rows = writeRunOutputs(journal, run.runId, outputDir);
           io.stdout.write(`${path.join(outputDir, 'report.html')}\n`);
-          io.stderr.write(`ibatch: run ${run.runId}: ${rows.length} manifest row(s) in ${outputDir}\n`);
+          io.stderr.write(
+            `ibatch: run ${run.runId}: ${rows.length} manifest row(s) in ${outputDir}\n`,
+          );
         } finally {
           journal.close();
         }

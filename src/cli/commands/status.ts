@@ -24,7 +24,11 @@ export interface StatusTarget {
 }
 
 /** A job file is a path ending in .yaml/.yml or an existing file; anything else is a run id. */
-export function resolveTarget(io: CliIo, target: string | undefined, journal: string | undefined): StatusTarget {
+export function resolveTarget(
+  io: CliIo,
+  target: string | undefined,
+  journal: string | undefined,
+): StatusTarget {
   const explicit = journal ?? io.env.IBATCH_JOURNAL;
   const fromCwd = path.resolve(io.cwd, explicit ?? path.join('.ibatch', 'journal.db'));
   if (!target) return { journalPath: fromCwd };

@@ -1,0 +1,198 @@
+/**
+ * `ibatch run` semantics of the interface, end to end against a real emulator
+ * over HTTP: SIGINT -> 130 and a resume of the same run; `--run-id` of a
+ * finished run is a no-op; a changed job refuses to resume (`--new` starts
+ * afresh); one process per journal (`--wait` waits); a persisted rate wait
+ * survives a SIGKILL and the resumed run sends nothing before it.
+ * Spawned processes need `npm run build`.
+ */
+import { existsSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { lockPathFor, openJournal, type RunRecord } from '../../src/journal/index.js';
+import {
+  charges,
+  chargesPerItem,
+  cli,
+  emulatorFor,
+  envFor,
+  imageJob,
+  killSpawned,
+  spawnCli,
+  type Workspace,
+  waitFor,
+  workspace,
+} from './helpers.js';
+
+const SCALE = 30;
+let em: RunningEmulator | undefined;
+let ws: Workspace | undefined;
+
+afterEach(async () => {
+  killSpawned();
+  await em?.stop();
+  em = undefined;
+  ws?.cleanup();
+  ws = undefined;
+});
+
+async function readRuns(journalPath: string): Promise<RunRecord[]> {
+  if (!existsSync(journalPath)) return [];
+  const journal = await openJournal(journalPath, { readonly: true });
+  try {
+    return journal.listRuns();
+  } finally {
+    journal.close();
+  }
+}
+
+function expectOneChargePerItem(entries: Awaited<ReturnType<typeof charges>>, n: number): void {
+  expect(entries).toHaveLength(n);
+  const perItem = chargesPerItem(entries);
+  expect(perItem.size).toBe(n);
+  expect([...perItem.values()].every((count) => count === 1)).toBe(true);
+}
+
+/** Slow enough (10 creates per 2 s) that a 20-item run is still going when we act on it. */
+const slowEnv = (e: RunningEmulator) => ({
+  ...envFor(e, SCALE),
+  IBATCH_LIMITS: 'requests=120/2000ms,generations=10/2000ms,trainings=5/120000ms,uploads=30/2000ms',
+});
+
+describe('ibatch run semantics', () => {
+  it('SIGINT exits 130 saying how to resume; the next run resumes the same run with no double charge', async () => {
+    em = await emulatorFor({ timeScale: SCALE });
+    const N = 20;
+    ws = workspace(imageJob({ name: 'sigint-job', n: N }));
+    const env = slowEnv(em);
+    const run = spawnCli(['run', ws.jobPath], env, ws.dir);
+    const emu = em;
+    await waitFor('a first charge', async () => (await charges(emu)).length >= 2);
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    expect(code, run.stderr()).toBe(130);
+    expect(run.stdout() + run.stderr()).toMatch(/again to resume/);
+    const partial = (await charges(em)).length;
+    expect(partial).toBeLessThan(N);
+    const [stopped] = await readRuns(ws.journalPath);
+    expect(stopped?.status).toBe('interrupted');
+
+    const resumed = await cli(['run', ws.jobPath], env, ws.dir);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`run ${stopped?.runId}`);
+    expect((await readRuns(ws.journalPath)).map((r) => r.runId)).toEqual([stopped?.runId]);
+    expectOneChargePerItem(await charges(em), N);
+  }, 60_000);
+
+  it('--run-id of a finished run is a no-op that spends nothing', async () => {
+    em = await emulatorFor({ timeScale: SCALE });
+    ws = workspace(imageJob({ name: 'noop-job', n: 3 }));
+    const env = envFor(em, SCALE);
+    const first = await cli(['run', ws.jobPath, '--run-id', 'ci-42'], env, ws.dir);
+    expect(first.code, first.stderr).toBe(0);
+    const ledger = await em.admin.ledger(em.accounts[0]!.id);
+    const creates = (await em.admin.stats()).accounts[0]?.counters.creates;
+    expect(ledger).toHaveLength(3);
+
+    const again = await cli(['run', ws.jobPath, '--run-id', 'ci-42'], env, ws.dir);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/already finished/);
+    expect(await em.admin.ledger(em.accounts[0]!.id)).toEqual(ledger);
+    expect((await em.admin.stats()).accounts[0]?.counters.creates).toBe(creates);
+    expect(await readRuns(ws.journalPath)).toHaveLength(1);
+  }, 60_000);
+
+  it('a changed job refuses to resume (exit 2, suggests --new); --new starts a new run', async () => {
+    em = await emulatorFor({ timeScale: SCALE });
+    const N = 6;
+    ws = workspace(imageJob({ name: 'changed-job', n: N, budget: 5 })); // 2 items fit
+    const env = envFor(em, SCALE);
+    const first = await cli(['run', ws.jobPath], env, ws.dir);
+    expect(first.code, first.stderr).toBe(3);
+    const before = (await charges(em)).length;
+
+    ws.write(imageJob({ name: 'changed-job', n: N, budget: 100, prompt: 'a busy market, scene' }));
+    const refused = await cli(['run', ws.jobPath], env, ws.dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--new');
+    expect((await charges(em)).length).toBe(before);
+
+    const fresh = await cli(['run', ws.jobPath, '--new'], env, ws.dir);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    const runs = await readRuns(ws.journalPath);
+    expect(runs).toHaveLength(2);
+    expect(fresh.stdout).toContain(`run ${runs[0]?.runId}`);
+    expect((await charges(em)).length).toBe(before + N);
+  }, 60_000);
+
+  it('a second run on the same journal exits 2 naming the holder; with --wait it waits, then runs', async () => {
+    em = await emulatorFor({ timeScale: SCALE });
+    const N = 20;
+    ws = workspace(imageJob({ name: 'lock-job', n: N }));
+    const env = slowEnv(em);
+    const holder = spawnCli(['run', ws.jobPath, '--run-id', 'lock-a'], env, ws.dir);
+    const emu = em;
+    const lockPath = lockPathFor(ws.journalPath);
+    await waitFor(
+      'the holder to charge',
+      async () => existsSync(lockPath) && (await charges(emu)).length >= 1,
+    );
+
+    const second = await cli(['run', ws.jobPath, '--run-id', 'lock-a'], env, ws.dir);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`process ${holder.child.pid}`);
+    expect(second.stderr).toContain('--wait');
+
+    // The waiter starts while the holder's run is unfinished: "already finished" proves it
+    // opened the journal only after the holder had completed and released it.
+    const [during] = await readRuns(ws.journalPath);
+    expect(during?.status).toBe('running');
+    const waited = await cli(['run', ws.jobPath, '--run-id', 'lock-a', '--wait'], env, ws.dir);
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stdout).toMatch(/already finished/);
+    expect((await holder.exited).code, holder.stderr()).toBe(0);
+    expectOneChargePerItem(await charges(em), N);
+  }, 60_000);
+
+  it('a persisted rate wait survives SIGKILL: status shows it, the resumed run sends nothing before it', async () => {
+    // The service allows 2 creates per 6 s; our limits allow more, so the third create gets a
+    // 429 with a Retry-After of several seconds, which pauses the gate and is journaled.
+    const scale = 10;
+    em = await emulatorFor({
+      timeScale: scale,
+      rateLimits: { generations: { count: 2, windowMs: 60_000 } },
+    });
+    const N = 4;
+    ws = workspace(imageJob({ name: 'wait-job', n: N }));
+    const env = envFor(em, scale);
+    const run = spawnCli(['run', ws.jobPath], env, ws.dir);
+    const journalPath = ws.journalPath;
+    const waiting = await waitFor('a persisted notBefore', async () => {
+      const [r] = await readRuns(journalPath).catch(() => []);
+      return r?.notBefore ? r : undefined;
+    });
+    run.child.kill('SIGKILL');
+    await run.exited;
+    expect(waiting.notBefore).toBeGreaterThan(Date.now());
+    const [killed] = await readRuns(ws.journalPath);
+    expect(killed?.notBefore).toBe(waiting.notBefore);
+
+    const status = await cli(['status', ws.jobPath, '--json'], {}, ws.dir);
+    expect(status.code, status.stderr).toBe(0);
+    const doc = JSON.parse(status.stdout);
+    expect(doc.run.notBefore).toBe(new Date(waiting.notBefore ?? 0).toISOString());
+    expect(doc.run.waitMs).toBeGreaterThan(0);
+    const text = await cli(['status', ws.jobPath], {}, ws.dir);
+    expect(text.stdout).toMatch(/rate wait: resumes in \d+s/);
+
+    const earlyBefore = (await em.admin.stats()).accounts[0]?.earlyRequests.length ?? 0;
+    const resumed = await cli(['run', ws.jobPath], env, ws.dir);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(Date.now()).toBeGreaterThanOrEqual(waiting.notBefore ?? 0);
+    expect((await em.admin.stats()).accounts[0]?.earlyRequests.length).toBe(earlyBefore);
+    expectOneChargePerItem(await charges(em), N);
+    const [done] = await readRuns(ws.journalPath);
+    expect(done?.runId).toBe(killed?.runId);
+    expect(done?.notBefore).toBeNull();
+  }, 60_000);
+});
