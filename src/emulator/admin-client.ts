@@ -48,6 +48,11 @@ export class EmulatorAdmin {
     return this.call('POST', '/revoke', { apiKey });
   }
 
+  /** Issues a new live key for the account (key rotation after a revocation). */
+  issueKey(accountId: string): Promise<{ apiKey: string }> {
+    return this.call('POST', '/keys', { accountId });
+  }
+
   /** Replaces the probabilistic fault configuration (`{}` turns them off). */
   setFaults(config: FaultConfig): Promise<{ ok: true }> {
     return this.call('POST', '/faults', config);

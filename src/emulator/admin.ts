@@ -4,7 +4,7 @@
  * Due refunds are settled before every admin read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Bucket } from '../contract/index.js';
+import { API_KEY_PREFIX, type Bucket } from '../contract/index.js';
 import type { EmulatorContext } from './context.js';
 import { isFaultKind } from './fault-kinds.js';
 import { isLoopback, parseJson, readBody, sendJson } from './http-util.js';
@@ -95,6 +95,14 @@ const ROUTES: Record<string, Route> = {
     return { id: account!.id, credits: account!.credits };
   },
   'POST /revoke': (ctx, body) => ({ revoked: ctx.store.revokeKey(String(body.apiKey)) }),
+  'POST /keys': (ctx, body) => {
+    const apiKey = ctx.store.issueKey(
+      String(body.accountId),
+      `${API_KEY_PREFIX}${ctx.random.ids.hex(32)}`,
+    );
+    if (!apiKey) fail('Expected { accountId } of an existing account');
+    return { apiKey };
+  },
   'POST /behaviour': (ctx, body) => {
     for (const key of Object.keys(body))
       if (!(key in DEFAULT_BEHAVIOUR)) fail(`Unknown behaviour ${key}`);

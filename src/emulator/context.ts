@@ -45,7 +45,7 @@ export function ownedMedia(
     if (!record?.uploaded) return undefined;
     return record.mimeType.split('/')[0] as MediaFamily;
   }
-  const file = /^\/files\/([0-9a-f-]{36})\/\d+\.\w+$/.exec(parsed.pathname);
+  const file = /^\/files\/([0-9a-f-]{36})\/(?:[^/]+\/)?\d+\.\w+$/.exec(parsed.pathname);
   if (file) {
     const generation = account.generations.get(file[1] ?? '');
     if (generation?.outcome !== 'success' || ctx.now() < generation.terminalAt) {

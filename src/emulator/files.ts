@@ -39,7 +39,8 @@ export function serveFile(
   res: ServerResponse,
   head: boolean,
 ): boolean {
-  const output = /^\/files\/([0-9a-f-]{36})\/0\.(png|mp4)$/.exec(path);
+  // The optional middle segment is the one `outputUrlStyle: 'hostile'` adds.
+  const output = /^\/files\/([0-9a-f-]{36})\/(?:[^/]+\/)?0\.(png|mp4)$/.exec(path);
   if (output) {
     const record = each(ctx, (a) => a.generations.get(output[1] ?? ''));
     const ext = record?.kind === 'image' ? 'png' : 'mp4';

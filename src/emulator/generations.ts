@@ -173,8 +173,13 @@ function phaseOf(record: GenerationRecord, now: number): Phase {
   return record.outcome;
 }
 
+/** The extra segment of `outputUrlStyle: 'hostile'` (served like the plain URL). */
+export const HOSTILE_OUTPUT_SEGMENT = `..%2F..%2F..%2F..%2Fetc%2Fpasswd%00%2e%2e%5Cevil${'x'.repeat(3000)}`;
+
 export function outputUrl(ctx: EmulatorContext, record: GenerationRecord): string {
-  return `${ctx.mainOrigin}/files/${record.id}/0.${record.kind === 'image' ? 'png' : 'mp4'}`;
+  const name = `0.${record.kind === 'image' ? 'png' : 'mp4'}`;
+  const extra = ctx.behaviour.outputUrlStyle === 'hostile' ? `${HOSTILE_OUTPUT_SEGMENT}/` : '';
+  return `${ctx.mainOrigin}/files/${record.id}/${extra}${name}`;
 }
 
 /** The poll view of a generation (status string in the lower-case vocabulary). */

@@ -42,6 +42,13 @@ export interface Behaviour {
    * can be quoted. Creates always resolve them. @default false
    */
   previewChecksReferences: boolean;
+  /**
+   * Shape of output URLs. `hostile` adds a path segment a careless client
+   * might turn into a file name (`..%2F` climbs, `%00`, a backslash, a
+   * ~3,000-character name) so path-escape tests have a server to fight.
+   * @default 'plain' (`/files/<id>/0.png`)
+   */
+  outputUrlStyle: 'plain' | 'hostile';
 }
 
 export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
@@ -57,6 +64,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
   uploadAuthorization: 'accept',
   rateLimitAlgorithm: 'sliding',
   previewChecksReferences: false,
+  outputUrlStyle: 'plain',
 };
 
 /** Probabilistic faults: a probability 0..1 per fault kind, optionally per endpoint. */

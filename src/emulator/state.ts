@@ -144,6 +144,15 @@ export class Store {
     return true;
   }
 
+  /** Adds a live key to an account (what a user does after a revocation); undefined for an unknown account. */
+  issueKey(accountId: string, apiKey: string): string | undefined {
+    const account = this.accounts.get(accountId);
+    if (!account) return undefined;
+    account.apiKeys.push(apiKey);
+    this.byKey.set(apiKey, account);
+    return apiKey;
+  }
+
   charge(account: AccountState, amount: number, at: number, ref: Partial<LedgerEntry>): void {
     account.credits = round2(account.credits - amount);
     this.record(account, 'charge', amount, at, ref);
