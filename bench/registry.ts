@@ -4,6 +4,7 @@ import { emulatorThroughput } from './emulator-throughput.js';
 import { jobExpand } from './job-expand.js';
 import { journalThroughput } from './journal-throughput.js';
 import { limiterAccuracy } from './limiter.js';
+import { runCampaign } from './run-campaign.js';
 import type { Benchmark } from './types.js';
 
 export const BENCHMARKS: Record<string, Benchmark> = {
@@ -12,4 +13,5 @@ export const BENCHMARKS: Record<string, Benchmark> = {
   jobExpand,
   journalThroughput,
   limiterAccuracy,
+  runCampaign,
 };

@@ -233,6 +233,8 @@ class LocalGate implements RateGate {
   feedback(feedback: RateFeedback): void {
     if (this.#closed) return;
     const now = this.#now();
+    // Every answered request: its slot lives a window past the answer (see `confirm`).
+    for (const bucket of new Set(feedback.buckets)) this.#logs[bucket]?.confirm(now);
     if (feedback.status === 429) {
       const retryAfterMs = feedback.retryAfterMs ?? this.#defaultRetryAfterMs;
       this.#pause(now + retryAfterMs, 'rate_limited', retryAfterMs);

@@ -48,7 +48,8 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
  * earlier ticket using that bucket (all-or-nothing, never holding a slot
  * while waiting). Returns {granted, now, pausedUntil, wakeAt, [8 expiry
  * lists: log 1..4, phantom 1..4]}; wakeAt is when enough slots will have
- * expired for this ticket (0 when it cannot be known yet).
+ * expired for this ticket (a lower bound when tickets ahead must be served
+ * first; 0 when granted or paused).
  */
 export const ACQUIRE_SCRIPT = `${NOW}
 local ticket = ARGV[1]
@@ -115,19 +116,31 @@ if pause <= now then
     for _, b in ipairs(mine) do
       local short = ahead[b] + 1 - free[b]
       if short > 0 then
-        -- the short-th earliest expiry among grants and phantoms
-        local a = redis.call('ZRANGE', KEYS[5 + b], 0, short - 1, 'WITHSCORES')
-        local p = redis.call('ZRANGE', KEYS[9 + b], 0, short - 1, 'WITHSCORES')
+        -- when the short-th slot frees: a live slot's expiry, or beyond them a
+        -- lower bound assuming every freed slot is taken again at once
         local all = {}
-        for i = 2, #a, 2 do all[#all + 1] = tonumber(a[i]) end
-        for i = 2, #p, 2 do all[#all + 1] = tonumber(p[i]) end
+        for _, k in ipairs({5 + b, 9 + b}) do
+          local entries = redis.call('ZRANGE', KEYS[k], 0, -1, 'WITHSCORES')
+          for i = 2, #entries, 2 do all[#all + 1] = tonumber(entries[i]) end
+        end
         table.sort(all)
-        local at = all[short]
-        if at == nil then at = 0 end
-        if at == 0 or wakeAt == -1 then wakeAt = -1 elseif at > wakeAt then wakeAt = at end
+        local at
+        if short <= #all then
+          at = all[short]
+        else
+          local cycle = {}
+          for i = 1, count[b] - #all do cycle[#cycle + 1] = now end
+          for i = 1, #all do cycle[#cycle + 1] = all[i] end
+          local j = short - #all - 1
+          if #cycle == 0 then
+            at = now + life[b]
+          else
+            at = cycle[(j % #cycle) + 1] + life[b] * (math.floor(j / #cycle) + 1)
+          end
+        end
+        if at > wakeAt then wakeAt = at end
       end
     end
-    if wakeAt == -1 then wakeAt = 0 end
   end
 end
 
@@ -189,4 +202,19 @@ for i = 1, added do
 end
 if added > 0 then redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2])) end
 return {added, redis.call('ZCARD', KEYS[2]), now}
+`;
+
+/**
+ * KEYS: the log of each bucket of one grant. ARGV: 1 the grant's member,
+ * 2.. slot life per key. Re-stamps the slot from the server's now (the
+ * response time): the request surely arrived before its response, so the
+ * slot now outlives the service's window whatever the request's delay.
+ */
+export const EXTEND_SCRIPT = `${NOW}
+for i = 1, #KEYS do
+  local life = tonumber(ARGV[i + 1])
+  redis.call('ZADD', KEYS[i], 'GT', now + life, ARGV[1])
+  redis.call('PEXPIRE', KEYS[i], life)
+end
+return now
 `;

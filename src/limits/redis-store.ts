@@ -16,6 +16,7 @@ import {
   accountKeys,
   bucketMask,
   CANCEL_SCRIPT,
+  EXTEND_SCRIPT,
   PAUSE_SCRIPT,
   SHRINK_SCRIPT,
 } from './redis-scripts.js';
@@ -29,7 +30,7 @@ export interface AcquireReply {
   readonly at: number;
   /** End of the shared pause on our clock (0 when none). */
   readonly pausedUntil: number;
-  /** When enough slots free up for this ticket, our clock (0 when unknown). */
+  /** Earliest time enough slots can be free for this ticket, our clock (0 when granted/paused). */
   readonly wakeAt: number;
   /** Present when asked for: every live slot of the account. */
   readonly slots?: { readonly used: SlotLists; readonly phantom: SlotLists };
@@ -46,6 +47,7 @@ type Reply = [number, number, number, number, ...string[][]];
 interface ScriptCommands {
   ibatchAcquire(...args: Array<string | number>): Promise<Reply>;
   ibatchCancel(...args: Array<string | number>): Promise<number>;
+  ibatchExtend(...args: Array<string | number>): Promise<number>;
   ibatchPause(...args: Array<string | number>): Promise<[number, number]>;
   ibatchShrink(...args: Array<string | number>): Promise<[number, number, number]>;
 }
@@ -67,8 +69,10 @@ export class RedisStore {
   readonly #scripts: ScriptCommands;
   readonly #keys: string[];
   readonly #options: RedisStoreOptions;
-  /** server ms - our ms, from the last reply (midpoint of the round trip). */
+  /** server ms - our ms (see #learnOffset). */
   #offset = 0;
+  #bestRtt = Number.POSITIVE_INFINITY;
+  #bestAt = 0;
 
   constructor(options: RedisStoreOptions) {
     this.#options = options;
@@ -86,6 +90,7 @@ export class RedisStore {
     this.#redis.on('error', options.onError);
     this.#redis.defineCommand('ibatchAcquire', { numberOfKeys: 13, lua: ACQUIRE_SCRIPT });
     this.#redis.defineCommand('ibatchCancel', { numberOfKeys: 3, lua: CANCEL_SCRIPT });
+    this.#redis.defineCommand('ibatchExtend', { lua: EXTEND_SCRIPT });
     this.#redis.defineCommand('ibatchPause', { numberOfKeys: 1, lua: PAUSE_SCRIPT });
     this.#redis.defineCommand('ibatchShrink', { numberOfKeys: 2, lua: SHRINK_SCRIPT });
     this.#scripts = this.#redis as unknown as ScriptCommands;
@@ -118,10 +123,19 @@ export class RedisStore {
     return serverMs === 0 ? 0 : serverMs - this.#offset;
   }
 
-  #learnOffset(serverNow: number, sentAt: number): number {
-    const midpoint = (sentAt + Date.now()) / 2;
-    this.#offset = serverNow - midpoint;
-    return midpoint;
+  /**
+   * NTP-style: trust the sample with the shortest round trip (its midpoint
+   * error is at most half of it), refreshed after a minute against drift. A
+   * busy event loop makes most round trips long and lopsided.
+   */
+  #learnOffset(serverNow: number, sentAt: number): void {
+    const receivedAt = Date.now();
+    const rtt = receivedAt - sentAt;
+    if (rtt <= this.#bestRtt || receivedAt - this.#bestAt > 60_000) {
+      this.#bestRtt = rtt;
+      this.#bestAt = receivedAt;
+      this.#offset = serverNow - (sentAt + receivedAt) / 2;
+    }
   }
 
   async acquire(
@@ -163,6 +177,17 @@ export class RedisStore {
   async cancel(tickets: readonly string[]): Promise<void> {
     if (tickets.length === 0) return;
     await this.#scripts.ibatchCancel(...this.#keys.slice(0, 3), ...tickets);
+  }
+
+  /** Re-stamps a granted slot in `buckets` from the server's now (its response came). */
+  async extend(ticket: string, buckets: readonly Bucket[]): Promise<void> {
+    const keys = buckets.map((b) => this.#keys[5 + BUCKETS.indexOf(b)]!);
+    await this.#scripts.ibatchExtend(
+      keys.length,
+      ...keys,
+      ticket,
+      ...buckets.map((b) => this.#options.slotLifeMs(b)),
+    );
   }
 
   /** Extends the shared pause (later wins). Returns its end on our clock. */

@@ -13,33 +13,23 @@ import { randomUUID } from 'node:crypto';
 import { BUCKETS, type Bucket, type RateLimits } from '../contract/index.js';
 import { type Logger, type RateFeedback, silentLogger } from '../shared/index.js';
 import { GateClosedError } from './errors.js';
+import { createFallbackGate } from './fallback-gate.js';
 import { feedbackBucket } from './feedback-bucket.js';
 import type { GateEventName, GateEvents, GateListener } from './gate-events.js';
-import { createLocalGate, type GateSnapshot, type RateGate } from './local-gate.js';
+import type { GateSnapshot, RateGate } from './local-gate.js';
 import { type AcquireReply, RedisStore, type SlotLists } from './redis-store.js';
 import {
   type ResolvedSharedOptions,
   resolveSharedOptions,
   type SharedGateOptions,
 } from './shared-options.js';
-import { type LocalGrant, SlotMirror, slotsToUpload } from './shared-slots.js';
+import { type LocalGrant, occupiedAtOutage, SlotMirror, slotsToUpload } from './shared-slots.js';
+import { GateEmitter, InFlightGrants, sleepFor, type Waiter } from './shared-waiter.js';
 
 export type { FallbackEvent, SharedGateOptions } from './shared-options.js';
 
 /** Abort reason of local waits when Redis is back: the waiter retries on Redis. */
 const BACK_TO_SHARED = Symbol('back to shared limits');
-
-interface Waiter {
-  readonly ticket: string;
-  readonly buckets: readonly Bucket[];
-  readonly signal: AbortSignal | undefined;
-  /** The ticket may be queued in Redis. */
-  enqueued: boolean;
-  /** Ends the current sleep early (close, abort, mode change). */
-  interrupt: (() => void) | undefined;
-  /** The current wait on the local fallback gate. */
-  local: AbortController | undefined;
-}
 
 class SharedGate implements RateGate {
   readonly #limits: RateLimits;
@@ -49,7 +39,8 @@ class SharedGate implements RateGate {
   readonly #runnerId = randomUUID();
   readonly #mirror = new SlotMirror();
   readonly #waiters = new Set<Waiter>();
-  readonly #listeners = new Map<GateEventName, Set<(event: never) => void>>();
+  readonly #events = new GateEmitter();
+  readonly #inFlight = new InFlightGrants();
   #sequence = 0;
   #mode: 'shared' | 'local' = 'shared';
   /** Shared admissions wait for this: the first connection, or an upload after an outage. */
@@ -92,17 +83,7 @@ class SharedGate implements RateGate {
   }
 
   on<E extends GateEventName>(event: E, listener: GateListener<E>): () => void {
-    let set = this.#listeners.get(event);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(event, set);
-    }
-    set.add(listener as (event: never) => void);
-    return () => set.delete(listener as (event: never) => void);
-  }
-
-  #emit<E extends GateEventName>(event: E, payload: GateEvents[E]): void {
-    for (const listener of this.#listeners.get(event) ?? []) (listener as GateListener<E>)(payload);
+    return this.#events.on(event, listener);
   }
 
   acquire(buckets: readonly Bucket[], signal?: AbortSignal): Promise<void> {
@@ -111,11 +92,7 @@ class SharedGate implements RateGate {
     const wanted = [...new Set(buckets)];
     if (wanted.length === 0) return Promise.resolve();
     const unknown = wanted.find((b) => !BUCKETS.includes(b));
-    if (unknown !== undefined) {
-      return Promise.reject(
-        new TypeError(`Expected a bucket of ${BUCKETS.join(', ')}, got "${unknown}"`),
-      );
-    }
+    if (unknown !== undefined) return Promise.reject(new TypeError(`Unknown bucket "${unknown}"`));
     this.#sequence += 1;
     const waiter: Waiter = {
       ticket: `${this.#runnerId}:${this.#sequence}`,
@@ -143,7 +120,7 @@ class SharedGate implements RateGate {
         this.#check(waiter);
         // Our own pause holds even before (or without) Redis knowing about it.
         if (this.#pausedUntil > Date.now()) {
-          await this.#sleep(
+          await sleepFor(
             waiter,
             this.#pausedUntil - Date.now() + Math.random() * this.#options.jitterMs,
           );
@@ -165,15 +142,18 @@ class SharedGate implements RateGate {
         this.#absorb(reply);
         if (reply.granted) {
           waiter.enqueued = false;
-          for (const bucket of waiter.buckets)
-            this.#mirror.addUsed(bucket, reply.at + this.#life(bucket));
+          // A reply with slots already lists this grant.
+          if (!reply.slots) {
+            for (const b of waiter.buckets) this.#mirror.addUsed(b, reply.at + this.#life(b));
+          }
+          this.#inFlight.add({ ticket: waiter.ticket, buckets: waiter.buckets, at: reply.at });
           this.#check(waiter);
-          this.#emit('grant', { buckets: waiter.buckets, at: reply.at });
+          this.#events.emit('grant', { buckets: waiter.buckets, at: reply.at });
           return;
         }
         if (!announced) {
           announced = true;
-          this.#emit('wait', {
+          this.#events.emit('wait', {
             buckets: waiter.buckets,
             waiting: this.#waiters.size,
             pausedUntil: this.pausedUntil,
@@ -181,8 +161,9 @@ class SharedGate implements RateGate {
         }
         const now = Date.now();
         const cap = now + this.#options.maxSleepMs;
-        const wakeAt = Math.min(cap, Math.max(reply.wakeAt || cap, this.#pausedUntil));
-        await this.#sleep(waiter, wakeAt - now + Math.random() * this.#options.jitterMs);
+        // wakeAt is 0 while paused; both 0 means the pause just ended: retry now.
+        const wakeAt = Math.min(cap, Math.max(reply.wakeAt, this.#pausedUntil, now));
+        await sleepFor(waiter, wakeAt - now + Math.random() * this.#options.jitterMs);
       }
     } finally {
       this.#waiters.delete(waiter);
@@ -197,7 +178,7 @@ class SharedGate implements RateGate {
     const gate = this.#fallback;
     if (!gate || waiter.buckets.some((b) => this.#options.fallbackLimits[b].count === 0)) {
       // A bucket too small to split among peers waits for Redis (never overspend).
-      await this.#sleep(waiter, this.#options.probeMs);
+      await sleepFor(waiter, this.#options.probeMs);
       return false;
     }
     const controller = new AbortController();
@@ -216,20 +197,6 @@ class SharedGate implements RateGate {
     }
   }
 
-  #sleep(waiter: Waiter, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        waiter.signal?.removeEventListener('abort', done);
-        waiter.interrupt = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      waiter.interrupt = done;
-      waiter.signal?.addEventListener('abort', done, { once: true });
-    });
-  }
-
   #absorb(reply: AcquireReply): void {
     if (reply.slots) this.#mirror.replace(reply.slots, Date.now());
     if (reply.pausedUntil > 0) this.#pause(reply.pausedUntil, 'rate_limited');
@@ -239,30 +206,30 @@ class SharedGate implements RateGate {
     if (this.#closed || this.#mode === 'local') return;
     this.#mode = 'local';
     const now = Date.now();
-    const occupied = this.#mirror.occupied(now);
+    const occupied = occupiedAtOutage(
+      this.#mirror.occupied(now),
+      this.#limits,
+      (b) => this.#life(b),
+      now,
+    );
     this.#remnants ??= occupied;
-    const gate = createLocalGate(this.#options.fallbackGateLimits, {
-      marginMs: this.#options.marginMs,
-      defaultRetryAfterMs: this.#options.defaultRetryAfterMs,
+    this.#fallback = createFallbackGate({
+      options: this.#options,
       occupied,
-    });
-    gate.on('grant', (event) => {
-      for (const bucket of event.buckets) {
-        const expiry = event.at + this.#life(bucket);
+      pausedUntil: this.#pausedUntil,
+      slotLifeMs: (bucket) => this.#life(bucket),
+      onGrant: (bucket, expiry) => {
         this.#localGrants.push({ bucket, expiry });
         this.#mirror.addUsed(bucket, expiry);
-      }
-      this.#emit('grant', event);
+      },
+      events: this.#events,
     });
-    gate.on('shrink', (event) => this.#emit('shrink', event));
-    if (this.#pausedUntil > now) gate.pauseUntil(this.#pausedUntil);
-    this.#fallback = gate;
     const reason = error instanceof Error ? error.message : String(error);
     this.#logger.warn(
       { store: this.#options.where, reason, peers: this.#options.peers },
       `Redis is unreachable: running on local limits (1/${this.#options.peers} of each bucket) until it answers`,
     );
-    this.#emit('store', { mode: 'local', reason });
+    this.#events.emit('store', { mode: 'local', reason });
     this.#options.onFallback?.({ mode: 'local', reason });
     for (const waiter of this.#waiters) waiter.interrupt?.();
     this.#probe = setInterval(() => void this.#tryLeaveFallback(), this.#options.probeMs);
@@ -295,6 +262,8 @@ class SharedGate implements RateGate {
       grants: this.#localGrants,
       remnants: this.#remnants,
       peers: this.#options.peers,
+      peerAllowance: (bucket) => this.#options.fallbackLimits[bucket].count,
+      slotLifeMs: (bucket) => this.#life(bucket),
       now: Date.now(),
     });
     this.#barrier = this.#store.upload(upload).then(
@@ -306,7 +275,7 @@ class SharedGate implements RateGate {
           { store: this.#options.where },
           'Redis answers again: back on shared limits',
         );
-        this.#emit('store', { mode: 'shared' });
+        this.#events.emit('store', { mode: 'shared' });
         this.#options.onFallback?.({ mode: 'shared' });
       },
       (error: unknown) => {
@@ -318,6 +287,7 @@ class SharedGate implements RateGate {
 
   feedback(feedback: RateFeedback): void {
     if (this.#closed) return;
+    this.#restamp(feedback);
     if (this.#mode === 'local') this.#fallback?.feedback(feedback);
     if (feedback.status === 429) {
       const retryAfterMs = feedback.retryAfterMs ?? this.#options.defaultRetryAfterMs;
@@ -332,6 +302,21 @@ class SharedGate implements RateGate {
     if (feedback.remaining !== undefined && this.#mode === 'shared') this.#shrink(feedback);
   }
 
+  /**
+   * A response proves its request has arrived: re-stamp the oldest in-flight
+   * grant with the same buckets from now, so a request delayed past the
+   * margin (a busy box, a slow network) still cannot overlap the service's
+   * window. A 429 was not counted by the service: its slot just ages out.
+   */
+  #restamp(feedback: RateFeedback): void {
+    const maxAge = Math.max(...BUCKETS.map((b) => this.#life(b)));
+    const grant = this.#inFlight.take(feedback.buckets, Date.now(), maxAge);
+    if (!grant || feedback.status === 429 || this.#mode !== 'shared') return;
+    this.#store
+      .extend(grant.ticket, grant.buckets)
+      .catch((error: unknown) => this.#enterFallback(error));
+  }
+
   /** Adds shared phantoms when the service has fewer slots left than Redis shows. */
   #shrink(feedback: RateFeedback): void {
     const bucket = feedbackBucket(feedback, this.#limits);
@@ -342,7 +327,7 @@ class SharedGate implements RateGate {
     this.#store
       .shrink(bucket, remaining, `p:${this.#runnerId}:${this.#sequence}:`)
       .then(({ added, phantoms }) => {
-        if (added > 0) this.#emit('shrink', { bucket, phantoms, remaining });
+        if (added > 0) this.#events.emit('shrink', { bucket, phantoms, remaining });
       })
       .catch((error: unknown) => this.#enterFallback(error));
   }
@@ -360,26 +345,23 @@ class SharedGate implements RateGate {
     if (until <= this.#pausedUntil || until <= now) return;
     this.#pausedUntil = until;
     this.#fallback?.pauseUntil(until);
-    this.#emit('pause', { until, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    this.#events.emit('pause', {
+      until,
+      reason,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
     clearTimeout(this.#resumeTimer);
-    this.#resumeTimer = setTimeout(() => this.#emit('resume', { at: Date.now() }), until - now);
+    this.#resumeTimer = setTimeout(
+      () => this.#events.emit('resume', { at: Date.now() }),
+      until - now,
+    );
     this.#resumeTimer.unref();
   }
 
   /** From the last picture of Redis (at most `mirrorRefreshMs` old plus our grants), or the fallback's view. */
   snapshot(): GateSnapshot {
-    if (this.#mode === 'local' && this.#fallback) {
-      return {
-        ...this.#fallback.snapshot(),
-        waiting: this.#waiters.size,
-        pausedUntil: this.pausedUntil,
-      };
-    }
-    const now = Date.now();
-    const buckets = {} as Record<Bucket, ReturnType<SlotMirror['snapshot']>>;
-    for (const bucket of BUCKETS)
-      buckets[bucket] = this.#mirror.snapshot(bucket, this.#limits, now);
-    return { at: now, pausedUntil: this.pausedUntil, waiting: this.#waiters.size, buckets };
+    const view = this.#fallback?.snapshot() ?? this.#mirror.gateSnapshot(this.#limits, Date.now());
+    return { ...view, pausedUntil: this.pausedUntil, waiting: this.#waiters.size };
   }
 
   close(): void {
@@ -391,7 +373,7 @@ class SharedGate implements RateGate {
     for (const waiter of this.#waiters) waiter.interrupt?.();
     this.#fallback?.close();
     this.#fallback = undefined;
-    this.#listeners.clear();
+    this.#events.clear();
     // Free our place in the shared queue for the others, then hang up (bounded by the command timeout).
     const cancel =
       this.#mode === 'shared' && tickets.length > 0

@@ -5,7 +5,7 @@
  * fallback gate so it starts from what was already spent.
  */
 import { BUCKETS, type Bucket, type RateLimits } from '../contract/index.js';
-import type { BucketSnapshot } from './local-gate.js';
+import type { BucketSnapshot, GateSnapshot } from './local-gate.js';
 import type { SlotLists, SlotUpload } from './redis-store.js';
 
 function emptyLists(): SlotLists {
@@ -69,6 +69,13 @@ export class SlotMirror {
     return all;
   }
 
+  /** A gate snapshot of this picture (the caller sets `pausedUntil` and `waiting`). */
+  gateSnapshot(limits: RateLimits, now: number): GateSnapshot {
+    const buckets = {} as Record<Bucket, BucketSnapshot>;
+    for (const bucket of BUCKETS) buckets[bucket] = this.snapshot(bucket, limits, now);
+    return { at: now, pausedUntil: null, waiting: 0, buckets };
+  }
+
   snapshot(bucket: Bucket, limits: RateLimits, now: number): BucketSnapshot {
     this.#prune(now);
     const { count, windowMs } = limits[bucket];
@@ -88,11 +95,12 @@ export interface LocalGrant {
 }
 
 /**
- * What to write back when Redis answers again: our local grants, the same
- * again once per other assumed peer (their grants are not in Redis until
- * they reconnect too, so we assume they spent like us), and the slots Redis
- * held when it went away (a restarted Redis has lost them; members derived
- * from the expiry so every runner writes the same ones once).
+ * What to write back when Redis answers again: our local grants; for every
+ * other assumed peer its whole local allowance, live for a full slot life
+ * from now (their grants are not in Redis until they reconnect too, and may
+ * be anywhere in the last window); and the slots we held as taken when Redis
+ * went away (a restarted Redis has lost them; members derived from the
+ * expiry so runners with the same picture write them once).
  */
 export function slotsToUpload(input: {
   /** Unique per upload, so members never collide with an earlier upload's. */
@@ -100,25 +108,47 @@ export function slotsToUpload(input: {
   readonly grants: readonly LocalGrant[];
   readonly remnants: SlotLists | undefined;
   readonly peers: number;
+  readonly peerAllowance: (bucket: Bucket) => number;
+  readonly slotLifeMs: (bucket: Bucket) => number;
   readonly now: number;
 }): SlotUpload {
   const live = input.grants.filter((g) => g.expiry > input.now);
   const used = live.map((g, i) => ({ ...g, member: `f:${input.batch}:${i}` }));
   const phantom: Array<{ bucket: Bucket; expiry: number; member: string }> = [];
-  for (let copy = 1; copy < input.peers; copy += 1) {
-    live.forEach((g, i) => {
-      phantom.push({ ...g, member: `e:${input.batch}:${i}:${copy}` });
-    });
-  }
   for (const bucket of BUCKETS) {
+    const reserved = (input.peers - 1) * input.peerAllowance(bucket);
+    const expiry = input.now + input.slotLifeMs(bucket);
+    for (let i = 0; i < reserved; i += 1) {
+      phantom.push({ bucket, expiry, member: `e:${input.batch}:${bucket}:${i}` });
+    }
     const seen = new Map<number, number>();
-    for (const expiry of input.remnants?.[bucket] ?? []) {
-      if (expiry <= input.now) continue;
-      const rounded = Math.round(expiry / 10) * 10;
+    for (const remnant of input.remnants?.[bucket] ?? []) {
+      if (remnant <= input.now) continue;
+      const rounded = Math.round(remnant / 10) * 10;
       const k = (seen.get(rounded) ?? 0) + 1;
       seen.set(rounded, k);
-      phantom.push({ bucket, expiry, member: `m:${rounded}:${k}` });
+      phantom.push({ bucket, expiry: remnant, member: `m:${rounded}:${k}` });
     }
   }
   return { used, phantom };
+}
+
+/**
+ * The slots a runner must hold as taken when Redis goes away: the live ones
+ * it knows of, and since its picture may be stale (others granted since),
+ * the rest of each bucket as taken for a full slot life from now.
+ */
+export function occupiedAtOutage(
+  known: SlotLists,
+  limits: RateLimits,
+  slotLifeMs: (bucket: Bucket) => number,
+  now: number,
+): SlotLists {
+  const occupied = {} as SlotLists;
+  for (const bucket of BUCKETS) {
+    const unknown = Math.max(0, limits[bucket].count - known[bucket].length);
+    const expiry = now + slotLifeMs(bucket);
+    occupied[bucket] = [...known[bucket], ...Array.from({ length: unknown }, () => expiry)];
+  }
+  return occupied;
 }

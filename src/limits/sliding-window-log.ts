@@ -17,6 +17,8 @@ export class SlidingWindowLog {
   #own: number[] = [];
   /** Expiry times of phantom slots, ascending. */
   #phantom: number[] = [];
+  /** Expiry times of our slots whose request has not been answered yet, ascending. */
+  #unanswered: number[] = [];
 
   constructor(count: number, windowMs: number, marginMs: number) {
     this.count = count;
@@ -56,7 +58,30 @@ export class SlidingWindowLog {
   }
 
   take(now: number): void {
-    this.#insert(this.#own, now + this.windowMs + this.marginMs);
+    const expiry = now + this.windowMs + this.marginMs;
+    this.#insert(this.#own, expiry);
+    this.#unanswered.push(expiry);
+  }
+
+  /**
+   * The service answered one of our requests at `now`, so it counted it at or
+   * before `now`. A request can reach the service long after its slot was
+   * granted (the event loop busy with journal commits between the grant and
+   * the socket write, or an in-process service reading it late): re-stamp
+   * the earliest unanswered slot to `now` so it lives a whole window past
+   * the latest moment the service can have counted it. Slots only get
+   * longer, never shorter.
+   */
+  confirm(now: number): void {
+    while (this.#unanswered.length > 0 && this.#unanswered[0]! <= now) this.#unanswered.shift();
+    const expiry = this.#unanswered.shift();
+    if (expiry === undefined) return;
+    const restamped = now + this.windowMs + this.marginMs;
+    if (restamped <= expiry) return;
+    const index = this.#own.indexOf(expiry);
+    if (index < 0) return;
+    this.#own.splice(index, 1);
+    this.#insert(this.#own, restamped);
   }
 
   /** Adds phantom slots, stamped now (we do not know when the others were sent). */

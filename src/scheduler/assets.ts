@@ -5,6 +5,7 @@
  * content hash: a file uploaded before to the same account (this run, an
  * earlier one, a resumed one) is not uploaded again; an edited file is.
  */
+import { relative } from 'node:path';
 import type { JobItem, LoadedJob, MediaRef } from '../job/index.js';
 import {
   type MediaCategory,
@@ -104,7 +105,9 @@ export class AssetResolver {
       assetUrl,
     });
     this.#uploaded += 1;
-    this.ctx.record('asset.uploaded', `uploaded ${path}`, undefined, { sha256: prepared.sha256 });
+    // Relative to the job: the timeline ends up in a shareable report.
+    const shown = relative(this.ctx.job.dir, path) || path;
+    this.ctx.record('asset.uploaded', `uploaded ${shown}`, undefined, { sha256: prepared.sha256 });
     return assetUrl;
   }
 }

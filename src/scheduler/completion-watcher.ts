@@ -38,6 +38,11 @@ export interface WatcherOptions {
   readonly maxGapMs?: number;
   /** History polls allowed per created generation while the pipeline is busy. @default 0.12 */
   readonly pollsPerCreate?: number;
+  /**
+   * True while creates are queued (the pipeline is busy): only then does
+   * `pollsPerCreate` bound the cadence. Without it the budget always applies.
+   */
+  readonly createsWaiting?: () => boolean;
   /** @default 50 (the reference's maximum) */
   readonly historyLimit?: number;
   /** Consecutive history polls that miss an id before it is read by id. @default 2 */
@@ -100,8 +105,8 @@ export class CompletionWatcher {
   private readonly loops = new Map<Kind, Promise<void>>();
   private readonly wakers = new Set<() => void>();
   private readonly abort = new AbortController();
-  private readonly opts: Required<Omit<WatcherOptions, 'onRequest' | 'onError'>> &
-    Pick<WatcherOptions, 'onRequest' | 'onError'>;
+  private readonly opts: Required<Omit<WatcherOptions, 'onRequest' | 'onError' | 'createsWaiting'>> &
+    Pick<WatcherOptions, 'onRequest' | 'onError' | 'createsWaiting'>;
 
   constructor(
     private readonly reader: GenerationReader,
@@ -116,6 +121,7 @@ export class CompletionWatcher {
       now: options.now ?? Date.now,
       onRequest: options.onRequest,
       onError: options.onError,
+      createsWaiting: options.createsWaiting,
     };
   }
 
@@ -205,6 +211,9 @@ export class CompletionWatcher {
 
   /** The gap that keeps history polls within `pollsPerCreate` of the recent create rate. */
   private budgetGap(now: number): number {
+    // Nothing left to create: no create competes for requests any more, and
+    // how soon the last completions are seen is all that matters.
+    if (this.opts.createsWaiting && !this.opts.createsWaiting()) return 0;
     const horizon = 60_000;
     while (this.createTimes.length > 0 && (this.createTimes[0] ?? 0) < now - horizon) {
       this.createTimes.shift();

@@ -167,7 +167,7 @@ function removeStalePartFiles(dir: string): void {
  * the job format treats as a variable (all but step/item/n/ext) is rewritten.
  */
 export function namingTemplate(template: string): string {
-  return template.replace(/\{([^{}]+)\}/g, (whole, raw: string) => {
+  return template.replace(/\{([^{}]+)\}/g, (_whole, raw: string) => {
     const name = raw.trim();
     return ['step', 'item', 'n', 'ext'].includes(name) ? `{${name}}` : `{var.${name}}`;
   });

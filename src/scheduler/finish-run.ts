@@ -45,7 +45,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
   } else if (stop.reason) {
     status = runStatusOf(stop.reason);
     exitCode = exitCodeOf(stop.reason);
-    message = `${stop.message}. ${await nextStep(input, stop.reason)}`;
+    message = sentences(stop.message, await nextStep(input, stop.reason), inDoubt(journal, runId));
   } else if (counts.pending > 0 || input.downloadFailures > 0) {
     status = RUN_STATUS.stoppedUnreachable;
     exitCode = EXIT.unreachable;
@@ -59,9 +59,12 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     exitCode = EXIT.ok;
     message = `finished: ${counts.succeeded} item(s) succeeded`;
   }
+  // Outputs first, status last: a kill in between leaves the run unfinished,
+  // so the next `run` resumes it (and rewrites the outputs) instead of
+  // starting a new run next to stale files.
+  writeRunOutputs(journal, runId, input.outputDir, status);
   if (!input.alreadyFinished) journal.setRunStatus(runId, status);
   const run = journal.getRun(runId);
-  writeRunOutputs(journal, runId, input.outputDir);
   return {
     runId,
     status,
@@ -79,11 +82,13 @@ async function nextStep(input: FinishInput, reason: NonNullable<StopController['
   switch (reason) {
     case 'credits': {
       const account = await input.client.getAccount().catch(() => undefined);
-      const balance = account ? ` Balance: ${account.credits} credits; top up at ${account.purchaseUrl}.` : '';
-      return `Raise the job's budget or top up, then run again to resume.${balance}`;
+      const balance = account
+        ? `Balance: ${account.credits} credits; top up at ${account.purchaseUrl}.`
+        : '';
+      return `${balance} Raise the job's budget or top up, then run again to resume`;
     }
     case 'unauthorized':
-      return 'Set IBATCH_API_KEY to a valid key, then run again to resume.';
+      return 'With a valid key in place, run again to resume';
     case 'unreachable':
       return 'Run again to resume when the service is reachable.';
     case 'interrupted':
@@ -93,6 +98,23 @@ async function nextStep(input: FinishInput, reason: NonNullable<StopController['
       return String(never);
     }
   }
+}
+
+/** Creates sent whose answer was never recorded: the resume re-sends them with the same key. */
+function inDoubt(journal: Journal, runId: string): string {
+  const open = journal.listOpenAttempts(runId).filter((a) => a.state === 'intent').length;
+  return open > 0
+    ? `${open} create(s) may have reached the service without an answer; the resume re-sends them with the same idempotency key, so nothing is paid twice.`
+    : '';
+}
+
+/** Joins sentences into one message, each ending with one period. */
+function sentences(...parts: string[]): string {
+  return parts
+    .map((part) => part.trim().replace(/\.+$/, ''))
+    .filter((part) => part !== '')
+    .map((part) => `${part}.`)
+    .join(' ');
 }
 
 export function countItems(journal: Journal, runId: string): RunResult['counts'] {

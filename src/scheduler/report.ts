@@ -76,8 +76,17 @@ function promptOf(item: ItemRecord): string | undefined {
   return typeof prompt === 'string' ? prompt : undefined;
 }
 
-/** Rewrites manifest.jsonl/csv and report.html of a run into `outputDir`. */
-export function writeRunOutputs(journal: Journal, runId: string, outputDir: string): ManifestRow[] {
+/**
+ * Rewrites manifest.jsonl/csv and report.html of a run into `outputDir`.
+ * `status` overrides the journal's (the engine writes the outputs before it
+ * commits the final status, so a kill in between leaves the run resumable).
+ */
+export function writeRunOutputs(
+  journal: Journal,
+  runId: string,
+  outputDir: string,
+  status?: string,
+): ManifestRow[] {
   const rows = manifestRowsFromJournal(journal, runId);
   const manifest = ManifestWriter.open(outputDir);
   try {
@@ -85,7 +94,7 @@ export function writeRunOutputs(journal: Journal, runId: string, outputDir: stri
   } finally {
     manifest.close();
   }
-  writeReport(outputDir, reportDataFromJournal(journal, runId, rows));
+  writeReport(outputDir, reportDataFromJournal(journal, runId, rows, status));
   return rows;
 }
 
@@ -93,6 +102,7 @@ export function reportDataFromJournal(
   journal: Journal,
   runId: string,
   rows: readonly ManifestRow[],
+  status?: string,
 ): ReportData {
   const run = journal.getRun(runId);
   if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
@@ -124,7 +134,7 @@ export function reportDataFromJournal(
       jobName: run.jobName,
       startedAt: new Date(run.createdAt).toISOString(),
       ...(run.finishedAt ? { finishedAt: new Date(run.finishedAt).toISOString() } : {}),
-      status: run.status,
+      status: status ?? run.status,
       budget: run.budget,
     },
     steps: [...steps.values()],

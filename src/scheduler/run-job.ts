@@ -87,9 +87,15 @@ async function runWithJournal(
     logger.info({ event: type, ...(itemKey ? { item: itemKey } : {}) }, message);
   };
   const stop = new StopController();
+  const createQueue = new PQueue({ concurrency: options.createConcurrency ?? 4 });
   const watcher = new CompletionWatcher(options.client, {
-    minGapMs: 1000 / speed,
-    maxGapMs: 20_000 / speed,
+    // Once nothing waits to be created (the campaign's tail), polls come every
+    // minGapMs while something is overdue: L/5 for a ~20 s model (facts.md).
+    minGapMs: 4000 / speed,
+    // While creates flow the request budget (pollsPerCreate) sets the gap,
+    // about 25 s at 20 creates a minute; a shorter cap would only add polls.
+    maxGapMs: 30_000 / speed,
+    createsWaiting: () => createQueue.size + createQueue.pending > 0,
     // A poll that keeps failing for a reason that stops the run (revoked key,
     // service unreachable after the client's retries) must stop it, not hang it.
     onError: (error) => {
@@ -110,7 +116,7 @@ async function runWithJournal(
     stop,
     watcher,
     quotes: new QuoteCache(options.client, catalog),
-    createQueue: new PQueue({ concurrency: options.createConcurrency ?? 4 }),
+    createQueue,
     speed,
     logger,
     emit,
@@ -122,7 +128,7 @@ async function runWithJournal(
       emit({ type: 'warning', message });
     }
   }
-  record(selection.resumed ? 'run.resumed' : 'run.started', `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name} (${items.length} items)`);
+  record(selection.resumed ? 'run.resumed' : 'run.started', `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name} (${items.length} generation items, ${job.influencers.size} training(s))`);
   emit({ type: 'run-started', runId, resumed: selection.resumed, items: items.length });
 
   const graph = new ItemGraph();

@@ -59,17 +59,19 @@ describe('shared gate over Redis', () => {
     const b = sharedGate(limits, { redisUrl: redis.url, accountKey });
     await a.acquire(['requests', 'generations']);
     let created = false;
+    const createWaits = new Promise((resolve) => b.on('wait', resolve));
     const create = b.acquire(['requests', 'generations']).then(() => {
       created = true;
     });
-    await waitFor(() => b.snapshot().waiting === 1, 2000, 'the create to wait');
+    await createWaits;
     // 3 requests - 1 taken - 1 claimed by the waiting create: one poll fits, a second does not.
     await a.acquire(['requests']);
     let secondPoll = false;
+    const pollWaits = new Promise((resolve) => a.on('wait', resolve));
     const poll = a.acquire(['requests']).then(() => {
       secondPoll = true;
     });
-    await waitFor(() => a.snapshot().waiting === 1, 2000, 'the second poll to wait');
+    await pollWaits;
     await settle();
     expect(created).toBe(false);
     expect(secondPoll).toBe(false);
@@ -120,10 +122,11 @@ describe('shared gate over Redis', () => {
     // b may take the 4 left, not a fifth.
     for (let i = 0; i < 4; i += 1) await b.acquire(['requests']);
     let fifth = false;
+    const fifthWaits = new Promise((resolve) => b.on('wait', resolve));
     const pending = b.acquire(['requests']).then(() => {
       fifth = true;
     });
-    await waitFor(() => b.snapshot().waiting === 1, 2000, 'the fifth acquire to wait');
+    await fifthWaits;
     expect(fifth).toBe(false);
     expect(b.snapshot().buckets.requests).toMatchObject({ used: 5, phantom: 5, available: 0 });
     b.close();

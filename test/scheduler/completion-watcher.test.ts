@@ -46,7 +46,10 @@ describe('CompletionWatcher against the emulator', () => {
     env = await startEmulatorClient({
       timeScale: 50,
       latency: { 'flux-portrait': [4000, 8000] },
-      rateLimits: { requests: { count: 10_000, windowMs: 60_000 }, generations: { count: 1000, windowMs: 60_000 } },
+      rateLimits: {
+        requests: { count: 10_000, windowMs: 60_000 },
+        generations: { count: 1000, windowMs: 60_000 },
+      },
     });
     const { reader, counts } = counting(env.client);
     const watcher = new CompletionWatcher(reader, { minGapMs: 40, maxGapMs: 200 });
@@ -71,7 +74,11 @@ describe('CompletionWatcher against the emulator', () => {
       listGenerations: async (kind) => ({ kind, generations: [] }),
       getGeneration: (kind, gid, options) => env!.client.getGeneration(kind, gid, options),
     };
-    const watcher = new CompletionWatcher(empty, { minGapMs: 20, maxGapMs: 50, missesBeforeDirectRead: 2 });
+    const watcher = new CompletionWatcher(empty, {
+      minGapMs: 20,
+      maxGapMs: 50,
+      missesBeforeDirectRead: 2,
+    });
     const status = await watcher.watch('image', id ?? '', { expectedAt: Date.now() });
     expect(status.terminal).toBe(true);
     watcher.stop();
@@ -79,7 +86,9 @@ describe('CompletionWatcher against the emulator', () => {
 
   it('gives up on a generation that never becomes terminal at its deadline', async () => {
     env = await startEmulatorClient({ timeScale: 100 });
-    await env.emulator.admin.scriptFaults([{ endpoint: 'createGeneration', fault: 'never-terminal', times: 1 }]);
+    await env.emulator.admin.scriptFaults([
+      { endpoint: 'createGeneration', fault: 'never-terminal', times: 1 },
+    ]);
     const [id] = await createImages(env.client, 1);
     const watcher = new CompletionWatcher(env.client, { minGapMs: 20, maxGapMs: 50 });
     const started = Date.now();
@@ -93,7 +102,14 @@ describe('CompletionWatcher against the emulator', () => {
   it('rejects pending watches when stopped', async () => {
     const never: GenerationReader = {
       listGenerations: async (kind) => ({ kind, generations: [] }),
-      getGeneration: async (kind, id) => ({ id, kind, status: 'processing', ready: false, terminal: false, refunded: false }),
+      getGeneration: async (kind, id) => ({
+        id,
+        kind,
+        status: 'processing',
+        ready: false,
+        terminal: false,
+        refunded: false,
+      }),
     };
     const watcher = new CompletionWatcher(never, { minGapMs: 10, maxGapMs: 20 });
     const pending = watcher.watch('video', 'x', { expectedAt: Date.now() + 10_000 });

@@ -4,7 +4,6 @@
  * are printed, on purpose: they are the emulator's own throwaway keys).
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { parseFaultSpec, startEmulator } from '../../emulator/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 
@@ -47,6 +46,8 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 }
 
 async function run(flags: EmulatorFlags, io: CliIo): Promise<void> {
+  // Loaded lazily: the other commands never load the emulator.
+  const { parseFaultSpec, startEmulator } = await import('../../emulator/index.js');
   let faults: ReturnType<typeof parseFaultSpec> | undefined;
   try {
     faults = flags.faults ? parseFaultSpec(flags.faults) : undefined;

@@ -106,11 +106,11 @@ export const runCommand: CommandModule = {
           gate,
           limits,
           accountFingerprint: service.accountFingerprint,
-          ...(options.journal || io.env.IBATCH_JOURNAL
-            ? { journalPath: path.resolve(io.cwd, options.journal ?? io.env.IBATCH_JOURNAL ?? '') }
-            : {}),
+          ...journalOption(io, job, options),
           ...(options.runId ? { runId: options.runId } : {}),
-          newRun: options.new ?? false,
+          // The in-process emulator is new at every invocation: nothing of an
+          // earlier run exists on it, so there is nothing to resume.
+          newRun: (options.new ?? false) || (options.emulator === true && !options.runId),
           ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
           waitForLock: options.wait ?? false,
           offline: options.offline ?? false,
@@ -124,6 +124,24 @@ export const runCommand: CommandModule = {
     });
   },
 };
+
+/**
+ * `--journal`, else IBATCH_JOURNAL, else the engine's default beside the job.
+ * Runs on the in-process emulator get a journal of their own, so they never
+ * mix with runs against the real service (their ids mean nothing there).
+ */
+function journalOption(
+  io: Parameters<CommandModule['register']>[1],
+  job: string,
+  options: RunOptions,
+): { journalPath?: string } {
+  const explicit = options.journal ?? io.env.IBATCH_JOURNAL;
+  if (explicit) return { journalPath: path.resolve(io.cwd, explicit) };
+  if (options.emulator) {
+    return { journalPath: path.join(path.dirname(path.resolve(io.cwd, job)), '.ibatch', 'emulator.db') };
+  }
+  return {};
+}
 
 function resolveLimits(spec: string | undefined, scale: number): RateLimits {
   if (!Number.isFinite(scale) || scale <= 0) {

@@ -1,0 +1,84 @@
+/**
+ * Pieces of the shared gate that hold no Redis state: a waiting acquire and
+ * its interruptible sleep, the event emitter, and the grants still waiting
+ * for their response (to re-stamp).
+ */
+import type { Bucket } from '../contract/index.js';
+import type { GateEventName, GateEvents, GateListener } from './gate-events.js';
+
+export interface Waiter {
+  readonly ticket: string;
+  readonly buckets: readonly Bucket[];
+  readonly signal: AbortSignal | undefined;
+  /** The ticket may be queued in Redis. */
+  enqueued: boolean;
+  /** Ends the current sleep early (close, abort, mode change). */
+  interrupt: (() => void) | undefined;
+  /** The current wait on the local fallback gate. */
+  local: AbortController | undefined;
+}
+
+/** Sleeps `ms`, or less if the waiter is interrupted or aborted. */
+export function sleepFor(waiter: Waiter, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      waiter.signal?.removeEventListener('abort', done);
+      waiter.interrupt = undefined;
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    waiter.interrupt = done;
+    waiter.signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+export class GateEmitter {
+  readonly #listeners = new Map<GateEventName, Set<(event: never) => void>>();
+
+  on<E extends GateEventName>(event: E, listener: GateListener<E>): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(event, set);
+    }
+    set.add(listener as (event: never) => void);
+    return () => set.delete(listener as (event: never) => void);
+  }
+
+  emit<E extends GateEventName>(event: E, payload: GateEvents[E]): void {
+    for (const listener of this.#listeners.get(event) ?? []) (listener as GateListener<E>)(payload);
+  }
+
+  clear(): void {
+    this.#listeners.clear();
+  }
+}
+
+interface InFlight {
+  readonly ticket: string;
+  readonly buckets: readonly Bucket[];
+  readonly at: number;
+}
+
+/** Our shared grants whose response has not come yet, oldest first. */
+export class InFlightGrants {
+  #grants: InFlight[] = [];
+
+  add(grant: InFlight): void {
+    this.#grants.push(grant);
+  }
+
+  /**
+   * Removes and returns the oldest grant with exactly `buckets`; grants older
+   * than `maxAgeMs` (their request was abandoned) are dropped on the way.
+   */
+  take(buckets: readonly Bucket[], now: number, maxAgeMs: number): InFlight | undefined {
+    this.#grants = this.#grants.filter((g) => now - g.at < maxAgeMs);
+    const wanted = new Set(buckets);
+    const index = this.#grants.findIndex(
+      (g) => g.buckets.length === wanted.size && g.buckets.every((b) => wanted.has(b)),
+    );
+    return index < 0 ? undefined : this.#grants.splice(index, 1)[0];
+  }
+}

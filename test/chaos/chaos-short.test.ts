@@ -1,0 +1,29 @@
+/**
+ * The short version of `npm run chaos` (issue 7): uploads, a training and
+ * ~30 generations with the fault mix on, 5 seeded SIGKILLs, resumed until
+ * done; every item charged once net of refunds, no output lost or doubled.
+ * Needs `npm run build`.
+ */
+import { describe, expect, it } from 'vitest';
+import { runChaos, summaryLine } from './chaos.js';
+
+describe('chaos (short)', () => {
+  it('survives kills and faults without double charges or lost outputs', async () => {
+    const summary = await runChaos({
+      kills: 5,
+      items: 30,
+      seed: 3,
+      timeScale: 30,
+      faults: true,
+      training: true,
+      crashEvery: 3,
+      maxSeconds: 120,
+    });
+    const line = summaryLine(summary);
+    expect(summary.violations, line).toEqual([]);
+    expect(summary.kills, line).toBeGreaterThanOrEqual(5);
+    expect(summary.double, line).toBe(0);
+    expect(summary.lost, line).toBe(0);
+    expect(summary.chargedOnce, line).toBe(summary.items);
+  }, 150_000);
+});

@@ -1,0 +1,295 @@
+/**
+ * The kill-and-resume loop shared by `npm run chaos` (test/chaos/driver.ts),
+ * its short version in `npm test` and the crash test: run the campaign as a
+ * child process, SIGKILL it (seeded random moments, and optionally at each
+ * crash point of src/scheduler/crash-points.ts), resume, repeat until it
+ * finishes, then hold the journal, the ledger and the output folder against
+ * each other (verify.ts).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { FaultConfig } from '../../src/emulator/index.js';
+import {
+  creationFloorMs,
+  scaledLimitsSpec,
+  startCampaignEmulator,
+  writeCampaign,
+} from './campaign.js';
+import { journalRuns, type KillPlan, type RunnerTarget, runOnce } from './runner.js';
+import { verifyCampaign } from './verify.js';
+
+export interface ChaosOptions {
+  /** SIGKILLs before the run may finish. */
+  readonly kills: number;
+  /** Generations in the campaign. */
+  readonly items: number;
+  readonly seed: number;
+  readonly timeScale: number;
+  /** Inject the chaos fault mix (429 bursts, 5xx, resets, slow, failed+refunded, blocked). */
+  readonly faults: boolean;
+  /** Upload images and train an influencer first. */
+  readonly training: boolean;
+  /** Crash-point specs (IBATCH_CRASH_AT) to use, one per kill, before random kills. */
+  readonly crashPoints?: readonly string[];
+  /** Every nth random kill is a probabilistic crash point instead of a timer (0: never). */
+  readonly crashEvery?: number;
+  /** Give up (a violation) after this long. */
+  readonly maxSeconds: number;
+  /** One line per kill / resume. */
+  readonly log?: (line: string) => void;
+  /** Keep the temp folder (printed) for a post-mortem. */
+  readonly keep?: boolean;
+}
+
+export interface ChaosSummary {
+  readonly kills: number;
+  readonly crashPointKills: Readonly<Record<string, number>>;
+  readonly spawns: number;
+  readonly items: number;
+  readonly chargedOnce: number;
+  readonly double: number;
+  readonly lost: number;
+  readonly outputs: number;
+  readonly refunds: number;
+  readonly rateLimited: number;
+  /** Requests the emulator saw arrive inside an announced Retry-After. */
+  readonly early: number;
+  /** Of those, the ones arriving more than IN_FLIGHT_MS after the 429: sent knowing of it. */
+  readonly earlyAfter429: number;
+  readonly finalExit: number | null;
+  readonly seconds: number;
+  readonly states: Record<string, number>;
+  readonly violations: readonly string[];
+  readonly dir: string;
+}
+
+/** The fault mix of `npm run chaos`: every kind a long real run meets, seeded. */
+export const CHAOS_FAULTS: FaultConfig = {
+  rates: {
+    'rate-limit-burst': 0.01,
+    'error-500': 0.01,
+    'error-502': 0.005,
+    'error-503': 0.005,
+    'reset-before': 0.005,
+    'reset-after-commit': 0.01,
+    slow: 0.01,
+    'generation-fail': 0.1,
+    'safety-block': 0.02,
+  },
+  slowMs: 250,
+};
+
+/**
+ * A request arriving this soon after a 429 may have been sent before the
+ * client saw it. The client pauses from the moment it reads the 429 (later
+ * than the server's announcement), so only a request that passed the gate
+ * before that can arrive early; on this loaded 2-core machine that lag was
+ * seen up to ~350 ms.
+ */
+export const IN_FLIGHT_MS = 500;
+
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
+  const started = Date.now();
+  const log = options.log ?? (() => undefined);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ibatch-chaos-'));
+  const emulator = await startCampaignEmulator({
+    timeScale: options.timeScale,
+    seed: options.seed,
+    ...(options.faults ? { faults: CHAOS_FAULTS } : {}),
+  });
+  try {
+    const files = await writeCampaign(dir, {
+      generations: options.items,
+      training: options.training,
+    });
+    const account = emulator.accounts[0];
+    if (!account) throw new Error('the emulator has no account');
+    const target: RunnerTarget = {
+      jobPath: files.jobPath,
+      journalPath: files.journalPath,
+      baseUrl: emulator.baseUrl,
+      apiKey: account.apiKey,
+      limits: scaledLimitsSpec(options.timeScale),
+    };
+    const loop = await killLoop(options, target, started, log);
+    const verdict = await verifyCampaign({
+      journalPath: files.journalPath,
+      outDir: files.outDir,
+      ledger: await emulator.admin.ledger(account.id),
+      expectedItems: files.generationItems + files.trainings,
+    });
+    const all = await emulator.admin.stats();
+    const stats = all.accounts.find((a) => a.id === account.id);
+    const violations = [...loop.violations, ...verdict.violations];
+    const the429s = all.faults
+      .filter((f) => f.accountId === account.id && f.fault.startsWith('rate-limit'))
+      .map((f) => Date.parse(f.at));
+    const earlyRequests = stats?.earlyRequests ?? [];
+    const early = earlyRequests.length;
+    // The emulator counts every request that arrives after a 429 was sent
+    // and before its Retry-After elapsed, including requests that were
+    // already on the wire when the 429 left. Only those arriving later than
+    // IN_FLIGHT_MS after the 429 can have been sent knowing of it.
+    const late = earlyRequests.filter((e) => {
+      const at = Date.parse(e.at);
+      const announcedAt = Math.max(-Infinity, ...the429s.filter((t) => t <= at));
+      return at - announcedAt > IN_FLIGHT_MS;
+    });
+    for (const e of late) {
+      violations.push(
+        `${e.endpoint} request at ${e.at}, before the announced Retry-After elapsed (${e.notBefore})`,
+      );
+    }
+    return {
+      kills: loop.kills,
+      crashPointKills: loop.crashPointKills,
+      spawns: loop.spawns,
+      items: verdict.items,
+      chargedOnce: verdict.chargedOnce,
+      double: verdict.double,
+      lost: verdict.lost,
+      outputs: verdict.outputs,
+      refunds: verdict.refunds,
+      rateLimited: (stats?.counters.rateLimited ?? 0) + the429s.length,
+      early,
+      earlyAfter429: late.length,
+      finalExit: loop.finalExit,
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+      states: verdict.states,
+      violations,
+      dir,
+    };
+  } finally {
+    await emulator.stop();
+    if (!options.keep) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+interface LoopResult {
+  kills: number;
+  spawns: number;
+  crashPointKills: Record<string, number>;
+  finalExit: number | null;
+  violations: string[];
+}
+
+async function killLoop(
+  options: ChaosOptions,
+  target: RunnerTarget,
+  started: number,
+  log: (line: string) => void,
+): Promise<LoopResult> {
+  const random = prng(options.seed ^ 0x5eed);
+  // Kill within ~1.5x the creation floor spread over the kills, so the kills
+  // land while there is still work to interrupt.
+  const floor = creationFloorMs(options.items, options.timeScale);
+  const maxDelay = Math.min(2500, Math.max(150, (1.5 * floor) / Math.max(1, options.kills)));
+  const crashQueue = [...(options.crashPoints ?? [])];
+  const result: LoopResult = {
+    kills: 0,
+    spawns: 0,
+    crashPointKills: {},
+    finalExit: null,
+    violations: [],
+  };
+  let randomKills = 0;
+  let otherExits = 0;
+  const deadline = started + options.maxSeconds * 1000;
+  for (;;) {
+    if (Date.now() > deadline) {
+      result.violations.push(
+        `did not finish within ${options.maxSeconds}s (${result.kills} kills)`,
+      );
+      return result;
+    }
+    let plan: KillPlan = {};
+    let what = 'resume';
+    if (result.kills < options.kills) {
+      const crashAt = crashQueue.shift();
+      const delay = Math.round(random() * maxDelay);
+      if (crashAt) {
+        // The timer is a fallback in case the point is not reached this time.
+        plan = { crashAt, afterMs: 4 * maxDelay + 1000 };
+        what = `crash point ${crashAt}`;
+      } else {
+        randomKills += 1;
+        const fromSpawn = random() < 0.2;
+        if (options.crashEvery && randomKills % options.crashEvery === 0) {
+          plan = {
+            crashAt: '*@0.05',
+            crashSeed: options.seed + result.spawns,
+            afterMs: delay + maxDelay,
+          };
+          what = 'random crash point';
+        } else {
+          plan = { afterMs: fromSpawn ? delay + 300 : delay, fromSpawn };
+          what = `timer ${plan.afterMs}ms after ${fromSpawn ? 'spawn' : 'start'}`;
+        }
+      }
+    }
+    result.spawns += 1;
+    const exit = await runOnce(target, plan, 120_000);
+    if (exit.hung) {
+      result.violations.push(`runner hung (killed after ${exit.ms} ms): ${exit.tail.slice(-800)}`);
+      return result;
+    }
+    if (exit.signal === 'SIGKILL') {
+      result.kills += 1;
+      const by = exit.killedByTimer ? 'timer' : `crash point (${plan.crashAt})`;
+      if (!exit.killedByTimer && plan.crashAt) {
+        result.crashPointKills[plan.crashAt] = (result.crashPointKills[plan.crashAt] ?? 0) + 1;
+      }
+      log(`kill ${result.kills}: SIGKILL by ${by} after ${exit.ms} ms [planned: ${what}]`);
+      // Killed after the run was marked finished (while writing the manifest):
+      // a plain `run` would start a new run; `--run-id` rebuilds the outputs.
+      const finished = journalRuns(target.journalPath).find((r) =>
+        r.status.startsWith('completed'),
+      );
+      if (finished && !target.runId) {
+        target.runId = finished.runId;
+        log(
+          `the run was marked finished before the kill; resuming with --run-id ${finished.runId}`,
+        );
+      }
+      continue;
+    }
+    if (exit.code === 0 || (exit.code === 1 && options.faults)) {
+      result.finalExit = exit.code;
+      log(`finished: exit ${exit.code} after ${exit.ms} ms`);
+      if (result.kills < options.kills) {
+        result.violations.push(
+          `the run finished after only ${result.kills} of ${options.kills} kills`,
+        );
+      }
+      return result;
+    }
+    otherExits += 1;
+    log(`resume: exit ${exit.code ?? exit.signal} after ${exit.ms} ms`);
+    if (exit.code === 2 || exit.code === 1 || otherExits > 20) {
+      result.finalExit = exit.code;
+      result.violations.push(`runner exited ${exit.code}: ${exit.tail.slice(-1500)}`);
+      return result;
+    }
+  }
+}
+
+/** The one summary line of `npm run chaos`. */
+export function summaryLine(s: ChaosSummary): string {
+  return (
+    `chaos: kills=${s.kills} items=${s.items} charged-once=${s.chargedOnce} double=${s.double} ` +
+    `lost=${s.lost} outputs=${s.outputs} refunds=${s.refunds} 429s=${s.rateLimited} early=${s.earlyAfter429} early-in-flight=${s.early - s.earlyAfter429} ` +
+    `spawns=${s.spawns} violations=${s.violations.length} seconds=${s.seconds}`
+  );
+}

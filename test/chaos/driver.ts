@@ -1,0 +1,52 @@
+/**
+ * `npm run chaos [-- --kills N --items N --seed S --time-scale N --keep --quiet]`
+ * (env: CHAOS_KILLS, CHAOS_ITEMS, CHAOS_SEED, CHAOS_TIME_SCALE): a mixed
+ * campaign with faults on, SIGKILLed at seeded random moments and resumed
+ * until done, then checked against the emulator's ledger. Prints one line per
+ * kill and ONE summary line; exits 0 when every check holds, 1 otherwise.
+ * Needs `npm run build` (the runner is `node bin/ibatch.js`).
+ */
+import { parseArgs } from 'node:util';
+import { runChaos, summaryLine } from './chaos.js';
+
+const { values } = parseArgs({
+  options: {
+    kills: { type: 'string', default: process.env.CHAOS_KILLS ?? '50' },
+    items: { type: 'string', default: process.env.CHAOS_ITEMS ?? '220' },
+    seed: { type: 'string', default: process.env.CHAOS_SEED ?? '7' },
+    'time-scale': { type: 'string', default: process.env.CHAOS_TIME_SCALE ?? '30' },
+    'max-seconds': { type: 'string', default: '540' },
+    keep: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+  },
+});
+
+function positive(name: string, raw: string | undefined): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    process.stderr.write(`Expected --${name} to be a non-negative integer, got ${raw}\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const summary = await runChaos({
+  kills: positive('kills', values.kills),
+  items: positive('items', values.items),
+  seed: positive('seed', values.seed),
+  timeScale: positive('time-scale', values['time-scale']),
+  maxSeconds: positive('max-seconds', values['max-seconds']),
+  faults: true,
+  training: true,
+  crashEvery: 5,
+  keep: values.keep ?? false,
+  log: values.quiet ? undefined : (line) => process.stdout.write(`${line}\n`),
+});
+for (const violation of summary.violations.slice(0, 40))
+  process.stderr.write(`violation: ${violation}\n`);
+if (summary.violations.length > 40)
+  process.stderr.write(`... ${summary.violations.length - 40} more\n`);
+if (values.keep) process.stderr.write(`kept ${summary.dir}\n`);
+process.stdout.write(`${summaryLine(summary)}\n`);
+process.exitCode =
+  summary.violations.length === 0 && summary.double === 0 && summary.lost === 0 ? 0 : 1;

@@ -1,0 +1,135 @@
+/**
+ * Runs `node bin/ibatch.js run JOB` as a real child process that can be
+ * SIGKILLed: by a timer (a random moment, measured from spawn or from the
+ * moment the run logs that it started/resumed) or by itself at a crash point
+ * (`IBATCH_CRASH_AT`). Needs `npm run build` first.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+export const BIN = fileURLToPath(new URL('../../bin/ibatch.js', import.meta.url));
+
+/** The run(s) in a journal, read with plain SQL (no lock: the runner is dead). */
+export function journalRuns(journalPath: string): { runId: string; status: string }[] {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(journalPath, { readonly: true, fileMustExist: true });
+    return db.prepare('SELECT run_id AS runId, status FROM runs').all() as {
+      runId: string;
+      status: string;
+    }[];
+  } catch {
+    return []; // killed before the journal existed
+  } finally {
+    db?.close();
+  }
+}
+
+export interface RunnerTarget {
+  readonly jobPath: string;
+  readonly journalPath: string;
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly limits: string;
+  /** `--run-id`: set once a kill landed after the run was marked finished. */
+  runId?: string;
+}
+
+export interface KillPlan {
+  /** SIGKILL this long after the run logged `run.started`/`run.resumed` (or after spawn with `fromSpawn`). */
+  readonly afterMs?: number;
+  readonly fromSpawn?: boolean;
+  /** `IBATCH_CRASH_AT` for the child: it kills itself at a crash point. */
+  readonly crashAt?: string;
+  readonly crashSeed?: number;
+}
+
+export interface RunnerExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Killed by our timer (false when it killed itself at a crash point or exited). */
+  readonly killedByTimer: boolean;
+  readonly ms: number;
+  /** Last few KB of stdout + stderr, for diagnostics. */
+  readonly tail: string;
+  /** The child ran past `maxMs` and was killed: a hang. */
+  readonly hung: boolean;
+}
+
+const TAIL_BYTES = 6000;
+
+/** Environment of the child: ours minus every IBATCH_* setting, plus the key. */
+function childEnv(target: RunnerTarget, plan: KillPlan): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('IBATCH_')) env[k] = v;
+  env.IBATCH_API_KEY = target.apiKey;
+  if (plan.crashAt) {
+    env.IBATCH_CRASH_AT = plan.crashAt;
+    env.IBATCH_CRASH_SEED = String(plan.crashSeed ?? 1);
+  }
+  return env;
+}
+
+export function runOnce(target: RunnerTarget, plan: KillPlan, maxMs: number): Promise<RunnerExit> {
+  const started = Date.now();
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'run',
+      target.jobPath,
+      '--base-url',
+      target.baseUrl,
+      '--journal',
+      target.journalPath,
+      '--limits',
+      target.limits,
+      '--log-format',
+      'json',
+      ...(target.runId ? ['--run-id', target.runId] : []),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(target, plan) },
+  );
+  let tail = '';
+  let killedByTimer = false;
+  let hung = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      killedByTimer = true;
+      child.kill('SIGKILL');
+    }
+  };
+  const armKill = () => {
+    if (plan.afterMs !== undefined && !killTimer) killTimer = setTimeout(kill, plan.afterMs);
+  };
+  if (plan.fromSpawn) armKill();
+  const onData = (chunk: Buffer) => {
+    const text = chunk.toString();
+    tail = (tail + text).slice(-TAIL_BYTES);
+    // Tested on the tail, not the chunk: the line may arrive split in two.
+    if (!plan.fromSpawn && /"event":"run\.(started|resumed)"/.test(tail)) armKill();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const guard = setTimeout(() => {
+    hung = true;
+    kill();
+  }, maxMs);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(guard);
+      if (killTimer) clearTimeout(killTimer);
+      resolve({
+        code,
+        signal,
+        killedByTimer: killedByTimer && !hung,
+        ms: Date.now() - started,
+        tail,
+        hung,
+      });
+    });
+  });
+}

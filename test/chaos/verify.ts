@@ -1,0 +1,276 @@
+/**
+ * The oracle of the crash test and the chaos driver: the journal (read with
+ * plain SQL, independent of the journal module), the emulator's ledger and
+ * the output folder must agree that every logical item was charged exactly
+ * once net of refunds and that every output is present exactly once.
+ */
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { GenerationRequest } from '../../src/contract/index.js';
+import { type LedgerEntry, priceOf, TRAINING_COST } from '../../src/emulator/index.js';
+
+export interface VerifyInput {
+  readonly journalPath: string;
+  readonly outDir: string;
+  readonly ledger: readonly LedgerEntry[];
+  /** Items the job expands to, trainings included. */
+  readonly expectedItems: number;
+}
+
+export interface Verdict {
+  readonly violations: string[];
+  readonly items: number;
+  readonly chargedOnce: number;
+  readonly double: number;
+  readonly lost: number;
+  readonly outputs: number;
+  readonly refunds: number;
+  readonly states: Record<string, number>;
+}
+
+interface ItemRow {
+  item_key: string;
+  kind: string;
+  model_id: string | null;
+  state: string;
+  charged_credits: number;
+  refunded_credits: number;
+}
+interface AttemptRow {
+  item_key: string;
+  attempt_no: number;
+  idempotency_key: string;
+  request_json: string;
+  state: string;
+}
+interface OutputRow {
+  item_key: string;
+  n: number;
+  generation_id: string | null;
+  file: string | null;
+  sha256: string | null;
+  state: string;
+}
+
+const EPS = 1e-6;
+const FINAL = new Set(['succeeded', 'failed', 'blocked', 'skipped']);
+
+export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
+  const v: string[] = [];
+  const db = new Database(input.journalPath, { readonly: true, fileMustExist: true });
+  let items: ItemRow[];
+  let attempts: AttemptRow[];
+  let outputs: OutputRow[];
+  try {
+    const integrity = db.pragma('integrity_check', { simple: true });
+    if (integrity !== 'ok') v.push(`journal integrity_check: ${String(integrity)}`);
+    const runs = db.prepare('SELECT run_id, status FROM runs').all() as {
+      run_id: string;
+      status: string;
+    }[];
+    if (runs.length !== 1) v.push(`expected 1 run in the journal, found ${runs.length}`);
+    for (const r of runs) {
+      if (!r.status.startsWith('completed')) v.push(`run ${r.run_id} ended ${r.status}`);
+    }
+    items = db.prepare('SELECT * FROM items').all() as ItemRow[];
+    attempts = db
+      .prepare('SELECT * FROM attempts ORDER BY item_key, attempt_no')
+      .all() as AttemptRow[];
+    outputs = db.prepare('SELECT * FROM outputs').all() as OutputRow[];
+  } finally {
+    db.close();
+  }
+  if (items.length !== input.expectedItems) {
+    v.push(`expected ${input.expectedItems} items in the journal, found ${items.length}`);
+  }
+
+  // Ledger, grouped by idempotency key.
+  const byKey = new Map<string, { charges: number[]; refunds: number }>();
+  for (const e of input.ledger) {
+    if (!e.idempotencyKey) {
+      v.push(`ledger entry #${e.seq} (${e.type} ${e.amount}) carries no idempotency key`);
+      continue;
+    }
+    const slot = byKey.get(e.idempotencyKey) ?? { charges: [], refunds: 0 };
+    if (e.type === 'charge') slot.charges.push(e.amount);
+    else slot.refunds += e.amount;
+    byKey.set(e.idempotencyKey, slot);
+  }
+  const attemptsByItem = new Map<string, AttemptRow[]>();
+  for (const a of attempts) {
+    const list = attemptsByItem.get(a.item_key) ?? [];
+    list.push(a);
+    attemptsByItem.set(a.item_key, list);
+  }
+  const journalKeys = new Set(attempts.map((a) => a.idempotency_key));
+  for (const key of byKey.keys()) {
+    if (!journalKeys.has(key)) v.push(`ledger charges key ${key}, which no journal attempt holds`);
+  }
+
+  let chargedOnce = 0;
+  let double = 0;
+  let lost = 0;
+  let refunds = 0;
+  const states: Record<string, number> = {};
+  for (const item of items) {
+    states[item.state] = (states[item.state] ?? 0) + 1;
+    const list = attemptsByItem.get(item.item_key) ?? [];
+    if (!FINAL.has(item.state)) {
+      lost += 1;
+      v.push(`${item.item_key}: left ${item.state}`);
+      continue;
+    }
+    let doubled = false;
+    let net = 0;
+    let chargedAttempts = 0;
+    for (const a of list) {
+      const slot = byKey.get(a.idempotency_key);
+      const charges = slot?.charges ?? [];
+      if (charges.length > 1) {
+        doubled = true;
+        v.push(`${item.item_key} a${a.attempt_no}: charged ${charges.length} times under one key`);
+      }
+      const charge = charges.reduce((s, x) => s + x, 0);
+      const attemptNet = charge - (slot?.refunds ?? 0);
+      if (slot && slot.refunds > 0) refunds += 1;
+      net += attemptNet;
+      if (attemptNet > EPS) chargedAttempts += 1;
+      if (!FINAL.has(a.state) && a.state !== 'rejected')
+        v.push(`${item.item_key} a${a.attempt_no}: attempt left ${a.state}`);
+      const final = a === list.at(-1);
+      const keeps = final && (item.state === 'succeeded' || item.state === 'blocked');
+      if (keeps) {
+        const price =
+          item.kind === 'training'
+            ? TRAINING_COST
+            : priceOf(item.model_id ?? '', JSON.parse(a.request_json) as GenerationRequest).cost;
+        if (Math.abs(charge - price) > EPS) {
+          doubled ||= charge > price;
+          v.push(`${item.item_key} a${a.attempt_no}: charged ${charge}, price ${price}`);
+        }
+      } else if (Math.abs(attemptNet) > EPS) {
+        doubled = true;
+        v.push(
+          `${item.item_key} a${a.attempt_no} (${a.state}): ${attemptNet} credits kept although it is not the item's result`,
+        );
+      }
+    }
+    const succeededAttempts = list.filter((a) => a.state === 'succeeded').length;
+    if (
+      item.state === 'succeeded' &&
+      (succeededAttempts !== 1 || list.at(-1)?.state !== 'succeeded')
+    ) {
+      v.push(
+        `${item.item_key}: ${succeededAttempts} succeeded attempts (expected exactly 1, the last)`,
+      );
+    }
+    if ((item.state === 'succeeded' || item.state === 'blocked') && chargedAttempts !== 1) {
+      v.push(`${item.item_key}: ${chargedAttempts} attempts kept a charge (expected 1)`);
+    }
+    if (Math.abs(item.charged_credits - item.refunded_credits - net) > EPS) {
+      v.push(
+        `${item.item_key}: journal net ${item.charged_credits - item.refunded_credits} != ledger net ${net}`,
+      );
+    }
+    // A skipped item (its source failed) is done and must have cost nothing.
+    if (doubled) double += 1;
+    else chargedOnce += 1;
+  }
+
+  const outputCount = await verifyOutputs(input.outDir, items, outputs, v);
+  return {
+    violations: v,
+    items: items.length,
+    chargedOnce,
+    double,
+    lost,
+    outputs: outputCount,
+    refunds,
+    states,
+  };
+}
+
+async function verifyOutputs(
+  outDir: string,
+  items: ItemRow[],
+  outputs: OutputRow[],
+  v: string[],
+): Promise<number> {
+  const succeeded = new Set(
+    items.filter((i) => i.state === 'succeeded' && i.kind !== 'training').map((i) => i.item_key),
+  );
+  const expected = new Map<string, OutputRow>();
+  const ids = new Set<string>();
+  for (const o of outputs) {
+    if (!succeeded.has(o.item_key)) continue;
+    if (o.state !== 'downloaded' || !o.file || !o.sha256) {
+      v.push(`output ${o.item_key}#${o.n} is ${o.state}, not downloaded`);
+      continue;
+    }
+    if (o.generation_id) {
+      if (ids.has(o.generation_id)) v.push(`generation ${o.generation_id} recorded as two outputs`);
+      ids.add(o.generation_id);
+    }
+    expected.set(`${o.item_key}#${o.n}`, o);
+  }
+  for (const key of succeeded) {
+    if (!outputs.some((o) => o.item_key === key)) v.push(`${key} succeeded without outputs`);
+  }
+  const manifest = (await readFile(path.join(outDir, 'manifest.jsonl'), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          item: string;
+          n?: number;
+          status: string;
+          file?: string;
+          sha256?: string;
+        },
+    );
+  const seen = new Set<string>();
+  for (const row of manifest) {
+    if (row.status !== 'succeeded') {
+      if (row.file) v.push(`manifest: ${row.item} is ${row.status} but names a file`);
+      continue;
+    }
+    const key = `${row.item}#${row.n}`;
+    if (seen.has(key)) v.push(`manifest: ${key} listed twice`);
+    seen.add(key);
+    const out = expected.get(key);
+    if (!out) {
+      v.push(`manifest: ${key} is not a downloaded output in the journal`);
+      continue;
+    }
+    if (row.file !== out.file || row.sha256 !== out.sha256)
+      v.push(`manifest: ${key} disagrees with the journal`);
+    const bytes = await readFile(path.join(outDir, row.file ?? '')).catch(() => undefined);
+    if (!bytes) v.push(`manifest: ${key} file ${row.file} is missing`);
+    else if (createHash('sha256').update(bytes).digest('hex') !== row.sha256) {
+      v.push(`manifest: ${key} file ${row.file} does not match its sha256`);
+    }
+  }
+  for (const key of expected.keys()) if (!seen.has(key)) v.push(`manifest: output ${key} missing`);
+  const files = await listFiles(outDir);
+  const parts = files.filter((f) => /\.part-[0-9a-f]+$/.test(f));
+  for (const f of parts) v.push(`stray partial download ${f}`);
+  const media = files.filter(
+    (f) => /\.(png|jpe?g|webp|gif|mp4|webm|mov)$/i.test(f) && !f.includes('report'),
+  );
+  if (media.length !== expected.size) {
+    v.push(
+      `${media.length} media files under the output folder, ${expected.size} outputs expected`,
+    );
+  }
+  return expected.size;
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+}

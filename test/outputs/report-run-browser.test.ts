@@ -1,0 +1,124 @@
+/**
+ * The report of a real run: the pipeline job (uploads, training, photos,
+ * image-to-video) runs on the emulator, then its `report.html` is opened in
+ * headless Chromium (Debian's `chromium`; `.ci/run` installs it). Every image
+ * must load, the totals shown must match the manifest (plus the training
+ * charge) and the emulator's ledger. Saves test-artifacts/report-run.png.
+ * A missing browser FAILS the test.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readManifest } from '../../src/outputs/index.js';
+import {
+  charges,
+  envFor,
+  makeWorkspace,
+  runJobCli,
+  useEmulators,
+} from '../scheduler/fixtures/pipeline/helpers.js';
+import { useTempDir } from '../uploads/temp-dir.js';
+
+const CHROMIUM = process.env.IBATCH_CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = path.resolve('test-artifacts');
+const tempDir = useTempDir('report-run-browser');
+const emulators = useEmulators();
+
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install it with ` +
+        '`apt-get install -y --no-install-recommends chromium` (or set IBATCH_CHROMIUM)',
+    );
+  }
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('report.html of a real run', () => {
+  it('shows every output, loads every image, and its totals match manifest and ledger', async () => {
+    const em = await emulators({ seed: 21 });
+    const dir = tempDir();
+    const job = makeWorkspace(dir, 'job.yaml');
+    const result = await runJobCli(job, envFor(em));
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+
+    const out = path.join(dir, 'out');
+    const rows = readManifest(out);
+    expect(rows).toHaveLength(4);
+    // Expected totals from the manifest (each generation once) plus the training.
+    const perGeneration = new Map(rows.map((r) => [r.generationId, r.creditsCost ?? 0]));
+    const { ledger, trainings } = await charges(em);
+    const training = trainings.reduce((sum, t) => sum + t.amount, 0);
+    expect(training).toBeGreaterThan(0);
+    const charged = [...perGeneration.values()].reduce((a, b) => a + b, 0) + training;
+    const ledgerCharged = ledger
+      .filter((e) => e.type === 'charge')
+      .reduce((a, e) => a + e.amount, 0);
+    expect(charged).toBe(ledgerCharged);
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const external: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith('file:')) external.push(request.url());
+    });
+    await page.goto(pathToFileURL(path.join(out, 'report.html')).href, { waitUntil: 'load' });
+
+    const imageRows = rows.filter((r) => r.kind === 'image' && r.file);
+    expect(await page.locator('img').count()).toBe(imageRows.length);
+    expect(await page.locator('video').count()).toBe(rows.length - imageRows.length);
+    for (const img of await page.locator('img').all()) await img.scrollIntoViewIfNeeded();
+    // The tsconfig has no DOM lib: page-side code is passed as strings.
+    await page.waitForFunction(
+      '[...document.images].every((img) => img.complete && img.naturalWidth > 0)',
+      undefined,
+      { timeout: 10_000 },
+    );
+    const widths = (await page.evaluate(
+      '[...document.images].map((img) => img.naturalWidth)',
+    )) as number[];
+    expect(widths.every((w) => w > 0)).toBe(true);
+
+    const shown = async (name: string) =>
+      Number(await page.locator(`[data-total="${name}"]`).textContent());
+    expect(await shown('charged')).toBe(charged);
+    expect(await shown('refunded')).toBe(0);
+    expect(await shown('net')).toBe(charged);
+    expect(await shown('outputs')).toBe(rows.length);
+    const text = (await page.locator('body').textContent()) ?? '';
+    for (const row of rows) expect(text).toContain(row.prompt ?? '<no prompt>');
+    expect(text).toContain('Mia Pipeline');
+    // The training row names the influencer the service created.
+    const influencers = await fetch(`${em.baseUrl}/influencers`, {
+      headers: { Authorization: `Bearer ${em.accounts[0]?.apiKey}` },
+    });
+    const { characters } = (await influencers.json()) as { characters: { id: string }[] };
+    expect(characters).toHaveLength(1);
+    expect(text).toContain(characters[0]?.id);
+    expect(external).toEqual([]);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'report-run.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+});
