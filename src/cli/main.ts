@@ -3,12 +3,12 @@
  * modules, runs it, and maps typed errors to the interface's exit codes.
  */
 import { Command, CommanderError } from 'commander';
-import { EXIT } from '../shared/exit-codes.js';
 import { isIbatchError } from '../shared/errors.js';
+import { EXIT } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
+import { VERSION } from '../version.js';
 import type { CliIo } from './command.js';
 import { COMMANDS } from './commands/index.js';
-import { VERSION } from '../version.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('ibatch')

@@ -12,7 +12,10 @@ const FAILED = new Set(['failed', 'blocked', 'skipped']);
 export function formatProgress(s: ProgressSnapshot, now = Date.now()): string[] {
   const lines = s.steps.map((step) => {
     const count = (pred: (state: string) => boolean) =>
-      Object.entries(step.states).reduce((sum, [state, n]) => sum + (pred(state) ? (n ?? 0) : 0), 0);
+      Object.entries(step.states).reduce(
+        (sum, [state, n]) => sum + (pred(state) ? (n ?? 0) : 0),
+        0,
+      );
     const done = count((st) => st === 'succeeded');
     const flying = count((st) => IN_FLIGHT.has(st));
     const failed = count((st) => FAILED.has(st));

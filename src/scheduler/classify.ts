@@ -35,5 +35,7 @@ export function messageOf(error: unknown): string {
 }
 
 function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || error.name === 'InterruptedError');
+  return (
+    error instanceof Error && (error.name === 'AbortError' || error.name === 'InterruptedError')
+  );
 }

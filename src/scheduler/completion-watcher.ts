@@ -105,7 +105,9 @@ export class CompletionWatcher {
   private readonly loops = new Map<Kind, Promise<void>>();
   private readonly wakers = new Set<() => void>();
   private readonly abort = new AbortController();
-  private readonly opts: Required<Omit<WatcherOptions, 'onRequest' | 'onError' | 'createsWaiting'>> &
+  private readonly opts: Required<
+    Omit<WatcherOptions, 'onRequest' | 'onError' | 'createsWaiting'>
+  > &
     Pick<WatcherOptions, 'onRequest' | 'onError' | 'createsWaiting'>;
 
   constructor(
@@ -141,8 +143,14 @@ export class CompletionWatcher {
     if (existing) {
       return new Promise((resolve, reject) => {
         const { resolve: r0, reject: j0 } = existing;
-        existing.resolve = (s) => (r0(s), resolve(s));
-        existing.reject = (e) => (j0(e), reject(e));
+        existing.resolve = (status) => {
+          r0(status);
+          resolve(status);
+        };
+        existing.reject = (error) => {
+          j0(error);
+          reject(error);
+        };
       });
     }
     return new Promise((resolve, reject) => {
@@ -203,7 +211,9 @@ export class CompletionWatcher {
     const now = this.opts.now();
     const last = this.lastPollAt.get(kind) ?? 0;
     const earliestExpected = Math.min(...pending.map((w) => w.expectedAt));
-    const earliestDeadline = Math.min(...pending.map((w) => w.deadlineAt ?? Number.POSITIVE_INFINITY));
+    const earliestDeadline = Math.min(
+      ...pending.map((w) => w.deadlineAt ?? Number.POSITIVE_INFINITY),
+    );
     const gap = Math.min(this.opts.maxGapMs, Math.max(this.opts.minGapMs, this.budgetGap(now)));
     const due = Math.max(last + gap, Math.min(earliestExpected, last + this.opts.maxGapMs));
     return Math.min(due, earliestDeadline);
@@ -240,7 +250,8 @@ export class CompletionWatcher {
       if (entry) {
         w.misses = 0;
         w.lastHistoryStatus = entry.status;
-        const looksDone = !PENDING_STATUSES.has(entry.status.trim().toLowerCase()) || Boolean(entry.url);
+        const looksDone =
+          !PENDING_STATUSES.has(entry.status.trim().toLowerCase()) || Boolean(entry.url);
         if (looksDone) toRead.push(w);
       } else if (++w.misses >= this.opts.missesBeforeDirectRead) {
         toRead.push(w);

@@ -45,7 +45,10 @@ export class DownloadStage {
   enqueuePending(): void {
     const { journal, runId } = this.ctx;
     removeStalePartFiles(this.ctx.outputDir);
-    for (const output of [...journal.listOutputs(runId, 'pending'), ...journal.listOutputs(runId, 'failed')]) {
+    for (const output of [
+      ...journal.listOutputs(runId, 'pending'),
+      ...journal.listOutputs(runId, 'failed'),
+    ]) {
       this.#enqueue(output);
     }
   }
@@ -103,13 +106,24 @@ export class DownloadStage {
         bytes: result.bytes,
         contentType: result.contentType,
       });
-      this.manifest.append(this.#row(item, output, { file: relative, sha256: result.sha256, bytes: result.bytes, contentType: result.contentType }));
+      this.manifest.append(
+        this.#row(item, output, {
+          file: relative,
+          sha256: result.sha256,
+          bytes: result.bytes,
+          contentType: result.contentType,
+        }),
+      );
     } catch (error) {
       if (ctx.stop.hardStop.signal.aborted) return;
       this.#failures += 1;
       const message = messageOf(error);
       ctx.journal.markOutputFailed(ctx.runId, output.itemKey, output.n, message);
-      ctx.record('output.failed', `download of ${item.stepId}/${item.label} #${output.n} failed: ${message}`, item.key);
+      ctx.record(
+        'output.failed',
+        `download of ${item.stepId}/${item.label} #${output.n} failed: ${message}`,
+        item.key,
+      );
     }
   }
 

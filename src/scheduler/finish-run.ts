@@ -78,7 +78,10 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
   };
 }
 
-async function nextStep(input: FinishInput, reason: NonNullable<StopController['reason']>): Promise<string> {
+async function nextStep(
+  input: FinishInput,
+  reason: NonNullable<StopController['reason']>,
+): Promise<string> {
   switch (reason) {
     case 'credits': {
       const account = await input.client.getAccount().catch(() => undefined);
@@ -121,7 +124,12 @@ export function countItems(journal: Journal, runId: string): RunResult['counts']
   const counts = { succeeded: 0, failed: 0, blocked: 0, skipped: 0, pending: 0 };
   for (const step of journal.progressByStep(runId)) {
     for (const [state, n] of Object.entries(step.states)) {
-      if (state === 'succeeded' || state === 'failed' || state === 'blocked' || state === 'skipped') {
+      if (
+        state === 'succeeded' ||
+        state === 'failed' ||
+        state === 'blocked' ||
+        state === 'skipped'
+      ) {
         counts[state] += n ?? 0;
       } else counts.pending += n ?? 0;
     }

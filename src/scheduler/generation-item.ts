@@ -24,9 +24,9 @@ import {
 } from '../journal/index.js';
 import { type AssetResolver, localPathOf } from './assets.js';
 import { classifyError, messageOf } from './classify.js';
-import { crashPoint } from './crash-points.js';
 import { GenerationDeadlineError } from './completion-watcher.js';
 import type { RunContext } from './context.js';
+import { crashPoint } from './crash-points.js';
 import { DependencyFailedError, type ItemGraph } from './item-graph.js';
 import { RunStoppedError } from './stop-control.js';
 import type { InfluencerResolver } from './trainings.js';
@@ -142,7 +142,12 @@ async function createAttempt(
     quotedCost = await ctx.quotes.quote(item.modelId, request, signal);
     const previous = journal.getItem(runId, item.key)?.quotedCost;
     if (previous !== null && previous !== undefined && previous !== quotedCost) {
-      ctx.record('quote.drift', `price of ${item.stepId}/${item.label} changed from ${previous} to ${quotedCost}`, item.key, { previous, quotedCost });
+      ctx.record(
+        'quote.drift',
+        `price of ${item.stepId}/${item.label} changed from ${previous} to ${quotedCost}`,
+        item.key,
+        { previous, quotedCost },
+      );
     }
     journal.setItemQuote(runId, item.key, quotedCost);
   }
@@ -151,7 +156,13 @@ async function createAttempt(
     if (!attempt) {
       if (!ctx.stop.mayCreate) return undefined;
       const attemptNo = (journal.getItem(runId, item.key)?.attemptsUsed ?? 0) + 1;
-      const key = idempotencyKey({ jobName: ctx.job.name, runId, stepId: item.stepId, itemKey: item.key, attempt: attemptNo });
+      const key = idempotencyKey({
+        jobName: ctx.job.name,
+        runId,
+        stepId: item.stepId,
+        itemKey: item.key,
+        attempt: attemptNo,
+      });
       const intent = journal.recordAttemptIntent({
         runId,
         itemKey: item.key,
@@ -163,7 +174,10 @@ async function createAttempt(
       });
       if (intent.kind === 'over-budget') {
         const { budget, committed, requested } = intent.reserve;
-        ctx.stop.stop('credits', `budget reached: ${committed} of ${budget} credits committed, next item needs ${requested}`);
+        ctx.stop.stop(
+          'credits',
+          `budget reached: ${committed} of ${budget} credits committed, next item needs ${requested}`,
+        );
         return undefined;
       }
       attempt = intent.attempt;
@@ -172,10 +186,14 @@ async function createAttempt(
       return undefined;
     }
     try {
-      const created = await ctx.client.createGeneration(item.modelId, attempt.request as GenerationRequest, {
-        idempotencyKey: attempt.idempotencyKey,
-        signal,
-      });
+      const created = await ctx.client.createGeneration(
+        item.modelId,
+        attempt.request as GenerationRequest,
+        {
+          idempotencyKey: attempt.idempotencyKey,
+          signal,
+        },
+      );
       crashPoint('after-create-response');
       ctx.watcher.noteCreated();
       journal.recordAttemptSubmitted({
@@ -188,7 +206,11 @@ async function createAttempt(
         httpStatus: created.httpStatus,
       });
       if (quotedCost !== null && created.creditsCost !== quotedCost) {
-        ctx.record('charge.drift', `charged ${created.creditsCost}, quoted ${quotedCost}`, item.key);
+        ctx.record(
+          'charge.drift',
+          `charged ${created.creditsCost}, quoted ${quotedCost}`,
+          item.key,
+        );
       }
       crashPoint('after-submitted');
       return journal.getAttempt(runId, item.key, attempt.attemptNo);
@@ -234,7 +256,14 @@ async function awaitOutcome(
     statuses = [first, ...(await Promise.all(rest.map(watch)))];
   } catch (error) {
     if (!(error instanceof GenerationDeadlineError)) throw error;
-    journal.recordAttemptOutcome({ runId, itemKey: item.key, attemptNo: attempt.attemptNo, state: 'failed', itemState: 'failed', error: error.message });
+    journal.recordAttemptOutcome({
+      runId,
+      itemKey: item.key,
+      attemptNo: attempt.attemptNo,
+      state: 'failed',
+      itemState: 'failed',
+      error: error.message,
+    });
     finish(ctx, deps.graph, item, 'failed', error.message);
     return 'done';
   }
@@ -250,7 +279,13 @@ async function awaitOutcome(
   if (outputs.length > 0) {
     const missing = item.expectedOutputs - outputs.length;
     const note = missing > 0 ? `${missing} of ${item.expectedOutputs} outputs failed` : null;
-    journal.recordAttemptOutcome({ ...base, state: 'succeeded', itemState: 'succeeded', error: note, outputs });
+    journal.recordAttemptOutcome({
+      ...base,
+      state: 'succeeded',
+      itemState: 'succeeded',
+      error: note,
+      outputs,
+    });
     crashPoint('after-outcome');
     deps.graph.succeeded(item.key, { generationIds: outputs.map((o) => o.generationId ?? '') });
     deps.onOutputs(item.key);
@@ -258,7 +293,9 @@ async function awaitOutcome(
     return 'done';
   }
   const blocked = outcomes.includes('blocked');
-  const error = statuses.map((s) => s.error).find(Boolean) ?? (blocked ? 'blocked by the safety filter' : 'generation failed');
+  const error =
+    statuses.map((s) => s.error).find(Boolean) ??
+    (blocked ? 'blocked by the safety filter' : 'generation failed');
   const retry = canRetry && (!blocked || step.retrySafetyBlocked);
   const finalState: ItemState = blocked ? 'blocked' : 'failed';
   journal.recordAttemptOutcome({
@@ -268,7 +305,11 @@ async function awaitOutcome(
     error: `${error}${refundedCredits > 0 ? ' (refunded)' : ''}`,
   });
   if (retry) {
-    ctx.record('item.retry', `${item.stepId}/${item.label}: ${error}; retrying (attempt ${attempt.attemptNo + 1} of ${attemptsAllowed})`, item.key);
+    ctx.record(
+      'item.retry',
+      `${item.stepId}/${item.label}: ${error}; retrying (attempt ${attempt.attemptNo + 1} of ${attemptsAllowed})`,
+      item.key,
+    );
     return 'retry';
   }
   finish(ctx, deps.graph, item, finalState === 'blocked' ? 'blocked' : 'failed', error);
@@ -287,7 +328,13 @@ function collectOutputs(
     urls.forEach((url, i) => {
       // One id carrying every copy: give each output the id of its copy when known.
       const generationId = urls.length > 1 ? (ids[outputs.length] ?? status.id) : status.id;
-      outputs.push({ n: outputs.length + 1, generationId, url, kind: item.kind, modelId: item.modelId });
+      outputs.push({
+        n: outputs.length + 1,
+        generationId,
+        url,
+        kind: item.kind,
+        modelId: item.modelId,
+      });
       void i;
     });
   }
@@ -318,8 +365,13 @@ function finish(
   state: ItemOutcomeState,
   error?: string,
 ): void {
-  if (state !== 'succeeded') graph?.failed(item.key, `source ${item.stepId}/${item.label} ${state}: ${error ?? ''}`);
-  ctx.record(`item.${state}`, `${item.stepId}/${item.label} ${state}${error ? `: ${error}` : ''}`, item.key);
+  if (state !== 'succeeded')
+    graph?.failed(item.key, `source ${item.stepId}/${item.label} ${state}: ${error ?? ''}`);
+  ctx.record(
+    `item.${state}`,
+    `${item.stepId}/${item.label} ${state}${error ? `: ${error}` : ''}`,
+    item.key,
+  );
   ctx.emit({
     type: 'item-done',
     stepId: item.stepId,

@@ -3,7 +3,18 @@
  * The run engine: executes a job's items in dependency order inside the
  * account's rate limits and the budget, journaling every step before it acts.
  */
+
+export {
+  CompletionWatcher,
+  GenerationDeadlineError,
+  type GenerationReader,
+} from './completion-watcher.js';
+export { countItems } from './finish-run.js';
+export { DependencyFailedError } from './item-graph.js';
+export { parseInferenceTime } from './latency.js';
+export { manifestRowsFromJournal, reportDataFromJournal, writeRunOutputs } from './report.js';
 export { runJob } from './run-job.js';
+export { RunChangedError } from './select-run.js';
 export type {
   ItemOutcomeState,
   ProgressSnapshot,
@@ -11,9 +22,3 @@ export type {
   RunJobOptions,
   RunResult,
 } from './types.js';
-export { CompletionWatcher, GenerationDeadlineError, type GenerationReader } from './completion-watcher.js';
-export { RunChangedError } from './select-run.js';
-export { DependencyFailedError } from './item-graph.js';
-export { manifestRowsFromJournal, reportDataFromJournal, writeRunOutputs } from './report.js';
-export { countItems } from './finish-run.js';
-export { parseInferenceTime } from './latency.js';

@@ -3,8 +3,9 @@
  * trained influencer), so it starts as soon as its own inputs exist rather
  * than when a whole step ends.
  */
-import { IbatchError } from '../shared/index.js';
+
 import { EXIT } from '../shared/exit-codes.js';
+import { IbatchError } from '../shared/index.js';
 
 /** Something an item depends on failed: the item is skipped with this reason. */
 export class DependencyFailedError extends IbatchError {

@@ -14,7 +14,10 @@ export const DEFAULT_LATENCY_MS = 30_000;
 
 export function parseInferenceTime(text: string | undefined): number {
   if (!text) return DEFAULT_LATENCY_MS;
-  const match = /(\d+(?:\.\d+)?)\s*(?:[-–]|to)?\s*(\d+(?:\.\d+)?)?\s*(ms|s|sec|seconds?|m|mins?|minutes?|h|hours?)\b/i.exec(text);
+  const match =
+    /(\d+(?:\.\d+)?)\s*(?:[-–]|to)?\s*(\d+(?:\.\d+)?)?\s*(ms|s|sec|seconds?|m|mins?|minutes?|h|hours?)\b/i.exec(
+      text,
+    );
   if (!match) return DEFAULT_LATENCY_MS;
   const value = Number(match[2] ?? match[1]);
   const unit = (match[3] ?? 's').toLowerCase();

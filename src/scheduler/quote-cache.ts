@@ -41,9 +41,7 @@ export class QuoteCache {
     let cost = this.#cache.get(key);
     if (!cost) {
       this.#calls += 1;
-      cost = this.client
-        .previewCredits(modelId, request, { signal })
-        .then((q) => q.credits.cost);
+      cost = this.client.previewCredits(modelId, request, { signal }).then((q) => q.credits.cost);
       // A failed quote is not cached: the next item asks again.
       cost.catch(() => this.#cache.delete(key));
       this.#cache.set(key, cost);

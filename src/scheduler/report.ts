@@ -4,7 +4,7 @@
  * and `report.html` with costs, trainings and the timeline. Used at the end
  * of every run (even a stopped one) and by `ibatch report`.
  */
-import type { Journal, ItemRecord, EventRecord } from '../journal/index.js';
+import type { EventRecord, ItemRecord, Journal } from '../journal/index.js';
 import {
   type ManifestRow,
   ManifestWriter,

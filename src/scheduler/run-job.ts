@@ -4,11 +4,12 @@
  * budget decide what actually goes out. Ends by rewriting the manifest and the
  * report from the journal, whatever stopped the run.
  */
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { SERVICE_RATE_LIMITS } from '../contract/index.js';
 import { type JobItem, type LoadedStep, type ModelCatalog, validateJob } from '../job/index.js';
-import { canonicalJson, contentHash, openJournal, type Journal } from '../journal/index.js';
+import { canonicalJson, contentHash, type Journal, openJournal } from '../journal/index.js';
 import { ManifestWriter } from '../outputs/index.js';
 import { silentLogger } from '../shared/index.js';
 import { AssetResolver, prepareJobFiles } from './assets.js';
@@ -16,10 +17,10 @@ import { classifyError } from './classify.js';
 import { CompletionWatcher } from './completion-watcher.js';
 import type { RunContext } from './context.js';
 import { DownloadStage } from './downloads.js';
-import { runGenerationItem, type ItemDeps } from './generation-item.js';
+import { finishRun, progressSnapshot } from './finish-run.js';
+import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
 import { parseInferenceTime } from './latency.js';
-import { finishRun, progressSnapshot } from './finish-run.js';
 import { QuoteCache } from './quote-cache.js';
 import { seedItems, selectRun, toNewItem } from './select-run.js';
 import { RunStoppedError, StopController } from './stop-control.js';
@@ -36,7 +37,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     baseUrl: client.baseUrl,
     offline: options.offline ?? false,
   });
-  const { job, catalog, items } = validated;
+  const { job, items } = validated;
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
   const files = await prepareJobFiles(job, items);
   const journalPath = options.journalPath ?? path.join(job.dir, '.ibatch', 'journal.db');
@@ -78,12 +79,30 @@ async function runWithJournal(
   });
   const runId = selection.run.runId;
   if (selection.alreadyFinished) {
-    return finishRun({ journal, runId, outputDir, stop: new StopController(), client: options.client, alreadyFinished: true, downloadFailures: 0 });
+    return finishRun({
+      journal,
+      runId,
+      outputDir,
+      stop: new StopController(),
+      client: options.client,
+      alreadyFinished: true,
+      downloadFailures: 0,
+    });
   }
-  seedItems(journal, runId, [...trainingItems(job.influencers.values()), ...items.map(toNewItem)], selection.resumed);
+  seedItems(
+    journal,
+    runId,
+    [...trainingItems(job.influencers.values()), ...items.map(toNewItem)],
+    selection.resumed,
+  );
   const speed = SERVICE_RATE_LIMITS.generations.windowMs / options.limits.generations.windowMs;
   const record: RunContext['record'] = (type, message, itemKey, data) => {
-    journal.appendEvent(runId, { type, message, itemKey: itemKey ?? null, ...(data ? { data } : {}) });
+    journal.appendEvent(runId, {
+      type,
+      message,
+      itemKey: itemKey ?? null,
+      ...(data ? { data } : {}),
+    });
     logger.info({ event: type, ...(itemKey ? { item: itemKey } : {}) }, message);
   };
   const stop = new StopController();
@@ -128,7 +147,10 @@ async function runWithJournal(
       emit({ type: 'warning', message });
     }
   }
-  record(selection.resumed ? 'run.resumed' : 'run.started', `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name} (${items.length} generation items, ${job.influencers.size} training(s))`);
+  record(
+    selection.resumed ? 'run.resumed' : 'run.started',
+    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name} (${items.length} generation items, ${job.influencers.size} training(s))`,
+  );
   emit({ type: 'run-started', runId, resumed: selection.resumed, items: items.length });
 
   const graph = new ItemGraph();
@@ -136,7 +158,13 @@ async function runWithJournal(
   const manifest = ManifestWriter.open(outputDir);
   const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
   const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
-  const downloads = new DownloadStage(ctx, manifest, byKey, steps, options.downloadConcurrency ?? 4);
+  const downloads = new DownloadStage(
+    ctx,
+    manifest,
+    byKey,
+    steps,
+    options.downloadConcurrency ?? 4,
+  );
   const assets = new AssetResolver(ctx, files);
   const influencers = new InfluencerResolver(ctx, assets, files);
   const deps: ItemDeps = {
@@ -145,15 +173,19 @@ async function runWithJournal(
     graph,
     onOutputs: (key) => downloads.enqueueItem(key),
     expectedLatencyMs: (modelId) => parseInferenceTime(catalog.get(modelId)?.inferenceTime) / speed,
-    defaultTimeoutMs: 30 * 60_000 / speed,
+    defaultTimeoutMs: (30 * 60_000) / speed,
   };
-  const progress = setInterval(() => emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) }), 1000);
+  const progress = setInterval(
+    () => emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) }),
+    1000,
+  );
   progress.unref();
   try {
     downloads.enqueuePending();
     const trainings = [...job.influencers.keys()].map((id) =>
       influencers.idFor({ jobLocal: id }).catch((error: unknown) => {
-        if (!(error instanceof RunStoppedError)) logger.warn({ influencer: id }, String((error as Error).message));
+        if (!(error instanceof RunStoppedError))
+          logger.warn({ influencer: id }, String((error as Error).message));
       }),
     );
     await Promise.all([
@@ -171,7 +203,15 @@ async function runWithJournal(
     manifest.close();
   }
   emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) });
-  const result = await finishRun({ journal, runId, outputDir, stop, client: options.client, alreadyFinished: false, downloadFailures: downloads.failures });
+  const result = await finishRun({
+    journal,
+    runId,
+    outputDir,
+    stop,
+    client: options.client,
+    alreadyFinished: false,
+    downloadFailures: downloads.failures,
+  });
   record('run.finished', result.message);
   emit({ type: 'run-finished', result });
   return result;
@@ -191,7 +231,10 @@ function contractDrift(snapshot: unknown, now: Record<string, string>): string[]
   const before = (snapshot as { contracts?: Record<string, string> } | null)?.contracts ?? {};
   return Object.entries(now)
     .filter(([modelId, hash]) => before[modelId] !== undefined && before[modelId] !== hash)
-    .map(([modelId]) => `the contract of model ${modelId} changed since this run started; pending items are sent as validated now`);
+    .map(
+      ([modelId]) =>
+        `the contract of model ${modelId} changed since this run started; pending items are sent as validated now`,
+    );
 }
 
 /** Connects signals, the gate's pauses and the stop controller; returns a disposer. */
@@ -204,7 +247,13 @@ function wireStops(ctx: RunContext, options: RunJobOptions, graph: ItemGraph): (
     ctx.record('run.stopping', `stopping: ${stop.message}`, undefined, { reason });
     graph.abandon(new RunStoppedError(stop.message));
   });
-  stop.hardStop.signal.addEventListener('abort', () => ctx.watcher.stop(new RunStoppedError(stop.message)), { once: true });
+  // Every in-flight request listens on this signal: hundreds is normal here.
+  setMaxListeners(0, stop.hardStop.signal);
+  stop.hardStop.signal.addEventListener(
+    'abort',
+    () => ctx.watcher.stop(new RunStoppedError(stop.message)),
+    { once: true },
+  );
   const persisted = journal.getRun(runId)?.notBefore;
   if (persisted && persisted > Date.now()) options.gate.pauseUntil(persisted);
   const offPause = options.gate.on('pause', ({ until }) => {

@@ -5,6 +5,8 @@
  */
 import type { JobItem, LoadedJob } from '../job/index.js';
 import {
+  canonicalJson,
+  contentHash,
   FINISHED_RUN_STATUSES,
   type Journal,
   type NewItem,
@@ -12,8 +14,6 @@ import {
   RUN_STATUS,
   type RunRecord,
   TERMINAL_ITEM_STATES,
-  canonicalJson,
-  contentHash,
 } from '../journal/index.js';
 import { EXIT, IbatchError, UsageError } from '../shared/index.js';
 
@@ -69,7 +69,8 @@ export function selectRun(
 
 function resume(journal: Journal, job: LoadedJob, run: RunRecord): RunSelection {
   journal.setRunStatus(run.runId, RUN_STATUS.running);
-  if ((run.budget ?? null) !== (job.budget ?? null)) journal.setRunBudget(run.runId, job.budget ?? null);
+  if ((run.budget ?? null) !== (job.budget ?? null))
+    journal.setRunBudget(run.runId, job.budget ?? null);
   return { run: journal.getRun(run.runId) ?? run, resumed: true, alreadyFinished: false };
 }
 
@@ -100,9 +101,7 @@ export function seedItems(
   const { changed } = journal.addItems(runId, items);
   if (!resumed) return;
   const wanted = new Set(items.map((i) => i.itemKey));
-  const open = journal
-    .listItems(runId)
-    .filter((i) => !TERMINAL_ITEM_STATES.includes(i.state));
+  const open = journal.listItems(runId).filter((i) => !TERMINAL_ITEM_STATES.includes(i.state));
   const altered = open.filter((i) => changed.includes(i.itemKey)).map((i) => i.itemKey);
   const removed = open.filter((i) => !wanted.has(i.itemKey)).map((i) => i.itemKey);
   if (altered.length === 0 && removed.length === 0) return;

@@ -15,14 +15,14 @@ import type { InfluencerRef, LoadedInfluencer } from '../job/index.js';
 import {
   canonicalJson,
   contentHash,
-  idempotencyKey,
   type InfluencerLookup,
+  idempotencyKey,
   type NewItem,
 } from '../journal/index.js';
 import type { AssetResolver, PreparedFiles } from './assets.js';
 import { classifyError } from './classify.js';
-import { crashPoint } from './crash-points.js';
 import type { RunContext } from './context.js';
+import { crashPoint } from './crash-points.js';
 import { DependencyFailedError } from './item-graph.js';
 import { sleepFor } from './sleep.js';
 
@@ -32,7 +32,12 @@ export const trainingItemKey = (localId: string) => `train-${localId}`;
 /** Journal items for the job's trainings (added with the generation items). */
 export function trainingItems(influencers: Iterable<LoadedInfluencer>): NewItem[] {
   return [...influencers].map((inf) => {
-    const request = { name: inf.name, username: inf.username, style: inf.style, gender: inf.gender };
+    const request = {
+      name: inf.name,
+      username: inf.username,
+      style: inf.style,
+      gender: inf.gender,
+    };
     return {
       itemKey: trainingItemKey(inf.id),
       stepId: TRAINING_STEP,
@@ -81,9 +86,11 @@ export class InfluencerResolver {
         }
         return map;
       });
-    const found = (await this.#existing).get(idOrUsername) ??
+    const found =
+      (await this.#existing).get(idOrUsername) ??
       (await this.#existing).get(idOrUsername.toLowerCase());
-    if (!found) throw new DependencyFailedError(`influencer ${idOrUsername} is not on this account`);
+    if (!found)
+      throw new DependencyFailedError(`influencer ${idOrUsername} is not on this account`);
     if (!found.ready) {
       throw new DependencyFailedError(
         `influencer ${idOrUsername} is not ready (status ${found.status})`,
@@ -173,7 +180,13 @@ export class InfluencerResolver {
         consentAcknowledged: true,
       };
       attemptNo = (journal.getItem(runId, itemKey)?.attemptsUsed ?? 0) + 1;
-      key = idempotencyKey({ jobName: ctx.job.name, runId, stepId: 'influencers', itemKey, attempt: attemptNo });
+      key = idempotencyKey({
+        jobName: ctx.job.name,
+        runId,
+        stepId: 'influencers',
+        itemKey,
+        attempt: attemptNo,
+      });
       const intent = journal.recordAttemptIntent({
         runId,
         itemKey,
@@ -187,7 +200,13 @@ export class InfluencerResolver {
         ctx.stop.stop('credits', `budget reached before training ${localId}`);
         return undefined;
       }
-      journal.saveInfluencer({ ...lookup, runId, status: 'intent', idempotencyKey: key, attemptNo });
+      journal.saveInfluencer({
+        ...lookup,
+        runId,
+        status: 'intent',
+        idempotencyKey: key,
+        attemptNo,
+      });
       crashPoint('training-after-intent');
     }
     try {
@@ -223,11 +242,26 @@ export class InfluencerResolver {
       if (verdict.kind === 'stop') {
         ctx.stop.stop(verdict.reason, verdict.message);
         if (verdict.reason === 'credits') {
-          journal.recordAttemptOutcome({ runId, itemKey, attemptNo, state: 'rejected', itemState: 'pending', error: verdict.message });
+          journal.recordAttemptOutcome({
+            runId,
+            itemKey,
+            attemptNo,
+            state: 'rejected',
+            itemState: 'pending',
+            error: verdict.message,
+          });
         }
         throw new DependencyFailedError(`training ${localId} not started: ${verdict.message}`);
       }
-      journal.recordAttemptOutcome({ runId, itemKey, attemptNo, state: 'rejected', itemState: 'failed', error: verdict.message, httpStatus: verdict.status ?? null });
+      journal.recordAttemptOutcome({
+        runId,
+        itemKey,
+        attemptNo,
+        state: 'rejected',
+        itemState: 'failed',
+        error: verdict.message,
+        httpStatus: verdict.status ?? null,
+      });
       journal.saveInfluencer({ ...lookup, status: 'failed', error: verdict.message });
       throw new DependencyFailedError(`training ${localId} was refused: ${verdict.message}`);
     }

@@ -62,7 +62,12 @@ export interface ProgressSnapshot {
 }
 
 export type RunEvent =
-  | { readonly type: 'run-started'; readonly runId: string; readonly resumed: boolean; readonly items: number }
+  | {
+      readonly type: 'run-started';
+      readonly runId: string;
+      readonly resumed: boolean;
+      readonly items: number;
+    }
   | { readonly type: 'progress'; readonly snapshot: ProgressSnapshot }
   | {
       readonly type: 'item-done';

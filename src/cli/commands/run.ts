@@ -3,11 +3,12 @@
  * journal. The first SIGINT/SIGTERM stops creating and exits 130 once the
  * journal is consistent; the run resumes with the same command.
  */
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
 import { createGate, parseLimitsSpec, type RateGate } from '../../limits/index.js';
-import { runJob, type RunResult } from '../../scheduler/index.js';
+import { type RunResult, runJob } from '../../scheduler/index.js';
 import type { CommandModule } from '../command.js';
 import { addCommonOptions, type CommonOptions } from '../options.js';
 import { progressRenderer } from '../progress.js';
@@ -71,6 +72,7 @@ export const runCommand: CommandModule = {
       const limits = resolveLimits(options.limits ?? io.env.IBATCH_LIMITS, scale);
       let gate: RateGate | undefined;
       const abort = new AbortController();
+      setMaxListeners(0, abort.signal); // every in-flight request listens on it
       const onSignal = () => abort.abort(new Error('interrupted'));
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
@@ -138,7 +140,9 @@ function journalOption(
   const explicit = options.journal ?? io.env.IBATCH_JOURNAL;
   if (explicit) return { journalPath: path.resolve(io.cwd, explicit) };
   if (options.emulator) {
-    return { journalPath: path.join(path.dirname(path.resolve(io.cwd, job)), '.ibatch', 'emulator.db') };
+    return {
+      journalPath: path.join(path.dirname(path.resolve(io.cwd, job)), '.ibatch', 'emulator.db'),
+    };
   }
   return {};
 }
