@@ -26,6 +26,7 @@ import {
   markOutputDownloaded,
   markOutputFailed,
 } from './ops/outputs.js';
+import { type RecentCreate, recentCreates } from './ops/recent-creates.js';
 import { type AttemptIntentInput, recordAttemptIntent } from './ops/record-attempt-intent.js';
 import { type AttemptOutcomeInput, recordAttemptOutcome } from './ops/record-attempt-outcome.js';
 import {
@@ -97,6 +98,8 @@ export class Journal {
   getOpenAttempt = (runId: string, itemKey: string) => getOpenAttempt(this.#j, runId, itemKey);
   listOpenAttempts = (runId: string) => listOpenAttempts(this.#j, runId);
   listAttempts = (runId: string, itemKey: string) => listAttempts(this.#j, runId, itemKey);
+  /** Creates attempted since `since` in any run of this journal (rate gate seeding). */
+  recentCreates = (since: number): RecentCreate[] => recentCreates(this.#j, since);
 
   // Outputs
   addOutputs = (runId: string, itemKey: string, outputs: readonly NewOutput[]) =>

@@ -66,6 +66,12 @@ export interface RateGate extends RequestGate {
   readonly pausedUntil: number | null;
   /** Pauses every bucket until `epochMs` (keeps a later existing pause). */
   pauseUntil(epochMs: number): void;
+  /**
+   * Marks slots of `bucket` as taken until each `expiry` (ms epoch): what an
+   * earlier process of this runner spent before it was killed. A shared gate
+   * already knows its peers' slots and may ignore this.
+   */
+  occupy(bucket: Bucket, expiries: readonly number[]): void;
   snapshot(): GateSnapshot;
   /** Clears the timer and rejects every waiter with `GateClosedError`. */
   close(): void;
@@ -273,6 +279,11 @@ class LocalGate implements RateGate {
   pauseUntil(epochMs: number): void {
     if (this.#closed) return;
     this.#pause(epochMs, 'restored');
+  }
+
+  occupy(bucket: Bucket, expiries: readonly number[]): void {
+    const now = this.#now();
+    for (const expiry of expiries) if (expiry > now) this.#logs[bucket].addPhantomUntil(expiry);
   }
 
   #pause(until: number, reason: GateEvents['pause']['reason'], retryAfterMs?: number): void {

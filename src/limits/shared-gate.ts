@@ -332,6 +332,11 @@ class SharedGate implements RateGate {
       .catch((error: unknown) => this.#enterFallback(error));
   }
 
+  /** Redis holds every runner's slots, a killed one's included: nothing to add. */
+  occupy(bucket: Bucket, expiries: readonly number[]): void {
+    this.#fallback?.occupy(bucket, expiries);
+  }
+
   pauseUntil(epochMs: number): void {
     if (this.#closed) return;
     this.#pause(epochMs, 'restored');

@@ -7,9 +7,10 @@
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import PQueue from 'p-queue';
-import { SERVICE_RATE_LIMITS } from '../contract/index.js';
+import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../contract/index.js';
 import { type JobItem, type LoadedStep, type ModelCatalog, validateJob } from '../job/index.js';
 import { canonicalJson, contentHash, type Journal, openJournal } from '../journal/index.js';
+import type { RateGate } from '../limits/index.js';
 import { ManifestWriter } from '../outputs/index.js';
 import { silentLogger } from '../shared/index.js';
 import { AssetResolver, prepareJobFiles } from './assets.js';
@@ -181,6 +182,7 @@ async function runWithJournal(
   );
   progress.unref();
   try {
+    await seedRateGate(ctx, options.gate, options.limits);
     downloads.enqueuePending();
     const trainings = [...job.influencers.keys()].map((id) =>
       influencers.idFor({ jobLocal: id }).catch((error: unknown) => {
@@ -215,6 +217,39 @@ async function runWithJournal(
   record('run.finished', result.message);
   emit({ type: 'run-finished', result });
   return result;
+}
+
+/**
+ * A restarted runner starts with an empty gate, but the service still counts
+ * what the killed process sent: without seeding, the first burst after a
+ * restart runs into a 429. Creates are in the journal (their intents are
+ * committed just before sending); everything else shows in the
+ * `X-RateLimit-Remaining` of one cheap first request.
+ */
+async function seedRateGate(ctx: RunContext, gate: RateGate, limits: RateLimits): Promise<void> {
+  const now = Date.now();
+  const expiries = (bucket: Bucket, kinds: (kind: string) => boolean) => {
+    const { windowMs } = limits[bucket];
+    const margin = Math.max(25, windowMs * 0.01);
+    return ctx.journal
+      .recentCreates(now - windowMs - margin)
+      .filter((create) => kinds(create.kind))
+      .map((create) => create.at + windowMs + margin);
+  };
+  gate.occupy(
+    'generations',
+    expiries('generations', (kind) => kind !== 'training'),
+  );
+  gate.occupy(
+    'trainings',
+    expiries('trainings', (kind) => kind === 'training'),
+  );
+  gate.occupy(
+    'requests',
+    expiries('requests', () => true),
+  );
+  const account = await ctx.client.getAccount({ signal: ctx.stop.hardStop.signal });
+  ctx.logger.info({ credits: account.credits }, `balance: ${account.credits} credits`);
 }
 
 /** A hash of each model contract the job uses, to notice a contract change on resume. */

@@ -192,10 +192,10 @@ async function killLoop(
   log: (line: string) => void,
 ): Promise<LoopResult> {
   const random = prng(options.seed ^ 0x5eed);
-  // Kill within ~1.5x the creation floor spread over the kills, so the kills
-  // land while there is still work to interrupt.
+  // Spread the kills over less than the creation floor, so every planned kill
+  // still finds work to interrupt (the average kill lands at half the delay).
   const floor = creationFloorMs(options.items, options.timeScale);
-  const maxDelay = Math.min(2500, Math.max(150, (1.5 * floor) / Math.max(1, options.kills)));
+  const maxDelay = Math.min(2500, Math.max(150, (0.8 * floor) / Math.max(1, options.kills)));
   const crashQueue = [...(options.crashPoints ?? [])];
   const result: LoopResult = {
     kills: 0,

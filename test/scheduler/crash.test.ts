@@ -16,7 +16,7 @@ describe('crash and resume (SIGKILL)', () => {
     const schedule = crashSchedule(true);
     const summary = await runChaos({
       kills: 22,
-      items: 48,
+      items: 64,
       seed: 11,
       timeScale: 20,
       faults: false,

@@ -1,0 +1,129 @@
+/**
+ * examples/systemd: the units pass `systemd-analyze verify`, and the service's
+ * ExecStart= is run as systemd would run it (its escapes undone, argv split by
+ * its quoting rules, WorkingDirectory= and EnvironmentFile= applied) against
+ * the emulator in a temporary host layout.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cleanEnv, runCommand } from './run-command.js';
+import { createHost, type HostSetup, REPO } from './setup.js';
+
+type Unit = Record<string, Record<string, string>>;
+
+function parseUnit(text: string): Unit {
+  const unit: Unit = {};
+  let section: Record<string, string> | undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const header = /^\[(.+)\]$/.exec(line);
+    if (header) {
+      section = {};
+      unit[header[1] as string] = section;
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (!section || eq < 0) throw new Error(`not a unit line: ${line}`);
+    section[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
+  }
+  return unit;
+}
+
+/** systemd's ExecStart= word splitting (quotes) after undoing `%%` and `$$`. */
+function execArgv(value: string): string[] {
+  expect(value.replaceAll('%%', '')).not.toContain('%'); // no other specifiers
+  const unescaped = value.replaceAll('%%', '%');
+  const words: string[] = [];
+  const re = /'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/g;
+  for (let m = re.exec(unescaped); m; m = re.exec(unescaped)) {
+    words.push(m[1] ?? m[2]?.replace(/\\(.)/g, '$1') ?? (m[3] as string));
+  }
+  // `$$` is a literal `$`; a lone `$NAME` would be systemd's own substitution.
+  return words.map((word) => {
+    expect(word.replaceAll('$$', '')).not.toMatch(/\$[A-Za-z{]/);
+    return word.replaceAll('$$', '$');
+  });
+}
+
+function parseEnvFile(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (m) env[m[1] as string] = m[2] as string;
+  }
+  return env;
+}
+
+const hasSystemdAnalyze = (() => {
+  try {
+    execFileSync('systemd-analyze', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const dir = path.join(REPO, 'examples/systemd');
+const service = parseUnit(readFileSync(path.join(dir, 'ibatch.service'), 'utf8'));
+const timer = parseUnit(readFileSync(path.join(dir, 'ibatch.timer'), 'utf8'));
+
+describe('examples/systemd', () => {
+  let host: HostSetup;
+  beforeEach(() => {
+    host = createHost();
+  });
+  afterEach(() => host.remove());
+
+  it('has a timer that starts the oneshot service', () => {
+    expect(timer.Timer?.Unit).toBe('ibatch.service');
+    expect(timer.Timer?.Persistent).toBe('true');
+    expect(timer.Install?.WantedBy).toBe('timers.target');
+    expect(service.Service?.Type).toBe('oneshot');
+    expect(service.Service?.EnvironmentFile).toBe('/etc/ibatch/ibatch.env');
+  });
+
+  it.skipIf(!hasSystemdAnalyze)('passes systemd-analyze verify and calendar', async () => {
+    const verify = await runCommand(
+      'systemd-analyze',
+      ['verify', path.join(dir, 'ibatch.timer'), path.join(dir, 'ibatch.service')],
+      { timeoutMs: 30_000 },
+    );
+    expect(verify.stderr).toBe('');
+    expect(verify.code).toBe(0);
+    const calendar = await runCommand(
+      'systemd-analyze',
+      ['calendar', timer.Timer?.OnCalendar ?? ''],
+      { timeoutMs: 30_000 },
+    );
+    expect(calendar.code, calendar.stderr).toBe(0);
+  });
+
+  it('runs the command ExecStart= names; a second start the same day pays nothing', async () => {
+    const s = service.Service ?? {};
+    const [file, ...args] = execArgv(host.substitute(s.ExecStart ?? ''));
+    const env = {
+      ...cleanEnv({ PATH: `${host.nodeDir}:/usr/bin:/bin` }),
+      ...parseEnvFile(readFileSync(host.substitute(s.EnvironmentFile ?? ''), 'utf8')),
+    };
+    const cwd = host.substitute(s.WorkingDirectory ?? '');
+    const first = await runCommand(file as string, args, { cwd, env, timeoutMs: 90_000 });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/run campaign-\d{4}-\d{2}-\d{2}: 6 succeeded/);
+    expect(first.stdout + first.stderr).not.toContain('sk-example-never-used');
+
+    // Persistent= catch-up or a manual restart on the same day: same run id, nothing new.
+    const second = await runCommand(file as string, args, { cwd, env, timeoutMs: 90_000 });
+    expect(second.code, second.stderr).toBe(0);
+    const status = await runCommand(
+      process.execPath,
+      [path.join(REPO, 'bin/ibatch.js'), 'status', 'jobs/campaign.yaml', '--json'],
+      { cwd, env, timeoutMs: 30_000 },
+    );
+    const doc = JSON.parse(status.stdout) as { runs: Array<{ runId: string; net: number }> };
+    expect(doc.runs).toHaveLength(1);
+    expect(doc.runs[0]?.net).toBe(136);
+  }, 150_000);
+});
