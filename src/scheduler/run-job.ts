@@ -76,7 +76,7 @@ async function runWithJournal(
   const selection = selectRun(journal, job, {
     ...(options.runId ? { runId: options.runId } : {}),
     newRun: options.newRun ?? false,
-    snapshot: { outputDir, limits: options.limits, contracts },
+    snapshot: { service: options.client.baseUrl, outputDir, limits: options.limits, contracts },
   });
   const runId = selection.run.runId;
   if (selection.alreadyFinished) {

@@ -61,10 +61,18 @@ export function selectRun(
     return resume(journal, job, existing);
   }
   if (!options.newRun) {
+    // Only a run against the same service is resumed: its ids mean nothing
+    // elsewhere (an in-process emulator is a new service at every start).
     const unfinished = journal.findUnfinishedRun(job.name);
-    if (unfinished) return resume(journal, job, unfinished);
+    if (unfinished && serviceOf(unfinished) === options.snapshot.service) {
+      return resume(journal, job, unfinished);
+    }
   }
   return create(newRunId());
+}
+
+function serviceOf(run: RunRecord): unknown {
+  return (run.options as { service?: unknown } | null)?.service;
 }
 
 function resume(journal: Journal, job: LoadedJob, run: RunRecord): RunSelection {

@@ -108,11 +108,9 @@ export const runCommand: CommandModule = {
           gate,
           limits,
           accountFingerprint: service.accountFingerprint,
-          ...journalOption(io, job, options),
+          ...journalOption(io, options),
           ...(options.runId ? { runId: options.runId } : {}),
-          // The in-process emulator is new at every invocation: nothing of an
-          // earlier run exists on it, so there is nothing to resume.
-          newRun: (options.new ?? false) || (options.emulator === true && !options.runId),
+          newRun: options.new ?? false,
           ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
           waitForLock: options.wait ?? false,
           offline: options.offline ?? false,
@@ -127,24 +125,13 @@ export const runCommand: CommandModule = {
   },
 };
 
-/**
- * `--journal`, else IBATCH_JOURNAL, else the engine's default beside the job.
- * Runs on the in-process emulator get a journal of their own, so they never
- * mix with runs against the real service (their ids mean nothing there).
- */
+/** `--journal`, else IBATCH_JOURNAL, else the engine's default beside the job. */
 function journalOption(
   io: Parameters<CommandModule['register']>[1],
-  job: string,
   options: RunOptions,
 ): { journalPath?: string } {
   const explicit = options.journal ?? io.env.IBATCH_JOURNAL;
-  if (explicit) return { journalPath: path.resolve(io.cwd, explicit) };
-  if (options.emulator) {
-    return {
-      journalPath: path.join(path.dirname(path.resolve(io.cwd, job)), '.ibatch', 'emulator.db'),
-    };
-  }
-  return {};
+  return explicit ? { journalPath: path.resolve(io.cwd, explicit) } : {};
 }
 
 function resolveLimits(spec: string | undefined, scale: number): RateLimits {
