@@ -27,15 +27,7 @@
  * }
  * ```
  */
-import { createHash } from 'node:crypto';
-import { type ClientEvent, createClient, type ServiceClient } from './api/index.js';
-import { type RateLimits, SERVICE_RATE_LIMITS } from './contract/index.js';
 import type { EmulatorOptions, RunningEmulator } from './emulator/index.js';
-import { type ValidatedJob, validateJob } from './job/index.js';
-import { createGate, parseLimitsSpec, type RateGate } from './limits/index.js';
-import { type Plan, type PlanOptions, planJob } from './plan/index.js';
-import { type RunEvent, type RunJobOptions, type RunResult, runJob } from './scheduler/index.js';
-import type { Logger } from './shared/index.js';
 
 // --- The five core functions -------------------------------------------------
 
@@ -143,138 +135,10 @@ export { VERSION } from './version.js';
 
 // --- connect(): the short way in ----------------------------------------------
 
-export interface ConnectOptions {
-  /** Service base URL including `/api/v1`; https unless loopback. */
-  readonly baseUrl: string;
-  /** The account's API key. It never reaches a log, file, journal or Redis. */
-  readonly apiKey: string;
-  /**
-   * Rate limits to keep to: an object or a spec like
-   * `requests=120/60s,generations=20/60s`.
-   * @default the service's published limits (SERVICE_RATE_LIMITS)
-   */
-  readonly limits?: RateLimits | string;
-  /** `redis://HOST:PORT`: share the limits with every runner of the account. @default local limits */
-  readonly limitsStore?: string;
-  /** @default a silent logger */
-  readonly logger?: Logger;
-  /** Cancels every request and wait of the connection. */
-  readonly signal?: AbortSignal;
-  /** Observes the client's retries (also delivered to `run`'s `onEvent`). */
-  readonly onEvent?: (event: ClientEvent) => void;
-}
-
-/** `runJob` options without what the connection already provides. */
-export type ConnectionRunOptions = Omit<
-  RunJobOptions,
-  'jobPath' | 'client' | 'gate' | 'limits' | 'accountFingerprint'
->;
-
-export interface Connection {
-  readonly client: ServiceClient;
-  readonly gate: RateGate;
-  readonly limits: RateLimits;
-  /** Identifies the account without the key (the same value the CLI uses). */
-  readonly accountFingerprint: string;
-  /** Validates the job against the live model contracts and expands it into items. */
-  validate(jobPath: string): Promise<ValidatedJob>;
-  /** Validates then quotes the job (never charges). */
-  plan(jobPath: string, options?: PlanOptions): Promise<Plan>;
-  /**
-   * `runJob` through this connection. The client's retries arrive in
-   * `onEvent` as `{ type: 'retry' }` events alongside the engine's own.
-   */
-  run(jobPath: string, options?: ConnectionRunOptions): Promise<RunResult>;
-  /** Closes the gate and the client. Safe to call twice. */
-  close(): Promise<void>;
-}
-
-/**
- * Builds everything `runJob` needs from a base URL and a key: the client, a
- * rate gate (local, or shared through Redis with `limitsStore`) and the
- * account fingerprint.
- */
-export function connect(options: ConnectOptions): Connection {
-  const limits =
-    typeof options.limits === 'string'
-      ? parseLimitsSpec(options.limits)
-      : (options.limits ?? SERVICE_RATE_LIMITS);
-  // Same fingerprint as src/cli/service.ts: library and CLI runners of one
-  // account share assets, trained influencers and Redis limits.
-  const accountFingerprint = createHash('sha256').update(options.apiKey).digest('hex').slice(0, 16);
-  const gate = createGate(limits, {
-    store: options.limitsStore,
-    accountKey: accountFingerprint,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  const listeners = new Set<(event: ClientEvent) => void>();
-  if (options.onEvent) listeners.add(options.onEvent);
-  let client: ServiceClient;
-  try {
-    client = createClient({
-      baseUrl: options.baseUrl,
-      apiKey: options.apiKey,
-      gate,
-      onEvent: (event) => {
-        for (const listener of listeners) listener(event);
-      },
-      ...(options.logger ? { logger: options.logger } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-  } catch (error) {
-    // A refused base URL must not leave the gate's timers (or Redis) open.
-    gate.close();
-    throw error;
-  }
-  let closing: Promise<void> | undefined;
-
-  const validate = (jobPath: string) =>
-    validateJob(jobPath, { lister: client, baseUrl: client.baseUrl });
-
-  return {
-    client,
-    gate,
-    limits,
-    accountFingerprint,
-    validate,
-    async plan(jobPath, planOptions = {}) {
-      const { job, items } = await validate(jobPath);
-      return planJob(job, items, client, { requests: limits.requests, ...planOptions });
-    },
-    async run(jobPath, runOptions = {}) {
-      const onEvent = runOptions.onEvent;
-      const forward = (event: ClientEvent) => onEvent?.(retryEventOf(event));
-      listeners.add(forward);
-      try {
-        return await runJob({
-          ...runOptions,
-          jobPath,
-          client,
-          gate,
-          limits,
-          accountFingerprint,
-          ...(options.logger && !runOptions.logger ? { logger: options.logger } : {}),
-        });
-      } finally {
-        listeners.delete(forward);
-      }
-    },
-    close() {
-      closing ??= (async () => {
-        gate.close();
-        await client.close();
-      })();
-      return closing;
-    },
-  };
-}
-
-function retryEventOf(event: ClientEvent): RunEvent {
-  return {
-    type: 'retry',
-    endpoint: event.endpoint,
-    attempt: event.attempt,
-    delayMs: event.delayMs,
-    reason: event.reason,
-  };
-}
+// Connecting in one call
+export {
+  type Connection,
+  type ConnectionRunOptions,
+  type ConnectOptions,
+  connect,
+} from './library/connect.js';

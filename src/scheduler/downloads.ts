@@ -5,6 +5,7 @@
  * to the manifest. Outputs already downloaded (journal) are never fetched
  * again; a file that is on disk with the recorded sha256 is kept as is.
  */
+import { createHash } from 'node:crypto';
 import { type Dirent, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
@@ -15,6 +16,7 @@ import {
   type ManifestRow,
   type ManifestWriter,
   planOutputFile,
+  resolveInside,
 } from '../outputs/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
@@ -25,6 +27,7 @@ export const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 export class DownloadStage {
   readonly #queue: PQueue;
   readonly #queued = new Set<string>();
+  #claims: Map<string, string> | undefined;
   #failures = 0;
 
   constructor(
@@ -95,8 +98,10 @@ export class DownloadStage {
             kind: item.kind,
             vars: item.vars as Record<string, string | number | boolean | null>,
           });
-          relative = planned.relative;
-          return planned.absolute;
+          relative = this.#claim(planned.relative, `${output.itemKey}\u0000${output.n}`);
+          return relative === planned.relative
+            ? planned.absolute
+            : resolveInside(ctx.outputDir, relative);
         },
       });
       relative ||= path.relative(ctx.outputDir, result.path).split(path.sep).join('/');
@@ -127,12 +132,37 @@ export class DownloadStage {
     }
   }
 
+  /**
+   * Two outputs whose template values clean up to the same name (a template
+   * without `{item}`, or values like `a/b` and `a_b`) must not overwrite each
+   * other: the later one gets a short suffix unique to it.
+   */
+  #claim(relative: string, owner: string): string {
+    if (!this.#claims) {
+      this.#claims = new Map();
+      for (const o of this.ctx.journal.listOutputs(this.ctx.runId, 'downloaded')) {
+        if (o.file) this.#claims.set(o.file, `${o.itemKey}\u0000${o.n}`);
+      }
+    }
+    const holder = this.#claims.get(relative);
+    if (holder !== undefined && holder !== owner) {
+      const ext = path.posix.extname(relative);
+      const suffix = createHash('sha256').update(owner).digest('hex').slice(0, 8);
+      relative = `${relative.slice(0, relative.length - ext.length)}-${suffix}${ext}`;
+    }
+    this.#claims.set(relative, owner);
+    return relative;
+  }
+
   #row(
     item: JobItem,
     output: OutputRecord,
     file: { file: string; sha256: string; bytes: number; contentType: string },
   ): ManifestRow {
     const record = this.ctx.journal.getItem(this.ctx.runId, item.key);
+    const winning = this.ctx.journal
+      .listAttempts(this.ctx.runId, item.key)
+      .find((a) => a.state === 'succeeded');
     const prompt = item.request.input.prompt;
     return {
       runId: this.ctx.runId,
@@ -146,8 +176,9 @@ export class DownloadStage {
       label: item.label,
       ...(typeof prompt === 'string' ? { prompt } : {}),
       status: 'succeeded',
-      creditsCost: record ? record.chargedCredits - record.refundedCredits : null,
-      refunded: (record?.refundedCredits ?? 0) > 0,
+      // Per generation, like the rows rebuilt from the journal at the end.
+      creditsCost: winning ? winning.chargedCost / Math.max(1, winning.generationIds.length) : null,
+      refunded: false,
       url: output.url,
       ...file,
       at: new Date().toISOString(),

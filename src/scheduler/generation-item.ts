@@ -20,14 +20,14 @@ import {
   contentHash,
   type ItemState,
   idempotencyKey,
-  type NewOutput,
 } from '../journal/index.js';
-import { type AssetResolver, localPathOf } from './assets.js';
+import type { AssetResolver } from './assets.js';
 import { classifyError, messageOf } from './classify.js';
 import { GenerationDeadlineError } from './completion-watcher.js';
 import type { RunContext } from './context.js';
 import { crashPoint } from './crash-points.js';
 import { DependencyFailedError, type ItemGraph } from './item-graph.js';
+import { collectOutputs, resolveRequest } from './item-io.js';
 import { RunStoppedError } from './stop-control.js';
 import type { InfluencerResolver } from './trainings.js';
 import type { ItemOutcomeState } from './types.js';
@@ -89,39 +89,6 @@ export async function runGenerationItem(
     journal.setItemState(runId, item.key, { state: 'failed', error: verdict.message });
     finish(ctx, deps.graph, item, 'failed', verdict.message);
   }
-}
-
-/** Local files -> asset URLs, job-local influencer -> its id, `from:` -> the source output. */
-async function resolveRequest(
-  ctx: RunContext,
-  deps: ItemDeps,
-  item: JobItem,
-): Promise<GenerationRequest> {
-  const input: Record<string, unknown> = { ...item.request.input };
-  for (const ref of item.mediaRefs) {
-    const url = await deps.assets.urlFor(localPathOf(ctx.job, ref));
-    const current = input[ref.field];
-    if (ref.index !== undefined && Array.isArray(current)) {
-      const list = [...current];
-      list[ref.index] = url;
-      input[ref.field] = list;
-    } else {
-      input[ref.field] = url;
-    }
-  }
-  const request: GenerationRequest = { ...item.request, input };
-  if (item.influencer) request.influencerId = await deps.influencers.idFor(item.influencer);
-  if (item.source) {
-    const source = await deps.graph.outputsOf(item.source.itemKey);
-    const generationId = source.generationIds[item.source.outputIndex];
-    if (!generationId) {
-      throw new DependencyFailedError(
-        `source ${item.source.stepId}/${item.source.itemKey} has no output #${item.source.outputIndex + 1}`,
-      );
-    }
-    request.generationId = generationId;
-  }
-  return request;
 }
 
 /**
@@ -314,31 +281,6 @@ async function awaitOutcome(
   }
   finish(ctx, deps.graph, item, finalState === 'blocked' ? 'blocked' : 'failed', error);
   return 'done';
-}
-
-function collectOutputs(
-  item: JobItem,
-  statuses: readonly GenerationStatus[],
-  ids: readonly string[],
-): NewOutput[] {
-  const outputs: NewOutput[] = [];
-  for (const status of statuses) {
-    if (generationOutcome(status) !== 'succeeded') continue;
-    const urls = outputUrls(status);
-    urls.forEach((url, i) => {
-      // One id carrying every copy: give each output the id of its copy when known.
-      const generationId = urls.length > 1 ? (ids[outputs.length] ?? status.id) : status.id;
-      outputs.push({
-        n: outputs.length + 1,
-        generationId,
-        url,
-        kind: item.kind,
-        modelId: item.modelId,
-      });
-      void i;
-    });
-  }
-  return outputs;
 }
 
 function settleGraph(

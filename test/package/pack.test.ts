@@ -33,11 +33,16 @@ describe('npm pack and install', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'ibatch-pack-'));
     app = path.join(dir, 'app');
     mkdirSync(app);
-    // `prepare` builds dist/ before packing.
-    const pack = await runCommand(NPM, ['pack', '--json', '--pack-destination', dir], {
-      cwd: REPO,
-      timeoutMs: 180_000,
-    });
+    // dist/ is already built (`pretest`). `--ignore-scripts` keeps `prepare`
+    // from rebuilding it in place while other suites run the CLI from it.
+    const pack = await runCommand(
+      NPM,
+      ['pack', '--ignore-scripts', '--json', '--pack-destination', dir],
+      {
+        cwd: REPO,
+        timeoutMs: 180_000,
+      },
+    );
     expect(pack.code, pack.stderr).toBe(0);
     packed = (
       JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as PackResult[]
