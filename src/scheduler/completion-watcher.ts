@@ -14,6 +14,7 @@
  * after the previous one, and, while many generations are in flight, no more
  * often than the request budget per generation allows (`pollsPerCreate`).
  */
+import { setMaxListeners } from 'node:events';
 import type { GenerationHistory, GenerationStatus, Kind } from '../contract/index.js';
 import { IbatchError } from '../shared/errors.js';
 import { EXIT } from '../shared/exit-codes.js';
@@ -114,6 +115,8 @@ export class CompletionWatcher {
     private readonly reader: GenerationReader,
     options: WatcherOptions = {},
   ) {
+    // Every concurrent status read listens on this signal.
+    setMaxListeners(0, this.abort.signal);
     this.opts = {
       minGapMs: options.minGapMs ?? 1000,
       maxGapMs: options.maxGapMs ?? 20_000,
