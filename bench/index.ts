@@ -6,8 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { Benchmark, BenchRow } from './types.js';
 import { BENCHMARKS } from './registry.js';
+import type { Benchmark, BenchRow } from './types.js';
 
 function formatValue(value: number): string {
   if (Number.isInteger(value)) return String(value);
@@ -15,7 +15,8 @@ function formatValue(value: number): string {
 }
 
 function toTable(rows: readonly BenchRow[]): string {
-  const header = '| group | metric | value | unit | target | pass | note |\n|---|---|---|---|---|---|---|';
+  const header =
+    '| group | metric | value | unit | target | pass | note |\n|---|---|---|---|---|---|---|';
   const lines = rows.map(
     (r) =>
       `| ${r.group} | ${r.metric} | ${formatValue(r.value)} | ${r.unit} | ${r.target ?? ''} | ${

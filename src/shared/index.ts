@@ -1,6 +1,6 @@
 /** @module shared — small building blocks every other module may use. */
 export * from './errors.js';
 export * from './exit-codes.js';
-export * from './redact.js';
-export * from './logger.js';
 export * from './gate.js';
+export * from './logger.js';
+export * from './redact.js';

@@ -5,7 +5,7 @@
  * and pino's own `redact` removes credential-bearing keys wherever they sit.
  */
 import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 import { redact } from './redact.js';
 
 export type { Logger } from 'pino';
