@@ -222,8 +222,8 @@ async function runWithJournal(
 /**
  * A restarted runner starts with an empty gate, but the service still counts
  * what the killed process sent: without seeding, the first burst after a
- * restart runs into a 429. Creates are in the journal (their intents are
- * committed just before sending); everything else shows in the
+ * restart runs into a 429. Creates are in the journal (their 202 times, and
+ * intents still unanswered); everything else shows in the
  * `X-RateLimit-Remaining` of one cheap first request.
  */
 async function seedRateGate(ctx: RunContext, gate: RateGate, limits: RateLimits): Promise<void> {
@@ -231,10 +231,14 @@ async function seedRateGate(ctx: RunContext, gate: RateGate, limits: RateLimits)
   const expiries = (bucket: Bucket, kinds: (kind: string) => boolean) => {
     const { windowMs } = limits[bucket];
     const margin = Math.max(25, windowMs * 0.01);
-    return ctx.journal
-      .recentCreates(now - windowMs - margin)
-      .filter((create) => kinds(create.kind))
-      .map((create) => create.at + windowMs + margin);
+    return (
+      ctx.journal
+        .recentCreates(now - windowMs - margin)
+        .filter((create) => kinds(create.kind))
+        // Counted by the service when it arrived: at the latest its 202, or
+        // (unanswered) any moment up to now.
+        .map((create) => (create.sentBy ?? now) + windowMs + margin)
+    );
   };
   gate.occupy(
     'generations',

@@ -2,29 +2,13 @@
  * `ibatch account|models|influencers` in-process (runCli, no build needed),
  * against the in-process emulator (`--emulator`) and a started one (`--base-url`).
  */
-import { Writable } from 'node:stream';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/command.js';
-import { runCli } from '../../src/cli/main.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import { runCliCaptured } from '../helpers/cli.js';
 
-function capture(): Writable & { text(): string; isTTY?: boolean } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _e, done) {
-      chunks.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => chunks.join('') });
-}
-
-async function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const stdout = capture();
-  const stderr = capture();
-  const io: CliIo = { stdout, stderr, env, cwd: process.cwd(), exitCode: 0 };
-  const code = await runCli(args, io);
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
+function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return runCliCaptured(args, env, process.cwd());
 }
 
 let emulator: RunningEmulator;

@@ -4,42 +4,24 @@
  * loads, the totals match the manifest, nothing injected runs. Saves a
  * screenshot to test-artifacts/report.png. A missing browser FAILS the test.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManifestWriter, readManifest, writeReport } from '../../src/outputs/index.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { makePng, SAMPLES } from '../uploads/fixtures/media-samples.js';
 import { useTempDir } from '../uploads/temp-dir.js';
 import { fixtureReport } from './fixtures/report-data.js';
 
-const CHROMIUM = process.env.IBATCH_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve('test-artifacts');
 const tempDir = useTempDir('report-browser');
 
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: install it with ` +
-        '`apt-get install -y --no-install-recommends chromium` (or set IBATCH_CHROMIUM)',
-    );
-  }
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

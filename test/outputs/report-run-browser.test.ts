@@ -6,12 +6,13 @@
  * charge) and the emulator's ledger. Saves test-artifacts/report-run.png.
  * A missing browser FAILS the test.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../../src/outputs/index.js';
+import { launchChromium } from '../helpers/chromium.js';
 import {
   charges,
   envFor,
@@ -21,7 +22,6 @@ import {
 } from '../scheduler/fixtures/pipeline/helpers.js';
 import { useTempDir } from '../uploads/temp-dir.js';
 
-const CHROMIUM = process.env.IBATCH_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve('test-artifacts');
 const tempDir = useTempDir('report-run-browser');
 const emulators = useEmulators();
@@ -29,25 +29,7 @@ const emulators = useEmulators();
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: install it with ` +
-        '`apt-get install -y --no-install-recommends chromium` (or set IBATCH_CHROMIUM)',
-    );
-  }
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

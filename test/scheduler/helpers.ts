@@ -4,20 +4,21 @@
  * real process (node bin/ibatch.js, needs `npm run build`), the ledger's
  * charges, and deadline polling instead of sleeps.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { CliIo } from '../../src/cli/command.js';
-import { runCli } from '../../src/cli/main.js';
 import {
   type EmulatorOptions,
   type LedgerEntry,
   type RunningEmulator,
   startEmulator,
 } from '../../src/emulator/index.js';
+import { type CliResult, runCliCaptured } from '../helpers/cli.js';
+
+export type { CliResult } from '../helpers/cli.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(REPO, 'bin', 'ibatch.js');
@@ -90,30 +91,9 @@ export function envFor(em: RunningEmulator, scale: number): NodeJS.ProcessEnv {
   };
 }
 
-function capture(): Writable & { text(): string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      chunks.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => chunks.join('') });
-}
-
-export interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** `ibatch ARGS` in this process (no build needed). */
 export async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<CliResult> {
-  const stdout = capture();
-  const stderr = capture();
-  const io: CliIo = { stdout, stderr, env, cwd, exitCode: 0 };
-  const code = await runCli(args, io);
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
+  return runCliCaptured(args, env, cwd);
 }
 
 export interface Spawned {

@@ -1,23 +1,33 @@
 import type { JournalDb } from '../sql.js';
 
 export interface RecentCreate {
-  /** When the attempt's intent was committed (just before its create was sent). */
-  readonly at: number;
+  /**
+   * When the service had certainly received the create: its 202 time, or
+   * null for an intent that never got an answer (it may have been sent at
+   * any moment up to the process's end).
+   */
+  readonly sentBy: number | null;
   /** The item's kind: `image`, `video` or `training`. */
   readonly kind: string;
 }
 
+/** Intents older than this are from runs long gone: they no longer count. */
+const STALE_INTENT_MS = 3_600_000;
+
 /**
- * Creates attempted since `since` (ms epoch), in every run of this journal.
- * A runner restarted after a kill seeds its rate gate with them: the service
- * still counts what the killed process sent.
+ * Creates the service may still count in a window reaching back to `since`
+ * (ms epoch), in every run of this journal: answered ones since then, and
+ * unanswered intents. A runner restarted after a kill seeds its rate gate
+ * with them: the service still counts what the killed process sent.
  */
 export function recentCreates(j: JournalDb, since: number): RecentCreate[] {
   return j
     .stmt(
-      `SELECT a.created_at AS at, i.kind AS kind FROM attempts a
+      `SELECT a.submitted_at AS sentBy, i.kind AS kind FROM attempts a
        JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
-       WHERE a.created_at >= ? ORDER BY a.created_at`,
+       WHERE a.submitted_at >= @since
+          OR (a.state = 'intent' AND a.created_at >= @staleBefore)
+       ORDER BY a.created_at`,
     )
-    .all(since) as RecentCreate[];
+    .all({ since, staleBefore: since - STALE_INTENT_MS }) as RecentCreate[];
 }
