@@ -4,6 +4,7 @@
  * countdown. Redrawn in place; nothing is drawn when stderr is not a TTY
  * (JSON logs carry the same facts there).
  */
+import { Writable } from 'node:stream';
 import type { ProgressSnapshot, RunEvent } from '../scheduler/index.js';
 
 const IN_FLIGHT = new Set(['submitting', 'submitted']);
@@ -40,20 +41,40 @@ export function formatWait(ms: number): string {
   return m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
 }
 
-/** Returns an event handler that redraws the progress block on `stream`. */
+/**
+ * Owns the terminal while a run shows progress: log lines written through
+ * `logStream` clear the progress block first and redraw it after, so the two
+ * never garble each other. Off a TTY it draws nothing and passes logs through.
+ */
 export function progressRenderer(stream: NodeJS.WritableStream & { isTTY?: boolean }) {
-  let drawn = 0;
-  return {
-    onEvent(event: RunEvent): void {
-      if (!stream.isTTY) return;
-      if (event.type === 'progress') {
-        const lines = formatProgress(event.snapshot);
-        const up = drawn > 0 ? `\x1b[${drawn}A` : '';
-        stream.write(`${up}${lines.map((l) => `\x1b[2K${l}`).join('\n')}\n`);
-        drawn = lines.length;
-      } else if (event.type === 'item-done' && event.state !== 'succeeded') {
-        drawn = 0; // a log line moves the block down: draw it afresh
+  let block: string[] = [];
+  const clear = () => {
+    if (block.length > 0) stream.write(`\x1b[${block.length}A\x1b[0J`);
+  };
+  const draw = () => {
+    if (block.length > 0) stream.write(`${block.join('\n')}\n`);
+  };
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (!stream.isTTY) {
+        stream.write(chunk);
+        done();
+        return;
       }
+      clear();
+      stream.write(chunk);
+      draw();
+      done();
+    },
+  });
+  return {
+    /** Give this to the logger instead of the terminal stream. */
+    logStream: Object.assign(logStream, { isTTY: stream.isTTY }),
+    onEvent(event: RunEvent): void {
+      if (!stream.isTTY || event.type !== 'progress') return;
+      clear();
+      block = formatProgress(event.snapshot);
+      draw();
     },
   };
 }

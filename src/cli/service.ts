@@ -22,6 +22,8 @@ import type { CommonOptions } from './options.js';
 export interface OpenServiceOptions extends CommonOptions {
   /** The scheduler's rate limiter; the client's pause-on-429 gate when absent. */
   readonly gate?: RequestGate;
+  /** Where logs go instead of stderr (the run's progress display owns the terminal). */
+  readonly logDestination?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Builds the gate once the account is known (shared limits are per account). */
   readonly makeGate?: (accountFingerprint: string) => RequestGate;
   readonly onEvent?: (event: ClientEvent) => void;
@@ -45,7 +47,10 @@ export interface OpenedService {
 }
 
 export async function openService(io: CliIo, options: OpenServiceOptions): Promise<OpenedService> {
-  const logger = createLogger({ format: logFormat(io, options), destination: io.stderr });
+  const logger = createLogger({
+    format: logFormat(io, options),
+    destination: options.logDestination ?? io.stderr,
+  });
   if (options.emulator) return openEmulator(io, options, logger);
   const baseUrl = options.baseUrl ?? io.env.IBATCH_BASE_URL;
   if (!baseUrl) {

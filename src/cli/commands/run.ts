@@ -76,8 +76,10 @@ export const runCommand: CommandModule = {
       const onSignal = () => abort.abort(new Error('interrupted'));
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
+      const renderer = progressRenderer(io.stderr);
       const service = await openService(io, {
         ...options,
+        logDestination: renderer.logStream,
         emulatorTimeScale: scale,
         signal: abort.signal,
         makeGate: (accountKey) => {
@@ -88,7 +90,7 @@ export const runCommand: CommandModule = {
           return gate;
         },
       });
-      const renderer = progressRenderer(io.stderr);
+
       try {
         await runAndReport();
       } catch (error) {
