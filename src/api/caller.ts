@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ENDPOINTS, type EndpointId, ErrorBodySchema, endpointPath } from '../contract/index.js';
 import type { Logger, RequestGate } from '../shared/index.js';
-import { ApiError, ContractError, NetworkError, TimeoutError } from './errors.js';
+import { ApiError, ContractError, failureOfThrown } from './errors.js';
 import type { ClientEvent } from './events.js';
 import type { ResolvedTimeouts } from './options.js';
 import { EMPTY_RATE_LIMIT, headerNumber, type RateLimitSnapshot } from './rate-limit.js';
@@ -95,9 +95,7 @@ export class Caller {
         error = toApiError(spec.endpoint, exchange, retryAfterMs);
         failure = { type: 'status', status: exchange.status, retryAfterMs };
       } catch (caught) {
-        if (caught instanceof NetworkError) failure = { type: 'network' };
-        else if (caught instanceof TimeoutError) failure = { type: 'timeout' };
-        else throw caught;
+        failure = failureOfThrown(caught);
         error = caught;
       }
       const decision = decideRetry(

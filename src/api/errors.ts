@@ -5,6 +5,7 @@
  */
 import type { EndpointId } from '../contract/index.js';
 import { EXIT, type ExitCode, IbatchError, redact } from '../shared/index.js';
+import type { Failure } from './retry-policy.js';
 
 /** Endpoint ids plus the presigned upload PUT, which is not a service endpoint. */
 export type ClientOperation = EndpointId | 'upload';
@@ -162,4 +163,14 @@ function phaseVerb(phase: TimeoutPhase): string {
       return String(never);
     }
   }
+}
+
+/**
+ * What a thrown transport error means to the retry policy: a network fault
+ * or a timeout. Anything else is not a transport fault and is rethrown.
+ */
+export function failureOfThrown(caught: unknown): Failure {
+  if (caught instanceof NetworkError) return { type: 'network' };
+  if (caught instanceof TimeoutError) return { type: 'timeout' };
+  throw caught;
 }

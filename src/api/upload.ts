@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 import { type AssetUpload, LIMITS } from '../contract/index.js';
 import { type Logger, UsageError } from '../shared/index.js';
 import { isSafeUrl } from './base-url.js';
-import { ApiError, ContractError, NetworkError, TimeoutError } from './errors.js';
+import { ApiError, ContractError, failureOfThrown } from './errors.js';
 import type { ClientEvent } from './events.js';
 import type { ResolvedTimeouts } from './options.js';
 import { decideRetry, type Failure, type RetryOptions } from './retry-policy.js';
@@ -95,9 +95,7 @@ export async function uploadAsset(
       });
       failure = { type: 'status', status: exchange.status };
     } catch (caught) {
-      if (caught instanceof NetworkError) failure = { type: 'network' };
-      else if (caught instanceof TimeoutError) failure = { type: 'timeout' };
-      else throw caught;
+      failure = failureOfThrown(caught);
       error = caught;
     }
     const decision = decideRetry(

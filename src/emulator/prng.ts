@@ -1,18 +1,16 @@
+import { mulberry32 } from '../shared/prng.js';
+
 /** A small seeded PRNG (mulberry32) so latencies, outcomes and faults replay under a seed. */
 export class Prng {
-  private state: number;
+  private readonly random: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.random = mulberry32(seed);
   }
 
   /** Uniform in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.random();
   }
 
   /** Uniform in [min, max]. */

@@ -4,10 +4,10 @@
  * `occupiedAtOutage`), holding the current pause.
  */
 import type { Bucket } from '../contract/index.js';
+import type { GateEmitter } from './gate-events.js';
 import { createLocalGate, type RateGate } from './local-gate.js';
 import type { SlotLists } from './redis-store.js';
 import type { ResolvedSharedOptions } from './shared-options.js';
-import type { GateEmitter } from './shared-waiter.js';
 
 export function createFallbackGate(input: {
   readonly options: ResolvedSharedOptions;

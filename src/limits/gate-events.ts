@@ -29,3 +29,26 @@ export interface GateEvents {
 
 export type GateEventName = keyof GateEvents;
 export type GateListener<E extends GateEventName> = (event: GateEvents[E]) => void;
+
+/** The listener registry both gates use. */
+export class GateEmitter {
+  readonly #listeners = new Map<GateEventName, Set<(event: never) => void>>();
+
+  on<E extends GateEventName>(event: E, listener: GateListener<E>): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(event, set);
+    }
+    set.add(listener as (event: never) => void);
+    return () => set.delete(listener as (event: never) => void);
+  }
+
+  emit<E extends GateEventName>(event: E, payload: GateEvents[E]): void {
+    for (const listener of this.#listeners.get(event) ?? []) (listener as GateListener<E>)(payload);
+  }
+
+  clear(): void {
+    this.#listeners.clear();
+  }
+}

@@ -20,7 +20,12 @@
 import { BUCKETS, type Bucket, type RateLimits } from '../contract/index.js';
 import type { RateFeedback, RequestGate } from '../shared/index.js';
 import { GateClosedError } from './errors.js';
-import type { GateEventName, GateEvents, GateListener } from './gate-events.js';
+import {
+  GateEmitter,
+  type GateEventName,
+  type GateEvents,
+  type GateListener,
+} from './gate-events.js';
 import { SlidingWindowLog } from './sliding-window-log.js';
 
 export interface LocalGateOptions {
@@ -90,7 +95,7 @@ class LocalGate implements RateGate {
   readonly #now: () => number;
   readonly #defaultRetryAfterMs: number;
   readonly #waiters: Waiter[] = [];
-  readonly #listeners = new Map<GateEventName, Set<(event: never) => void>>();
+  readonly #events = new GateEmitter();
   #pausedUntil = 0;
   #pauseAnnounced = false;
   #timer: NodeJS.Timeout | undefined;
@@ -116,19 +121,11 @@ class LocalGate implements RateGate {
   }
 
   on<E extends GateEventName>(event: E, listener: GateListener<E>): () => void {
-    let set = this.#listeners.get(event);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(event, set);
-    }
-    set.add(listener as (event: never) => void);
-    return () => set.delete(listener as (event: never) => void);
+    return this.#events.on(event, listener);
   }
 
   #emit<E extends GateEventName>(event: E, payload: GateEvents[E]): void {
-    for (const listener of this.#listeners.get(event) ?? []) {
-      (listener as GateListener<E>)(payload);
-    }
+    this.#events.emit(event, payload);
   }
 
   acquire(buckets: readonly Bucket[], signal?: AbortSignal): Promise<void> {
@@ -321,7 +318,7 @@ class LocalGate implements RateGate {
       waiter.cleanup();
       waiter.reject(error);
     }
-    this.#listeners.clear();
+    this.#events.clear();
   }
 }
 

@@ -16,6 +16,7 @@ import { GateClosedError } from './errors.js';
 import { createFallbackGate } from './fallback-gate.js';
 import { feedbackBucket } from './feedback-bucket.js';
 import type { GateEventName, GateEvents, GateListener } from './gate-events.js';
+import { GateEmitter } from './gate-events.js';
 import type { GateSnapshot, RateGate } from './local-gate.js';
 import { type AcquireReply, RedisStore, type SlotLists } from './redis-store.js';
 import {
@@ -24,7 +25,7 @@ import {
   type SharedGateOptions,
 } from './shared-options.js';
 import { type LocalGrant, occupiedAtOutage, SlotMirror, slotsToUpload } from './shared-slots.js';
-import { GateEmitter, InFlightGrants, sleepFor, type Waiter } from './shared-waiter.js';
+import { InFlightGrants, sleepFor, type Waiter } from './shared-waiter.js';
 
 export type { FallbackEvent, SharedGateOptions } from './shared-options.js';
 

@@ -4,7 +4,6 @@
  * for their response (to re-stamp).
  */
 import type { Bucket } from '../contract/index.js';
-import type { GateEventName, GateEvents, GateListener } from './gate-events.js';
 
 export interface Waiter {
   readonly ticket: string;
@@ -31,28 +30,6 @@ export function sleepFor(waiter: Waiter, ms: number): Promise<void> {
     waiter.interrupt = done;
     waiter.signal?.addEventListener('abort', done, { once: true });
   });
-}
-
-export class GateEmitter {
-  readonly #listeners = new Map<GateEventName, Set<(event: never) => void>>();
-
-  on<E extends GateEventName>(event: E, listener: GateListener<E>): () => void {
-    let set = this.#listeners.get(event);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(event, set);
-    }
-    set.add(listener as (event: never) => void);
-    return () => set.delete(listener as (event: never) => void);
-  }
-
-  emit<E extends GateEventName>(event: E, payload: GateEvents[E]): void {
-    for (const listener of this.#listeners.get(event) ?? []) (listener as GateListener<E>)(payload);
-  }
-
-  clear(): void {
-    this.#listeners.clear();
-  }
 }
 
 interface InFlight {

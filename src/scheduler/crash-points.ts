@@ -11,6 +11,7 @@
  * - `*@0.05`           any point with probability 0.05.
  * Unset (normal use), `crashPoint` is one cached check and never fires.
  */
+import { mulberry32 } from '../shared/prng.js';
 
 export const CRASH_POINTS = [
   /** The journal committed an attempt's intent; the create is not sent yet. */
@@ -69,18 +70,6 @@ function isCrashPoint(name: string): name is CrashPointName {
   return (CRASH_POINTS as readonly string[]).includes(name);
 }
 
-/** mulberry32: tiny seeded PRNG, enough for reproducible crash draws. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Armed {
   readonly rules: readonly CrashRule[];
   readonly counts: Map<string, number>;
@@ -97,7 +86,7 @@ function arm(): Armed | null {
   return {
     rules: parseCrashSpec(spec),
     counts: new Map(),
-    random: prng(Number.isFinite(seed) ? seed : 1),
+    random: mulberry32(Number.isFinite(seed) ? seed : 1),
   };
 }
 

@@ -3,4 +3,5 @@ export * from './errors.js';
 export * from './exit-codes.js';
 export * from './gate.js';
 export * from './logger.js';
+export * from './prng.js';
 export * from './redact.js';

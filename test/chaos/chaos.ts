@@ -6,10 +6,12 @@
  * finishes, then hold the journal, the ledger and the output folder against
  * each other (verify.ts).
  */
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { FaultConfig } from '../../src/emulator/index.js';
+import { mulberry32 } from '../../src/shared/prng.js';
 import {
   creationFloorMs,
   scaledLimitsSpec,
@@ -88,17 +90,6 @@ export const CHAOS_FAULTS: FaultConfig = {
  * seen up to ~350 ms.
  */
 export const IN_FLIGHT_MS = 500;
-
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   const started = Date.now();
@@ -191,7 +182,7 @@ async function killLoop(
   started: number,
   log: (line: string) => void,
 ): Promise<LoopResult> {
-  const random = prng(options.seed ^ 0x5eed);
+  const random = mulberry32(options.seed ^ 0x5eed);
   // Spread the kills over less than the creation floor, so every planned kill
   // still finds work to interrupt (the average kill lands at half the delay).
   const floor = creationFloorMs(options.items, options.timeScale);

@@ -7,10 +7,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManifestWriter, readManifest, writeReport } from '../../src/outputs/index.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { useChromium } from '../helpers/chromium.js';
 import { makePng, SAMPLES } from '../uploads/fixtures/media-samples.js';
 import { useTempDir } from '../uploads/temp-dir.js';
 import { fixtureReport } from './fixtures/report-data.js';
@@ -18,15 +17,7 @@ import { fixtureReport } from './fixtures/report-data.js';
 const ARTIFACTS = path.resolve('test-artifacts');
 const tempDir = useTempDir('report-browser');
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 describe('report.html in a browser', () => {
   it('loads every image, shows the manifest totals, runs no injected script', async () => {
@@ -59,7 +50,7 @@ describe('report.html in a browser', () => {
     const charged = [...charges.values()].reduce((sum, c) => sum + c.cost, 0);
     const refunded = [...charges.values()].reduce((sum, c) => sum + (c.refunded ? c.cost : 0), 0);
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     const blocked: string[] = [];
     page.on('request', (request) => {
       if (!request.url().startsWith('file:')) blocked.push(request.url());

@@ -9,10 +9,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readManifest } from '../../src/outputs/index.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { useChromium } from '../helpers/chromium.js';
 import {
   charges,
   envFor,
@@ -26,15 +25,7 @@ const ARTIFACTS = path.resolve('test-artifacts');
 const tempDir = useTempDir('report-run-browser');
 const emulators = useEmulators();
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 describe('report.html of a real run', () => {
   it('shows every output, loads every image, and its totals match manifest and ledger', async () => {
@@ -58,7 +49,7 @@ describe('report.html of a real run', () => {
       .reduce((a, e) => a + e.amount, 0);
     expect(charged).toBe(ledgerCharged);
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     const external: string[] = [];
     page.on('request', (request) => {
       if (!request.url().startsWith('file:')) external.push(request.url());
