@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { RateLimits } from '../contract/index.js';
 import { type Logger, UsageError } from '../shared/index.js';
 import { createLocalGate, type RateGate } from './local-gate.js';
-import { createSharedGate, type FallbackEvent } from './shared-gate.js';
+import { createRedisGate, type FallbackEvent } from './redis/gate.js';
 
 export interface CreateGateOptions {
   /** `redis://HOST:PORT` or `rediss://...`; local limits when absent or empty. */
@@ -56,7 +56,7 @@ export function createGate(limits: RateLimits, options: CreateGateOptions): Rate
   const store = options.store?.trim();
   if (!store) return createLocalGate(limits);
   parseLimitsStore(store);
-  return createSharedGate(limits, {
+  return createRedisGate(limits, {
     redisUrl: store,
     accountKey: options.accountKey,
     ...(options.logger ? { logger: options.logger } : {}),

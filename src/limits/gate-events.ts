@@ -21,7 +21,7 @@ export interface GateEvents {
   /** `X-RateLimit-Remaining` showed someone else using the account: our allowance shrank. */
   shrink: { readonly bucket: Bucket; readonly phantoms: number; readonly remaining: number };
   /**
-   * Shared gates only: the limits store changed, `local` when Redis became
+   * Redis gates only: the limits store changed, `local` when Redis became
    * unreachable (conservative local limits), `shared` when it answered again.
    */
   store: { readonly mode: 'shared' | 'local'; readonly reason?: string };

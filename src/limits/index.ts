@@ -24,8 +24,8 @@ export {
 } from './local-gate.js';
 export { formatLimits, parseLimitsSpec } from './parse-limits.js';
 export {
-  createSharedGate,
+  createRedisGate,
   type FallbackEvent,
-  type SharedGateOptions,
-} from './shared-gate.js';
+  type RedisGateOptions,
+} from './redis/gate.js';
 export { SlidingWindowLog } from './sliding-window-log.js';

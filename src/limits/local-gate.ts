@@ -73,7 +73,7 @@ export interface RateGate extends RequestGate {
   pauseUntil(epochMs: number): void;
   /**
    * Marks slots of `bucket` as taken until each `expiry` (ms epoch): what an
-   * earlier process of this runner spent before it was killed. A shared gate
+   * earlier process of this runner spent before it was killed. A Redis gate
    * already knows its peers' slots and may ignore this.
    */
   occupy(bucket: Bucket, expiries: readonly number[]): void;

@@ -1,7 +1,7 @@
 /** @module shared — small building blocks every other module may use. */
 export * from './errors.js';
 export * from './exit-codes.js';
-export * from './gate.js';
 export * from './logger.js';
 export * from './prng.js';
 export * from './redact.js';
+export * from './request-gate.js';

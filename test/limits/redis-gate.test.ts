@@ -8,7 +8,7 @@ import type { Bucket } from '../../src/contract/index.js';
 import { createGate, GateClosedError, type RateGate } from '../../src/limits/index.js';
 import { EXIT, UsageError } from '../../src/shared/index.js';
 import { maxInWindow, settle } from './helpers.js';
-import { newAccountKey, sharedGate, testRedis, waitFor } from './shared-helpers.js';
+import { newAccountKey, sharedGate, testRedis, waitFor } from './redis-helpers.js';
 
 /** Acquires in `lanes` concurrent loops until `untilMs`; returns the grant stamps. */
 async function run(gate: RateGate, buckets: Bucket[], lanes: number, untilMs: number) {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach } from 'vitest';
 import { type RateLimits, SERVICE_RATE_LIMITS } from '../../src/contract/index.js';
-import { createSharedGate, type RateGate, type SharedGateOptions } from '../../src/limits/index.js';
+import { createRedisGate, type RateGate, type RedisGateOptions } from '../../src/limits/index.js';
 import { type RunningRedis, startRedis } from '../helpers/redis-server.js';
 
 const gates: RateGate[] = [];
@@ -23,8 +23,8 @@ export async function testRedis(port?: number): Promise<RunningRedis> {
 /** A fresh account key per test, so tests never see each other's slots. */
 export const newAccountKey = () => `test-${randomUUID()}`;
 
-export function sharedGate(overrides: Partial<RateLimits>, options: SharedGateOptions): RateGate {
-  const gate = createSharedGate({ ...SERVICE_RATE_LIMITS, ...overrides }, options);
+export function sharedGate(overrides: Partial<RateLimits>, options: RedisGateOptions): RateGate {
+  const gate = createRedisGate({ ...SERVICE_RATE_LIMITS, ...overrides }, options);
   gates.push(gate);
   return gate;
 }

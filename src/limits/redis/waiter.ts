@@ -1,9 +1,9 @@
 /**
- * Pieces of the shared gate that hold no Redis state: a waiting acquire and
- * its interruptible sleep, the event emitter, and the grants still waiting
- * for their response (to re-stamp).
+ * Pieces of the Redis gate that hold no Redis state: a waiting acquire and
+ * its interruptible sleep, and the grants still waiting for their response
+ * (to re-stamp). The event emitter lives in ../gate-events.ts.
  */
-import type { Bucket } from '../contract/index.js';
+import type { Bucket } from '../../contract/index.js';
 
 export interface Waiter {
   readonly ticket: string;

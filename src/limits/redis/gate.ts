@@ -10,31 +10,31 @@
  * stays alive). No busy polling: one script call per wake-up.
  */
 import { randomUUID } from 'node:crypto';
-import { BUCKETS, type Bucket, type RateLimits } from '../contract/index.js';
-import { type Logger, type RateFeedback, silentLogger } from '../shared/index.js';
-import { GateClosedError } from './errors.js';
+import { BUCKETS, type Bucket, type RateLimits } from '../../contract/index.js';
+import { type Logger, type RateFeedback, silentLogger } from '../../shared/index.js';
+import { GateClosedError } from '../errors.js';
+import { feedbackBucket } from '../feedback-bucket.js';
+import type { GateEventName, GateEvents, GateListener } from '../gate-events.js';
+import { GateEmitter } from '../gate-events.js';
+import type { GateSnapshot, RateGate } from '../local-gate.js';
 import { createFallbackGate } from './fallback-gate.js';
-import { feedbackBucket } from './feedback-bucket.js';
-import type { GateEventName, GateEvents, GateListener } from './gate-events.js';
-import { GateEmitter } from './gate-events.js';
-import type { GateSnapshot, RateGate } from './local-gate.js';
-import { type AcquireReply, RedisStore, type SlotLists } from './redis-store.js';
 import {
-  type ResolvedSharedOptions,
-  resolveSharedOptions,
-  type SharedGateOptions,
-} from './shared-options.js';
-import { type LocalGrant, occupiedAtOutage, SlotMirror, slotsToUpload } from './shared-slots.js';
-import { InFlightGrants, sleepFor, type Waiter } from './shared-waiter.js';
+  type RedisGateOptions,
+  type ResolvedRedisOptions,
+  resolveRedisOptions,
+} from './options.js';
+import { type LocalGrant, occupiedAtOutage, SlotMirror, slotsToUpload } from './slots.js';
+import { type AcquireReply, RedisStore, type SlotLists } from './store.js';
+import { InFlightGrants, sleepFor, type Waiter } from './waiter.js';
 
-export type { FallbackEvent, SharedGateOptions } from './shared-options.js';
+export type { FallbackEvent, RedisGateOptions } from './options.js';
 
 /** Abort reason of local waits when Redis is back: the waiter retries on Redis. */
 const BACK_TO_SHARED = Symbol('back to shared limits');
 
-class SharedGate implements RateGate {
+class RedisGate implements RateGate {
   readonly #limits: RateLimits;
-  readonly #options: ResolvedSharedOptions;
+  readonly #options: ResolvedRedisOptions;
   readonly #logger: Logger;
   readonly #store: RedisStore;
   readonly #runnerId = randomUUID();
@@ -55,9 +55,9 @@ class SharedGate implements RateGate {
   #resumeTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
-  constructor(limits: RateLimits, options: SharedGateOptions) {
+  constructor(limits: RateLimits, options: RedisGateOptions) {
     this.#limits = limits;
-    this.#options = resolveSharedOptions(limits, options);
+    this.#options = resolveRedisOptions(limits, options);
     this.#logger = options.logger ?? silentLogger();
     this.#store = new RedisStore({
       url: options.redisUrl,
@@ -393,6 +393,6 @@ class SharedGate implements RateGate {
  * Creates a gate whose four buckets are shared, through the Redis at
  * `options.redisUrl`, by every runner using the same `accountKey`.
  */
-export function createSharedGate(limits: RateLimits, options: SharedGateOptions): RateGate {
-  return new SharedGate(limits, options);
+export function createRedisGate(limits: RateLimits, options: RedisGateOptions): RateGate {
+  return new RedisGate(limits, options);
 }

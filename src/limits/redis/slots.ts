@@ -1,12 +1,12 @@
 /**
- * The shared gate's local picture of the account's slots in Redis (refreshed
+ * The Redis gate's local picture of the account's slots in Redis (refreshed
  * from script replies, plus our own grants in between), used for
  * `snapshot()`, to skip needless `shrink` calls, and to seed the local
  * fallback gate so it starts from what was already spent.
  */
-import { BUCKETS, type Bucket, type RateLimits } from '../contract/index.js';
-import type { BucketSnapshot, GateSnapshot } from './local-gate.js';
-import type { SlotLists, SlotUpload } from './redis-store.js';
+import { BUCKETS, type Bucket, type RateLimits } from '../../contract/index.js';
+import type { BucketSnapshot, GateSnapshot } from '../local-gate.js';
+import type { SlotLists, SlotUpload } from './store.js';
 
 function emptyLists(): SlotLists {
   return { requests: [], generations: [], trainings: [], uploads: [] };

@@ -1,5 +1,5 @@
 /**
- * The Lua scripts of the shared gate. Each runs atomically on the Redis
+ * The Lua scripts of the Redis gate. Each runs atomically on the Redis
  * server and reads the time from the server's `TIME`, so runners' clocks
  * never matter. Key layout (every key shares one `{accountKey}` hash tag, so
  * a Redis Cluster keeps an account on one node):
@@ -14,7 +14,7 @@
  *
  * Buckets are numbered 1..4 in `BUCKETS` order.
  */
-import { BUCKETS, type Bucket } from '../contract/index.js';
+import { BUCKETS, type Bucket } from '../../contract/index.js';
 
 /** The 13 keys of one account, in the order the scripts expect. */
 export function accountKeys(prefix: string): string[] {

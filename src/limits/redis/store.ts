@@ -1,7 +1,7 @@
 /**
- * The shared gate's connection to Redis: one ioredis client, the scripts,
+ * The Redis gate's connection to Redis: one ioredis client, the scripts,
  * typed replies, and the offset between the Redis server's clock and ours
- * (every time the shared gate shows or sleeps on is converted with it).
+ * (every time the Redis gate shows or sleeps on is converted with it).
  *
  * Commands fail fast while the connection is down (no offline queue, no
  * per-request retries) so the gate can fall back to local limits at once;
@@ -10,7 +10,7 @@
  * NOSCRIPT (a restarted server), unlike bottleneck's clustering (#118).
  */
 import { Redis } from 'ioredis';
-import { BUCKETS, type Bucket, type RateLimits } from '../contract/index.js';
+import { BUCKETS, type Bucket, type RateLimits } from '../../contract/index.js';
 import {
   ACQUIRE_SCRIPT,
   accountKeys,
@@ -19,7 +19,7 @@ import {
   EXTEND_SCRIPT,
   PAUSE_SCRIPT,
   SHRINK_SCRIPT,
-} from './redis-scripts.js';
+} from './scripts.js';
 
 /** Live slot expiries per bucket, on OUR clock, ascending. */
 export type SlotLists = Record<Bucket, number[]>;

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { type RateLimits, SERVICE_RATE_LIMITS } from '../../src/contract/index.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
-import { accountKeyFor, createSharedGate } from '../../src/limits/index.js';
-import { newAccountKey, testRedis, waitFor } from './shared-helpers.js';
+import { accountKeyFor, createRedisGate } from '../../src/limits/index.js';
+import { newAccountKey, testRedis, waitFor } from './redis-helpers.js';
 
 /** 60 s windows become 2 s: generations 20 and requests 120 per 2 s. */
 const TIME_SCALE = 30;
@@ -48,7 +48,7 @@ async function withEmulator<T>(
   }
 }
 
-const RUNNER = fileURLToPath(new URL('./fixtures/shared-runner.ts', import.meta.url));
+const RUNNER = fileURLToPath(new URL('./fixtures/redis-runner.ts', import.meta.url));
 
 interface Runner {
   /** Resolves once the runner has loaded and made its first request. */
@@ -137,7 +137,7 @@ describe('shared gate with the emulator', () => {
       const accountKey = newAccountKey();
       const modes: string[][] = [[], [], []];
       const runners = modes.map((log) => {
-        const gate = createSharedGate(limits, {
+        const gate = createRedisGate(limits, {
           redisUrl: redis.url,
           accountKey,
           fallbackPeers: 3,

@@ -1,12 +1,12 @@
-/** Options of `createSharedGate`, validated, with their defaults in one place. */
+/** Options of `createRedisGate`, validated, with their defaults in one place. */
 import {
   API_KEY_PREFIX,
   BUCKETS,
   type Bucket,
   type RateLimits,
   type RateWindow,
-} from '../contract/index.js';
-import { type Logger, UsageError } from '../shared/index.js';
+} from '../../contract/index.js';
+import { type Logger, UsageError } from '../../shared/index.js';
 
 export interface FallbackEvent {
   /** `local`: Redis is unreachable, conservative local limits apply; `shared`: back on Redis. */
@@ -14,7 +14,7 @@ export interface FallbackEvent {
   readonly reason?: string;
 }
 
-export interface SharedGateOptions {
+export interface RedisGateOptions {
   /** `redis://[:password@]host:port[/db]` or `rediss://...` */
   readonly redisUrl: string;
   /**
@@ -46,7 +46,7 @@ export interface SharedGateOptions {
   readonly probeMs?: number;
 }
 
-export interface ResolvedSharedOptions {
+export interface ResolvedRedisOptions {
   readonly prefix: string;
   /** host:port only: the URL may carry a password. */
   readonly where: string;
@@ -83,10 +83,10 @@ function divide(limits: RateLimits, peers: number, atLeast: number): RateLimits 
   return out;
 }
 
-export function resolveSharedOptions(
+export function resolveRedisOptions(
   limits: RateLimits,
-  options: SharedGateOptions,
-): ResolvedSharedOptions {
+  options: RedisGateOptions,
+): ResolvedRedisOptions {
   if (!ACCOUNT_KEY.test(options.accountKey) || options.accountKey.startsWith(API_KEY_PREFIX)) {
     throw new UsageError(
       'Expected `accountKey` to be a fingerprint of the account (8-128 of A-Z a-z 0-9 _ . : -, e.g. accountKeyFor(apiKey)), never the API key',

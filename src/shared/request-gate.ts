@@ -1,6 +1,6 @@
 /**
  * The seam between the HTTP client and whoever enforces rate limits (the
- * scheduler's limiters, local or shared through Redis). The client calls
+ * rate gates of src/limits, local or shared through Redis). The client calls
  * `acquire` immediately before each send (so a slot is stamped at send time,
  * not long before) and `feedback` after each response.
  */

@@ -1,22 +1,22 @@
 /**
- * The local gate a shared gate runs on while Redis is unreachable: each
+ * The local gate the Redis gate runs on while Redis is unreachable: each
  * bucket cut to 1/peers, starting from what was already spent (see
  * `occupiedAtOutage`), holding the current pause.
  */
-import type { Bucket } from '../contract/index.js';
-import type { GateEmitter } from './gate-events.js';
-import { createLocalGate, type RateGate } from './local-gate.js';
-import type { SlotLists } from './redis-store.js';
-import type { ResolvedSharedOptions } from './shared-options.js';
+import type { Bucket } from '../../contract/index.js';
+import type { GateEmitter } from '../gate-events.js';
+import { createLocalGate, type RateGate } from '../local-gate.js';
+import type { ResolvedRedisOptions } from './options.js';
+import type { SlotLists } from './store.js';
 
 export function createFallbackGate(input: {
-  readonly options: ResolvedSharedOptions;
+  readonly options: ResolvedRedisOptions;
   readonly occupied: SlotLists;
   readonly pausedUntil: number;
   readonly slotLifeMs: (bucket: Bucket) => number;
   /** Each local grant, per bucket, with its slot's expiry (to write back later). */
   readonly onGrant: (bucket: Bucket, expiry: number) => void;
-  /** The shared gate's emitter: local grants and shrinks are its events. */
+  /** The Redis gate's emitter: local grants and shrinks are its events. */
   readonly events: GateEmitter;
 }): RateGate {
   const gate = createLocalGate(input.options.fallbackGateLimits, {
