@@ -8,7 +8,7 @@ import { type Journal, RUN_STATUS, type RunStatus } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
 import { EXIT, type ExitCode } from '../shared/index.js';
 import type { RunContext } from './context.js';
-import { writeRunOutputs } from './report.js';
+import { writeRunOutputs } from './run-outputs.js';
 import { exitCodeOf, runStatusOf, type StopController } from './stop-control.js';
 import type { ProgressSnapshot, RunResult } from './types.js';
 
