@@ -2,41 +2,26 @@
  * The journal handle the engine holds for a run's lifetime. Every method is
  * one synchronous operation from ops/ (SQL inline there); the multi-row ones
  * are single transactions. Reads parse rows into the zod records of
- * records.ts.
+ * records.ts. Methods delegate to `ops.<same name>(this.#j, ...)` (see
+ * ops/index.ts); they are prototype methods, not bound properties, so wrap
+ * one in an arrow before passing it as a callback.
  */
 import type Database from 'better-sqlite3';
 import type { HeldLock } from './lock.js';
-import { type AddItemsResult, addItems, type NewItem } from './ops/add-items.js';
-import { addOutputs, type NewOutput } from './ops/add-outputs.js';
-import { findAsset, type NewAsset, recordAsset } from './ops/assets.js';
-import { type CreateRunInput, createRun } from './ops/create-run.js';
-import { appendEvent, type EventQuery, listEvents, type NewEvent } from './ops/events.js';
-import { getAttempt, getOpenAttempt, listAttempts, listOpenAttempts } from './ops/get-attempts.js';
-import { getItem, type ItemFilter, listItems } from './ops/get-items.js';
-import { findUnfinishedRun, getRun, listRuns } from './ops/get-run.js';
-import {
-  findInfluencer,
-  type InfluencerLookup,
-  type InfluencerUpdate,
-  saveInfluencer,
-} from './ops/influencers.js';
-import {
-  type DownloadedOutput,
-  listOutputs,
-  markOutputDownloaded,
-  markOutputFailed,
-} from './ops/outputs.js';
-import { type RecentCreate, recentCreates } from './ops/recent-creates.js';
-import { type AttemptIntentInput, recordAttemptIntent } from './ops/record-attempt-intent.js';
-import { type AttemptOutcomeInput, recordAttemptOutcome } from './ops/record-attempt-outcome.js';
-import {
-  type AttemptSubmittedInput,
-  recordAttemptSubmitted,
-} from './ops/record-attempt-submitted.js';
-import { committedCredits, releaseReservation, reserveCredits } from './ops/reserve-credits.js';
-import { progressByStep, spendByStep, spendSummary } from './ops/summaries.js';
-import { type ItemStateChange, setItemQuote, setItemState } from './ops/update-item.js';
-import { setRunBudget, setRunNotBefore, setRunStatus } from './ops/update-run.js';
+import type { AddItemsResult, NewItem } from './ops/add-items.js';
+import type { NewOutput } from './ops/add-outputs.js';
+import type { NewAsset } from './ops/assets.js';
+import type { CreateRunInput } from './ops/create-run.js';
+import type { EventQuery, NewEvent } from './ops/events.js';
+import type { ItemFilter } from './ops/get-items.js';
+import * as ops from './ops/index.js';
+import type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';
+import type { DownloadedOutput } from './ops/outputs.js';
+import type { RecentCreate } from './ops/recent-creates.js';
+import type { AttemptIntentInput } from './ops/record-attempt-intent.js';
+import type { AttemptOutcomeInput } from './ops/record-attempt-outcome.js';
+import type { AttemptSubmittedInput } from './ops/record-attempt-submitted.js';
+import type { ItemStateChange } from './ops/update-item.js';
 import type { ItemState, OutputState, RunStatus } from './records.js';
 import { createJournalDb, type JournalDb } from './sql.js';
 
@@ -59,69 +44,133 @@ export class Journal {
   }
 
   // Runs
-  createRun = (input: CreateRunInput) => createRun(this.#j, input);
-  getRun = (runId: string) => getRun(this.#j, runId);
+  createRun(input: CreateRunInput) {
+    return ops.createRun(this.#j, input);
+  }
+  getRun(runId: string) {
+    return ops.getRun(this.#j, runId);
+  }
   /** The newest unfinished run of a job: what `ibatch run` resumes. */
-  findUnfinishedRun = (jobName: string) => findUnfinishedRun(this.#j, jobName);
-  listRuns = (jobName?: string, limit?: number) => listRuns(this.#j, jobName, limit);
-  setRunStatus = (runId: string, status: RunStatus) => setRunStatus(this.#j, runId, status);
+  findUnfinishedRun(jobName: string) {
+    return ops.findUnfinishedRun(this.#j, jobName);
+  }
+  listRuns(jobName?: string, limit?: number) {
+    return ops.listRuns(this.#j, jobName, limit);
+  }
+  setRunStatus(runId: string, status: RunStatus) {
+    return ops.setRunStatus(this.#j, runId, status);
+  }
   /** Persists an account-wide wait so it survives a restart; null clears it. */
-  setRunNotBefore = (runId: string, notBefore: number | null) =>
-    setRunNotBefore(this.#j, runId, notBefore);
-  setRunBudget = (runId: string, budget: number | null) => setRunBudget(this.#j, runId, budget);
+  setRunNotBefore(runId: string, notBefore: number | null) {
+    return ops.setRunNotBefore(this.#j, runId, notBefore);
+  }
+  setRunBudget(runId: string, budget: number | null) {
+    return ops.setRunBudget(this.#j, runId, budget);
+  }
 
   // Items
-  addItems = (runId: string, items: readonly NewItem[]): AddItemsResult =>
-    addItems(this.#j, runId, items);
-  getItem = (runId: string, itemKey: string) => getItem(this.#j, runId, itemKey);
-  listItems = (runId: string, filter?: ItemFilter) => listItems(this.#j, runId, filter);
+  addItems(runId: string, items: readonly NewItem[]): AddItemsResult {
+    return ops.addItems(this.#j, runId, items);
+  }
+  getItem(runId: string, itemKey: string) {
+    return ops.getItem(this.#j, runId, itemKey);
+  }
+  listItems(runId: string, filter?: ItemFilter) {
+    return ops.listItems(this.#j, runId, filter);
+  }
   /** Items that failed for good, were blocked or skipped, with their error. */
-  listFailures = (runId: string) => listItems(this.#j, runId, { states: FAILED_STATES });
-  setItemState = (runId: string, itemKey: string, change: ItemStateChange) =>
-    setItemState(this.#j, runId, itemKey, change);
-  setItemQuote = (runId: string, itemKey: string, quotedCost: number) =>
-    setItemQuote(this.#j, runId, itemKey, quotedCost);
+  listFailures(runId: string) {
+    return ops.listItems(this.#j, runId, { states: FAILED_STATES });
+  }
+  setItemState(runId: string, itemKey: string, change: ItemStateChange) {
+    return ops.setItemState(this.#j, runId, itemKey, change);
+  }
+  setItemQuote(runId: string, itemKey: string, quotedCost: number) {
+    return ops.setItemQuote(this.#j, runId, itemKey, quotedCost);
+  }
 
   // Budget
-  reserveCredits = (runId: string, itemKey: string, amount: number) =>
-    reserveCredits(this.#j, runId, itemKey, amount);
-  releaseReservation = (runId: string, itemKey: string) =>
-    releaseReservation(this.#j, runId, itemKey);
-  committedCredits = (runId: string) => committedCredits(this.#j, runId);
+  reserveCredits(runId: string, itemKey: string, amount: number) {
+    return ops.reserveCredits(this.#j, runId, itemKey, amount);
+  }
+  releaseReservation(runId: string, itemKey: string) {
+    return ops.releaseReservation(this.#j, runId, itemKey);
+  }
+  committedCredits(runId: string) {
+    return ops.committedCredits(this.#j, runId);
+  }
 
   // Attempts (write-ahead: intent before the send, response before use)
-  recordAttemptIntent = (input: AttemptIntentInput) => recordAttemptIntent(this.#j, input);
-  recordAttemptSubmitted = (input: AttemptSubmittedInput) => recordAttemptSubmitted(this.#j, input);
-  recordAttemptOutcome = (input: AttemptOutcomeInput) => recordAttemptOutcome(this.#j, input);
-  getAttempt = (runId: string, itemKey: string, attemptNo: number) =>
-    getAttempt(this.#j, runId, itemKey, attemptNo);
-  getOpenAttempt = (runId: string, itemKey: string) => getOpenAttempt(this.#j, runId, itemKey);
-  listOpenAttempts = (runId: string) => listOpenAttempts(this.#j, runId);
-  listAttempts = (runId: string, itemKey: string) => listAttempts(this.#j, runId, itemKey);
+  recordAttemptIntent(input: AttemptIntentInput) {
+    return ops.recordAttemptIntent(this.#j, input);
+  }
+  recordAttemptSubmitted(input: AttemptSubmittedInput) {
+    return ops.recordAttemptSubmitted(this.#j, input);
+  }
+  recordAttemptOutcome(input: AttemptOutcomeInput) {
+    return ops.recordAttemptOutcome(this.#j, input);
+  }
+  getAttempt(runId: string, itemKey: string, attemptNo: number) {
+    return ops.getAttempt(this.#j, runId, itemKey, attemptNo);
+  }
+  getOpenAttempt(runId: string, itemKey: string) {
+    return ops.getOpenAttempt(this.#j, runId, itemKey);
+  }
+  listOpenAttempts(runId: string) {
+    return ops.listOpenAttempts(this.#j, runId);
+  }
+  listAttempts(runId: string, itemKey: string) {
+    return ops.listAttempts(this.#j, runId, itemKey);
+  }
   /** Creates attempted since `since` in any run of this journal (rate gate seeding). */
-  recentCreates = (since: number): RecentCreate[] => recentCreates(this.#j, since);
+  recentCreates(since: number): RecentCreate[] {
+    return ops.recentCreates(this.#j, since);
+  }
 
   // Outputs
-  addOutputs = (runId: string, itemKey: string, outputs: readonly NewOutput[]) =>
-    addOutputs(this.#j, runId, itemKey, outputs);
-  listOutputs = (runId: string, state?: OutputState) => listOutputs(this.#j, runId, state);
-  markOutputDownloaded = (runId: string, itemKey: string, n: number, file: DownloadedOutput) =>
-    markOutputDownloaded(this.#j, runId, itemKey, n, file);
-  markOutputFailed = (runId: string, itemKey: string, n: number, error: string) =>
-    markOutputFailed(this.#j, runId, itemKey, n, error);
+  addOutputs(runId: string, itemKey: string, outputs: readonly NewOutput[]) {
+    return ops.addOutputs(this.#j, runId, itemKey, outputs);
+  }
+  listOutputs(runId: string, state?: OutputState) {
+    return ops.listOutputs(this.#j, runId, state);
+  }
+  markOutputDownloaded(runId: string, itemKey: string, n: number, file: DownloadedOutput) {
+    return ops.markOutputDownloaded(this.#j, runId, itemKey, n, file);
+  }
+  markOutputFailed(runId: string, itemKey: string, n: number, error: string) {
+    return ops.markOutputFailed(this.#j, runId, itemKey, n, error);
+  }
 
   // Assets and influencers (reused across runs)
-  findAsset = (scope: string, sha256: string) => findAsset(this.#j, scope, sha256);
-  recordAsset = (asset: NewAsset) => recordAsset(this.#j, asset);
-  findInfluencer = (key: InfluencerLookup) => findInfluencer(this.#j, key);
-  saveInfluencer = (record: InfluencerUpdate) => saveInfluencer(this.#j, record);
+  findAsset(scope: string, sha256: string) {
+    return ops.findAsset(this.#j, scope, sha256);
+  }
+  recordAsset(asset: NewAsset) {
+    return ops.recordAsset(this.#j, asset);
+  }
+  findInfluencer(key: InfluencerLookup) {
+    return ops.findInfluencer(this.#j, key);
+  }
+  saveInfluencer(record: InfluencerUpdate) {
+    return ops.saveInfluencer(this.#j, record);
+  }
 
   // Timeline and summaries
-  appendEvent = (runId: string, event: NewEvent) => appendEvent(this.#j, runId, event);
-  listEvents = (runId: string, query?: EventQuery) => listEvents(this.#j, runId, query);
-  spendSummary = (runId: string) => spendSummary(this.#j, runId);
-  spendByStep = (runId: string) => spendByStep(this.#j, runId);
-  progressByStep = (runId: string) => progressByStep(this.#j, runId);
+  appendEvent(runId: string, event: NewEvent) {
+    return ops.appendEvent(this.#j, runId, event);
+  }
+  listEvents(runId: string, query?: EventQuery) {
+    return ops.listEvents(this.#j, runId, query);
+  }
+  spendSummary(runId: string) {
+    return ops.spendSummary(this.#j, runId);
+  }
+  spendByStep(runId: string) {
+    return ops.spendByStep(this.#j, runId);
+  }
+  progressByStep(runId: string) {
+    return ops.progressByStep(this.#j, runId);
+  }
 
   /** Runs `fn` in one immediate transaction (several ops that must commit together). */
   transaction<T>(fn: () => T): T {

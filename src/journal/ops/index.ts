@@ -1,0 +1,24 @@
+/**
+ * Every journal operation: a synchronous function of the database handle
+ * (`JournalDb`) and its arguments, SQL inline. `Journal` (../journal.ts)
+ * calls them as `ops.name(this.#j, ...)`; a new operation is a file here, a
+ * line below and one method there.
+ */
+export { addItems } from './add-items.js';
+export { addOutputs } from './add-outputs.js';
+export { findAsset, recordAsset } from './assets.js';
+export { createRun } from './create-run.js';
+export { appendEvent, listEvents } from './events.js';
+export { getAttempt, getOpenAttempt, listAttempts, listOpenAttempts } from './get-attempts.js';
+export { getItem, listItems } from './get-items.js';
+export { findUnfinishedRun, getRun, listRuns } from './get-run.js';
+export { findInfluencer, saveInfluencer } from './influencers.js';
+export { listOutputs, markOutputDownloaded, markOutputFailed } from './outputs.js';
+export { recentCreates } from './recent-creates.js';
+export { recordAttemptIntent } from './record-attempt-intent.js';
+export { recordAttemptOutcome } from './record-attempt-outcome.js';
+export { recordAttemptSubmitted } from './record-attempt-submitted.js';
+export { committedCredits, releaseReservation, reserveCredits } from './reserve-credits.js';
+export { progressByStep, spendByStep, spendSummary } from './summaries.js';
+export { setItemQuote, setItemState } from './update-item.js';
+export { setRunBudget, setRunNotBefore, setRunStatus } from './update-run.js';
