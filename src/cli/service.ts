@@ -2,17 +2,20 @@
  * `openService`: how every command gets a client. With `--emulator` it starts
  * the emulator in-process and uses its first account; otherwise it reads
  * `--base-url`/IBATCH_BASE_URL and IBATCH_API_KEY (the key is never a flag).
+ * Client, rate gate and account fingerprint come from the library's
+ * `connect()`, so CLI and library runners of one account build them alike.
  *
  *   const service = await openService(io, opts);
  *   try { ... await service.client.getAccount() ... } finally { await service.close(); }
  */
-import { createHash } from 'node:crypto';
-import { type ClientEvent, createClient, type ServiceClient } from '../api/index.js';
+import type { ClientEvent, ServiceClient } from '../api/index.js';
+import type { RateLimits } from '../contract/index.js';
+import { type Connection, connect } from '../library/connect.js';
+import type { RateGate } from '../limits/index.js';
 import {
   createLogger,
   type LogFormat,
   type Logger,
-  type RequestGate,
   registerSecret,
   UsageError,
 } from '../shared/index.js';
@@ -20,12 +23,12 @@ import type { CliIo } from './command.js';
 import type { CommonOptions } from './options.js';
 
 export interface OpenServiceOptions extends CommonOptions {
-  /** The scheduler's rate limiter; the client's pause-on-429 gate when absent. */
-  readonly gate?: RequestGate;
+  /** Client-side rate limits (`ibatch run`'s `--limits`). @default the service's published limits */
+  readonly limits?: RateLimits;
+  /** `redis://HOST:PORT`: share the limits with every runner of the account. @default local limits */
+  readonly limitsStore?: string | undefined;
   /** Where logs go instead of stderr (the run's progress display owns the terminal). */
   readonly logDestination?: NodeJS.WritableStream & { isTTY?: boolean };
-  /** Builds the gate once the account is known (shared limits are per account). */
-  readonly makeGate?: (accountFingerprint: string) => RequestGate;
   readonly onEvent?: (event: ClientEvent) => void;
   readonly signal?: AbortSignal;
   /** With `--emulator`: its time scale (rate windows and latencies divided by it). @default 1 */
@@ -34,15 +37,18 @@ export interface OpenServiceOptions extends CommonOptions {
 
 export interface OpenedService {
   readonly client: ServiceClient;
+  /** The rate gate every request of `client` passes (local, or shared through Redis). */
+  readonly gate: RateGate;
+  readonly limits: RateLimits;
   /** Base URL in use (with /api/v1). */
   readonly baseUrl: string;
   /** Logger on stderr, in the chosen format, with secrets redacted. */
   readonly logger: Logger;
-  /** Identifies the account without revealing the key (sha256 prefix of it). */
+  /** Identifies the account without revealing the key (the library's `connect` computes it). */
   readonly accountFingerprint: string;
   /** Present with `--emulator`: the running emulator (admin API, accounts). */
   readonly emulator: { readonly baseUrl: string; stop(): Promise<void> } | undefined;
-  /** Closes the client and stops an in-process emulator. Safe to call twice. */
+  /** Closes the gate and the client and stops an in-process emulator. Safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -60,20 +66,8 @@ export async function openService(io: CliIo, options: OpenServiceOptions): Promi
   }
   const apiKey = io.env.IBATCH_API_KEY;
   if (!apiKey) throw new UsageError('Expected an API key in IBATCH_API_KEY (or use --emulator)');
-  const client = createClient({
-    baseUrl,
-    apiKey,
-    logger,
-    ...clientExtras(options, fingerprint(apiKey)),
-  });
-  return {
-    client,
-    baseUrl: client.baseUrl,
-    logger,
-    accountFingerprint: fingerprint(apiKey),
-    emulator: undefined,
-    close: once(() => client.close()),
-  };
+  const connection = connect({ baseUrl, apiKey, logger, ...connectExtras(options) });
+  return opened(connection, logger, undefined);
 }
 
 async function openEmulator(
@@ -91,33 +85,53 @@ async function openEmulator(
     throw new UsageError('the emulator started without an account');
   }
   registerSecret(account.apiKey);
-  const client = createClient({
-    baseUrl: emulator.baseUrl,
-    apiKey: account.apiKey,
-    logger,
-    ...clientExtras(options, fingerprint(account.apiKey)),
-  });
+  let connection: Connection;
+  try {
+    connection = connect({
+      baseUrl: emulator.baseUrl,
+      apiKey: account.apiKey,
+      logger,
+      ...connectExtras(options),
+    });
+  } catch (error) {
+    await emulator.stop();
+    throw error;
+  }
   if (!options.json)
     io.stderr.write(`ibatch: using the in-process emulator at ${emulator.baseUrl}\n`);
+  return opened(connection, logger, emulator);
+}
+
+function connectExtras(options: OpenServiceOptions) {
   return {
-    client,
-    baseUrl: client.baseUrl,
-    logger,
-    accountFingerprint: fingerprint(account.apiKey),
-    emulator,
-    close: once(async () => {
-      await client.close();
-      await emulator.stop();
-    }),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.limitsStore ? { limitsStore: options.limitsStore } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   };
 }
 
-function clientExtras(options: OpenServiceOptions, accountFingerprint: string) {
-  const gate = options.makeGate ? options.makeGate(accountFingerprint) : options.gate;
+function opened(
+  connection: Connection,
+  logger: Logger,
+  emulator: OpenedService['emulator'],
+): OpenedService {
+  let closing: Promise<void> | undefined;
   return {
-    ...(gate ? { gate } : {}),
-    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
+    client: connection.client,
+    gate: connection.gate,
+    limits: connection.limits,
+    baseUrl: connection.client.baseUrl,
+    logger,
+    accountFingerprint: connection.accountFingerprint,
+    emulator,
+    close() {
+      closing ??= (async () => {
+        await connection.close();
+        await emulator?.stop();
+      })();
+      return closing;
+    },
   };
 }
 
@@ -126,16 +140,4 @@ function logFormat(io: CliIo, options: OpenServiceOptions): LogFormat | undefine
   if (value === undefined || value === '') return undefined;
   if (value === 'pretty' || value === 'json') return value;
   throw new UsageError(`Expected IBATCH_LOG_FORMAT to be pretty or json, got \`${value}\``);
-}
-
-function fingerprint(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
-}
-
-function once(fn: () => Promise<void>): () => Promise<void> {
-  let done: Promise<void> | undefined;
-  return () => {
-    done ??= fn();
-    return done;
-  };
 }

@@ -1,8 +1,9 @@
 /**
  * `connect`: the shortest way for library users to get everything `runJob`
  * needs (client, rate gate, limits, account fingerprint) from a base URL and
- * a key, with the same fingerprint the CLI uses (so CLI and library runners
- * share Redis limits, uploads and trained influencers).
+ * a key. The CLI builds its client here too (src/cli/service.ts adds flag,
+ * environment and `--emulator` handling), so CLI and library runners of an
+ * account share Redis limits, uploads and trained influencers.
  */
 import { createHash } from 'node:crypto';
 import { type ClientEvent, createClient, type ServiceClient } from '../api/index.js';
@@ -69,8 +70,9 @@ export function connect(options: ConnectOptions): Connection {
     typeof options.limits === 'string'
       ? parseLimitsSpec(options.limits)
       : (options.limits ?? SERVICE_RATE_LIMITS);
-  // Same fingerprint as src/cli/service.ts: library and CLI runners of one
-  // account share assets, trained influencers and Redis limits.
+  // The one account fingerprint (the CLI connects through here too): library
+  // and CLI runners of one account share assets, trained influencers and
+  // Redis limits.
   const accountFingerprint = createHash('sha256').update(options.apiKey).digest('hex').slice(0, 16);
   const gate = createGate(limits, {
     store: options.limitsStore,

@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
-import { createGate, parseLimitsSpec, type RateGate } from '../../limits/index.js';
+import { parseLimitsSpec } from '../../limits/index.js';
 import { type RunResult, runJob } from '../../scheduler/index.js';
 import type { CommandModule } from '../command.js';
 import { addCommonOptions, type CommonOptions } from '../options.js';
@@ -70,7 +70,6 @@ export const runCommand: CommandModule = {
       }
       const scale = options.emulator ? Number(options.timeScale) : 1;
       const limits = resolveLimits(options.limits ?? io.env.IBATCH_LIMITS, scale);
-      let gate: RateGate | undefined;
       const abort = new AbortController();
       setMaxListeners(0, abort.signal); // every in-flight request listens on it
       const onSignal = () => abort.abort(new Error('interrupted'));
@@ -82,13 +81,8 @@ export const runCommand: CommandModule = {
         logDestination: renderer.logStream,
         emulatorTimeScale: scale,
         signal: abort.signal,
-        makeGate: (accountKey) => {
-          gate = createGate(limits, {
-            store: options.limitsStore ?? io.env.IBATCH_REDIS_URL,
-            accountKey,
-          });
-          return gate;
-        },
+        limits,
+        limitsStore: options.limitsStore ?? io.env.IBATCH_REDIS_URL,
       });
 
       try {
@@ -98,17 +92,15 @@ export const runCommand: CommandModule = {
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
-        gate?.close();
         await service.close();
       }
 
       async function runAndReport(): Promise<void> {
-        if (!gate) throw new Error('the rate gate was not created');
         const result = await runJob({
           jobPath: path.resolve(io.cwd, job),
           client: service.client,
-          gate,
-          limits,
+          gate: service.gate,
+          limits: service.limits,
           accountFingerprint: service.accountFingerprint,
           ...journalOption(io, options),
           ...(options.runId ? { runId: options.runId } : {}),
