@@ -106,7 +106,7 @@ export function makespanLowerBoundMs(spec: CampaignSpec): { oracle: number; stri
  * creates went exactly as fast as the limit allows; for N a multiple of C it
  * equals the steady create rate after the first burst over C per window.
  */
-function rateFraction(createTimes: readonly number[], limits: RateLimits): number {
+export function rateFraction(createTimes: readonly number[], limits: RateLimits): number {
   const { count, windowMs } = limits.generations;
   const first = createTimes[0];
   const last = createTimes.at(-1);

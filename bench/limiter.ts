@@ -10,7 +10,7 @@ const COUNT = 20;
 const WINDOW_MS = 600;
 const WINDOWS = 10;
 
-function maxInWindow(times: readonly number[], windowMs: number): number {
+export function maxInWindow(times: readonly number[], windowMs: number): number {
   let best = 0;
   let start = 0;
   for (let end = 0; end < times.length; end += 1) {

@@ -4,6 +4,7 @@ import { emulatorThroughput } from './emulator-throughput.js';
 import { jobExpand } from './job-expand.js';
 import { journalThroughput } from './journal-throughput.js';
 import { limiterAccuracy } from './limiter.js';
+import { limiterChoice } from './limiter-choice.js';
 import { runCampaign } from './run-campaign.js';
 import type { Benchmark } from './types.js';
 
@@ -13,5 +14,6 @@ export const BENCHMARKS: Record<string, Benchmark> = {
   jobExpand,
   journalThroughput,
   limiterAccuracy,
+  limiterChoice,
   runCampaign,
 };
