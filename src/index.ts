@@ -2,11 +2,7 @@
  * @module influencer-batch
  * The library API. The `ibatch` CLI is a thin layer over these exports.
  *
- * Glossary: a *job* is a YAML file of steps; a *run* is one resumable
- * execution of it, recorded in a local SQLite *journal*; an *item* is one
- * billable request (a generation or a training); the *gate* keeps every
- * request inside the account's rate limits (in this process, or shared by
- * every runner of the account through Redis).
+ * Terms (job, run, item, journal, gate, ...): docs/glossary.md.
  *
  * @example
  * ```ts

@@ -1,5 +1,5 @@
 /**
- * The service's wire contract (../shared/api/service-api.md) as zod schemas.
+ * The service's wire contract (the service reference) as zod schemas.
  *
  * Shared by the client (which parses responses with them) and the emulator
  * (which validates requests and builds responses with them), so the two can

@@ -1,15 +1,4 @@
-/**
- * Glossary
- * - job: one YAML file (name, budget, uploads, influencers, steps).
- * - step: one entry of `generations`: a model plus the way its items vary.
- * - item: one generation request a step expands into (matrix combination x
- *   row x count index, or one image output of the `from:` step). Its `key` is
- *   stable: derived from the step id and the item's values, never from its
- *   position, so editing a CSV does not rename existing items.
- * - upload set: named globs of local files that become owned asset URLs.
- * - media ref: a local file or an upload set entry named in a media input
- *   field; the engine uploads it and puts the asset URL in its place.
- */
+/** Loaded and expanded jobs. Terms (job, step, item, upload set, media ref): docs/glossary.md. */
 import type { GenerationRequest, Kind, Model } from '../contract/index.js';
 import type { MatrixValue } from './schema.js';
 import type { JobSource } from './source-map.js';

@@ -1,7 +1,7 @@
 /**
  * Opening a journal: lock, pragmas, migrations.
  *
- * Durability: WAL with `synchronous = FULL`. Measured here (facts.md), WAL +
+ * Durability: WAL with `synchronous = FULL`. Measured on this project's machine, WAL +
  * NORMAL already survives kill -9, but a power loss or OS crash may roll back
  * the last commits; losing a committed attempt intent could make us send a
  * create the journal does not know about, or forget a charge. FULL fsyncs the

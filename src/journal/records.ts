@@ -1,19 +1,6 @@
 /**
- * The journal's records and their states.
- *
- * Glossary
- * - job: a YAML job file, identified by its `name`.
- * - run: one execution of a job (resumable); identified by a run id.
- * - step: one entry of the job (`generations[].id`, a training, an upload set).
- * - item: one billable unit of a step (one generation request, one training),
- *   keyed by a stable item key inside its run.
- * - attempt: one try at creating an item on the service, with its own
- *   idempotency key. A failed-and-refunded item is retried as a new attempt.
- * - reservation: credits an item holds against the run's budget between the
- *   moment its attempt intent is recorded and the service's 202.
- * - charge: the `creditsCost` the service reported in its 202.
- * - refund: credits the service gave back after a failure.
- * - net spend: charged - refunded. Committed spend: reserved + net spend.
+ * The journal's records and their states. Terms (run, item, attempt,
+ * reservation, charge, refund, ...): docs/glossary.md.
  */
 import { z } from 'zod';
 
@@ -30,7 +17,7 @@ export type RunStatus = (typeof RUN_STATUS)[keyof typeof RUN_STATUS];
 /** Statuses after which `run` starts a new run instead of resuming. */
 export const FINISHED_RUN_STATUSES: readonly RunStatus[] = ['completed', 'completed_with_failures'];
 
-export const ITEM_STATE = {
+const ITEM_STATE = {
   /** Not yet tried, or waiting for a retry. */
   pending: 'pending',
   /** Held back until `notBefore` (a long rate wait, a dependency). */
@@ -55,7 +42,7 @@ export const TERMINAL_ITEM_STATES: readonly ItemState[] = [
   'skipped',
 ];
 
-export const ATTEMPT_STATE = {
+const ATTEMPT_STATE = {
   /** Key and request committed, response not yet recorded. */
   intent: 'intent',
   submitted: 'submitted',
@@ -66,11 +53,9 @@ export const ATTEMPT_STATE = {
   rejected: 'rejected',
 } as const;
 export type AttemptState = (typeof ATTEMPT_STATE)[keyof typeof ATTEMPT_STATE];
-/** Attempts the engine must still finish after a restart. */
-export const OPEN_ATTEMPT_STATES: readonly AttemptState[] = ['intent', 'submitted'];
 export type AttemptOutcomeState = Exclude<AttemptState, 'intent' | 'submitted'>;
 
-export const OUTPUT_STATE = {
+const OUTPUT_STATE = {
   pending: 'pending',
   downloaded: 'downloaded',
   failed: 'failed',

@@ -30,7 +30,7 @@ export function accountKeyFor(apiKey: string, baseUrl = ''): string {
 }
 
 /** Throws `UsageError` (exit 2) unless `store` is a redis:// or rediss:// URL with a host. */
-export function parseLimitsStore(store: string): URL {
+function parseLimitsStore(store: string): URL {
   let url: URL;
   try {
     url = new URL(store);

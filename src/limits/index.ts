@@ -6,12 +6,7 @@
  * by every runner of an account (`createGate` picks). See docs/limits.md.
  */
 
-export {
-  accountKeyFor,
-  type CreateGateOptions,
-  createGate,
-  parseLimitsStore,
-} from './create-gate.js';
+export { accountKeyFor, type CreateGateOptions, createGate } from './create-gate.js';
 
 export { GateClosedError } from './errors.js';
 export type { GateEventName, GateEvents, GateListener } from './gate-events.js';
@@ -28,4 +23,3 @@ export {
   type FallbackEvent,
   type RedisGateOptions,
 } from './redis/gate.js';
-export { SlidingWindowLog } from './sliding-window-log.js';

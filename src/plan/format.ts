@@ -1,7 +1,7 @@
 /** How a plan is shown: a table for people, one JSON document for scripts. */
 import type { Plan } from './plan.js';
 
-/** The `--json` document of interface.md (plus a few extra properties). */
+/** The `--json` document of the public CLI interface (plus a few extra properties). */
 export function planJson(plan: Plan): Record<string, unknown> {
   return {
     total: plan.total,

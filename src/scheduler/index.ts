@@ -12,8 +12,8 @@ export {
 export { countItems } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
 export { parseInferenceTime } from './latency.js';
-export { manifestRowsFromJournal, reportDataFromJournal, writeRunOutputs } from './run-outputs.js';
 export { runJob } from './run-job.js';
+export { writeRunOutputs } from './run-outputs.js';
 export { RunChangedError } from './select-run.js';
 export type {
   ItemOutcomeState,

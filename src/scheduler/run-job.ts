@@ -110,7 +110,7 @@ async function runWithJournal(
   const createQueue = new PQueue({ concurrency: options.createConcurrency ?? 4 });
   const watcher = new CompletionWatcher(options.client, {
     // Once nothing waits to be created (the campaign's tail), polls come every
-    // minGapMs while something is overdue: L/5 for a ~20 s model (facts.md).
+    // minGapMs while something is overdue: L/5 for a ~20 s model (measured).
     minGapMs: 4000 / speed,
     // While creates flow the request budget (pollsPerCreate) sets the gap,
     // about 25 s at 20 creates a minute; a shorter cap would only add polls.

@@ -13,7 +13,7 @@ import {
 } from '../outputs/index.js';
 import { TRAINING_STEP } from './trainings.js';
 
-export function manifestRowsFromJournal(journal: Journal, runId: string): ManifestRow[] {
+function manifestRowsFromJournal(journal: Journal, runId: string): ManifestRow[] {
   const rows: ManifestRow[] = [];
   const outputs = journal.listOutputs(runId);
   for (const item of journal.listItems(runId)) {
@@ -98,7 +98,7 @@ export function writeRunOutputs(
   return rows;
 }
 
-export function reportDataFromJournal(
+function reportDataFromJournal(
   journal: Journal,
   runId: string,
   rows: readonly ManifestRow[],

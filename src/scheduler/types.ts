@@ -1,12 +1,5 @@
 /**
- * Options, events and results of a run.
- *
- * Glossary (see also src/journal/records.ts)
- * - run: one execution of a job, resumable from the journal.
- * - item: one billable unit: a generation request or an influencer training.
- * - attempt: one try at creating an item, with its own idempotency key.
- * - reservation: the quoted cost an item holds against the budget until the
- *   service's 202 states the real charge.
+ * Options, events and results of a run. Terms: docs/glossary.md.
  */
 import type { ServiceClient } from '../api/index.js';
 import type { RateLimits } from '../contract/index.js';

@@ -1,4 +1,4 @@
-/** Process exit codes of the public interface (../shared/design/interface.md). */
+/** Process exit codes of the public interface (docs/library.md, README). */
 export const EXIT = {
   ok: 0,
   itemsFailed: 1,

@@ -93,7 +93,7 @@ describe('shared gate over Redis', () => {
     a.feedback({ buckets: ['requests'], status: 429, retryAfterMs: 600 });
     const pauseEnd = a.pausedUntil!;
     expect(pauseEnd).toBeGreaterThan(Date.now());
-    // b has not heard of it yet: wait until Redis holds it (key layout: redis-scripts.ts).
+    // b has not heard of it yet: wait until Redis holds it (key layout: src/limits/redis/scripts.ts).
     const probe = new Redis(redis.url);
     try {
       await waitFor(async () => (await probe.exists(`ibatch:{${accountKey}}:pause`)) === 1);

@@ -30,7 +30,7 @@ interface RunOptions extends CommonOptions {
 }
 
 /** With --emulator the demo runs faster: the emulator and our limits are scaled together. */
-export const DEFAULT_EMULATOR_TIME_SCALE = 10;
+const DEFAULT_EMULATOR_TIME_SCALE = 10;
 
 export const runCommand: CommandModule = {
   register(program, io) {
