@@ -52,6 +52,12 @@ export const SPEND_CRASH_POINTS = {
 >;
 export type SpendKind = keyof typeof SPEND_CRASH_POINTS;
 
+/**
+ * Create-queue priority (higher goes first): a training is what dependent
+ * items wait for and takes minutes, so it never queues behind generations.
+ */
+const QUEUE_PRIORITY: Record<SpendKind, number> = { generation: 0, training: 1 };
+
 export interface PaidCreate<Body, Answer extends CreateAnswer> {
   readonly kind: SpendKind;
   /** The journal item paying for it; its step id goes into the key. */
@@ -86,11 +92,15 @@ export function runJournaledAttempt<Body, Answer extends CreateAnswer>(
   create: PaidCreate<Body, Answer>,
   start: AttemptStart<Body>,
 ): Promise<SubmittedAttempt<Answer> | undefined> {
-  return ctx.createQueue.add(async () => {
-    const intent = 'open' in start ? resumable(ctx, start.open) : commitIntent(ctx, create, start);
-    if (!intent) return undefined;
-    return send(ctx, create, intent);
-  });
+  return ctx.createQueue.add(
+    async () => {
+      const intent =
+        'open' in start ? resumable(ctx, start.open) : commitIntent(ctx, create, start);
+      if (!intent) return undefined;
+      return send(ctx, create, intent);
+    },
+    { priority: QUEUE_PRIORITY[create.kind] },
+  );
 }
 
 /** An open intent is re-sent unless the run stops hard; a budget stop still finishes what it reserved. */
