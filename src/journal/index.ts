@@ -27,7 +27,10 @@ export type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';
 export type { DownloadedOutput } from './ops/outputs.js';
 export type { AttemptIntentInput, AttemptIntentResult } from './ops/record-attempt-intent.js';
 export type { AttemptOutcomeInput } from './ops/record-attempt-outcome.js';
-export type { AttemptSubmittedInput } from './ops/record-attempt-submitted.js';
+export type {
+  AttemptSubmittedInput,
+  CreatedRemoteIds,
+} from './ops/record-attempt-submitted.js';
 export type { ReserveResult } from './ops/reserve-credits.js';
 export type { Spend, StepProgress, StepSpend } from './ops/summaries.js';
 export type { ItemStateChange } from './ops/update-item.js';

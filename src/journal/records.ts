@@ -115,8 +115,12 @@ export const attemptRecordSchema = z.object({
   request: jsonText,
   requestHash: z.string(),
   state: z.enum(values(ATTEMPT_STATE)),
+  /** The generations a generation's 202 named (empty for a training). */
   generationIds: jsonText.pipe(z.array(z.string())),
   taskId: z.string().nullable(),
+  /** The training a training's 202 named, and the influencer it becomes. */
+  trainingId: z.string().nullable(),
+  influencerId: z.string().nullable(),
   quotedCost: z.number().nullable(),
   chargedCost: z.number(),
   refundedCredits: z.number(),

@@ -14,13 +14,7 @@ import {
   outputUrls,
 } from '../contract/index.js';
 import type { JobItem, LoadedStep } from '../job/index.js';
-import {
-  type AttemptRecord,
-  canonicalJson,
-  contentHash,
-  type ItemState,
-  idempotencyKey,
-} from '../journal/index.js';
+import type { AttemptRecord, ItemState } from '../journal/index.js';
 import type { AssetResolver } from './assets.js';
 import { classifyError, messageOf } from './classify.js';
 import { GenerationDeadlineError } from './completion-watcher.js';
@@ -28,6 +22,7 @@ import type { RunContext } from './context.js';
 import { crashPoint } from './crash-points.js';
 import { DependencyFailedError, type ItemGraph } from './item-graph.js';
 import { collectOutputs, resolveRequest } from './item-io.js';
+import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journaled-attempt.js';
 import { RunStoppedError } from './stop-control.js';
 import type { InfluencerResolver } from './trainings.js';
 import type { ItemOutcomeState } from './types.js';
@@ -92,9 +87,9 @@ export async function runGenerationItem(
 }
 
 /**
- * Commits the intent (reserving the quoted cost) and sends the create, both
- * inside a create-queue slot so reservations are taken only when a create is
- * about to go. `open` re-sends a recorded intent with its key and body.
+ * Quotes a new attempt (outside the create queue: a quote spends nothing),
+ * then hands it, or the recorded intent `open`, to the journaled spend
+ * protocol with the generation create as its call.
  */
 async function createAttempt(
   ctx: RunContext,
@@ -102,102 +97,47 @@ async function createAttempt(
   request: GenerationRequest,
   open?: AttemptRecord,
 ): Promise<AttemptRecord | undefined> {
-  const { journal, runId } = ctx;
-  const signal = ctx.stop.hardStop.signal;
-  let quotedCost: number | null = open?.quotedCost ?? null;
-  if (!open) {
-    quotedCost = await ctx.quotes.quote(item.modelId, request, signal);
-    const previous = journal.getItem(runId, item.key)?.quotedCost;
-    if (previous !== null && previous !== undefined && previous !== quotedCost) {
-      ctx.record(
-        'quote.drift',
-        `price of ${item.stepId}/${item.label} changed from ${previous} to ${quotedCost}`,
-        item.key,
-        { previous, quotedCost },
-      );
-    }
-    journal.setItemQuote(runId, item.key, quotedCost);
-  }
-  return ctx.createQueue.add(async () => {
-    let attempt = open;
-    if (!attempt) {
-      if (!ctx.stop.mayCreate) return undefined;
-      const attemptNo = (journal.getItem(runId, item.key)?.attemptsUsed ?? 0) + 1;
-      const key = idempotencyKey({
-        jobName: ctx.job.name,
-        runId,
-        stepId: item.stepId,
-        itemKey: item.key,
-        attempt: attemptNo,
-      });
-      const intent = journal.recordAttemptIntent({
-        runId,
-        itemKey: item.key,
-        attemptNo,
+  const start = open ? { open } : { body: request, quotedCost: await quote(ctx, item, request) };
+  const submitted = await runJournaledAttempt(ctx, generationCreate(ctx, item), start);
+  return submitted?.attempt;
+}
+
+function generationCreate(
+  ctx: RunContext,
+  item: JobItem,
+): PaidCreate<GenerationRequest, CreateAnswer> {
+  return {
+    kind: 'generation',
+    itemKey: item.key,
+    send: async (body, key, signal) => {
+      const created = await ctx.client.createGeneration(item.modelId, body, {
         idempotencyKey: key,
-        request,
-        requestHash: contentHash(canonicalJson(request)),
-        quotedCost,
+        signal,
       });
-      if (intent.kind === 'over-budget') {
-        const { budget, committed, requested } = intent.reserve;
-        ctx.stop.stop(
-          'credits',
-          `budget reached: ${committed} of ${budget} credits committed, next item needs ${requested}`,
-        );
-        return undefined;
-      }
-      attempt = intent.attempt;
-      crashPoint('after-intent');
-    } else if (!ctx.stop.mayCreate && ctx.stop.reason !== 'credits') {
-      return undefined;
-    }
-    try {
-      const created = await ctx.client.createGeneration(
-        item.modelId,
-        attempt.request as GenerationRequest,
-        {
-          idempotencyKey: attempt.idempotencyKey,
-          signal,
-        },
-      );
-      crashPoint('after-create-response');
       ctx.watcher.noteCreated();
-      journal.recordAttemptSubmitted({
-        runId,
-        itemKey: item.key,
-        attemptNo: attempt.attemptNo,
+      return {
         chargedCost: created.creditsCost,
-        generationIds: created.ids,
-        taskId: created.taskId ?? null,
         httpStatus: created.httpStatus,
-      });
-      if (quotedCost !== null && created.creditsCost !== quotedCost) {
-        ctx.record(
-          'charge.drift',
-          `charged ${created.creditsCost}, quoted ${quotedCost}`,
-          item.key,
-        );
-      }
-      crashPoint('after-submitted');
-      return journal.getAttempt(runId, item.key, attempt.attemptNo);
-    } catch (error) {
-      const verdict = classifyError(error, signal);
-      if (verdict.kind === 'stop' && verdict.reason !== 'credits') throw error;
-      // Refused before anything was charged: release the reservation.
-      const itemState: ItemState = verdict.kind === 'stop' ? 'pending' : 'failed';
-      journal.recordAttemptOutcome({
-        runId,
-        itemKey: item.key,
-        attemptNo: attempt.attemptNo,
-        state: 'rejected',
-        itemState,
-        error: verdict.message,
-        httpStatus: verdict.kind === 'item' ? (verdict.status ?? null) : 402,
-      });
-      throw error;
-    }
-  });
+        remote: { generationIds: created.ids, taskId: created.taskId ?? null },
+      };
+    },
+  };
+}
+
+async function quote(ctx: RunContext, item: JobItem, request: GenerationRequest): Promise<number> {
+  const { journal, runId } = ctx;
+  const quotedCost = await ctx.quotes.quote(item.modelId, request, ctx.stop.hardStop.signal);
+  const previous = journal.getItem(runId, item.key)?.quotedCost;
+  if (previous !== null && previous !== undefined && previous !== quotedCost) {
+    ctx.record(
+      'quote.drift',
+      `price of ${item.stepId}/${item.label} changed from ${previous} to ${quotedCost}`,
+      item.key,
+      { previous, quotedCost },
+    );
+  }
+  journal.setItemQuote(runId, item.key, quotedCost);
+  return quotedCost;
 }
 
 async function awaitOutcome(

@@ -35,7 +35,8 @@ export async function resolveRequest(
     }
   }
   const request: GenerationRequest = { ...item.request, input };
-  if (item.influencer) request.influencerId = await deps.influencers.idFor(item.influencer);
+  if (item.influencer)
+    request.influencerId = await deps.influencers.resolveOrTrain(item.influencer);
   if (item.source) {
     const source = await deps.graph.outputsOf(item.source.itemKey);
     const generationId = source.generationIds[item.source.outputIndex];

@@ -185,7 +185,7 @@ async function runWithJournal(
     await seedRateGate(ctx, options.gate, options.limits);
     downloads.enqueuePending();
     const trainings = [...job.influencers.keys()].map((id) =>
-      influencers.idFor({ jobLocal: id }).catch((error: unknown) => {
+      influencers.resolveOrTrain({ jobLocal: id }).catch((error: unknown) => {
         if (!(error instanceof RunStoppedError))
           logger.warn({ influencer: id }, String((error as Error).message));
       }),

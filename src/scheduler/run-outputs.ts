@@ -154,6 +154,8 @@ function toReportEvent(event: EventRecord) {
 }
 
 function influencerIdOf(journal: Journal, runId: string, itemKey: string) {
-  const taskId = journal.listAttempts(runId, itemKey).findLast((a) => a.taskId)?.taskId;
-  return taskId ? { influencerId: taskId } : {};
+  const influencerId = journal
+    .listAttempts(runId, itemKey)
+    .findLast((a) => a.influencerId)?.influencerId;
+  return influencerId ? { influencerId } : {};
 }

@@ -16,14 +16,13 @@ import {
   canonicalJson,
   contentHash,
   type InfluencerLookup,
-  idempotencyKey,
   type NewItem,
 } from '../journal/index.js';
 import type { AssetResolver, PreparedFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import type { RunContext } from './context.js';
-import { crashPoint } from './crash-points.js';
 import { DependencyFailedError } from './item-graph.js';
+import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journaled-attempt.js';
 import { sleepFor } from './sleep.js';
 
 export const TRAINING_STEP = 'influencers';
@@ -60,8 +59,13 @@ export class InfluencerResolver {
     private readonly files: PreparedFiles,
   ) {}
 
-  /** The influencerId to send for `ref`; rejects with DependencyFailedError. */
-  idFor(ref: InfluencerRef): Promise<string> {
+  /**
+   * The influencerId to send for `ref`. A job-local influencer not trained
+   * yet for this account and configuration is TRAINED here (a paid create,
+   * once per resolver however many items wait for it); an existing one is
+   * looked up. Rejects with DependencyFailedError.
+   */
+  resolveOrTrain(ref: InfluencerRef): Promise<string> {
     if ('jobLocal' in ref) {
       let pending = this.#trainings.get(ref.jobLocal);
       if (!pending) {
@@ -145,6 +149,11 @@ export class InfluencerResolver {
     }
   }
 
+  /**
+   * Starts the training through the journaled spend protocol (a new attempt,
+   * or the open intent re-sent with its key and body); `undefined` when
+   * nothing was sent because the run is stopping.
+   */
   async #create(
     localId: string,
     spec: LoadedInfluencer,
@@ -154,76 +163,16 @@ export class InfluencerResolver {
     const { ctx } = this;
     const { journal, runId } = ctx;
     const open = journal.getOpenAttempt(runId, itemKey);
-    let attemptNo: number;
-    let body: TrainingJobRequest;
-    let key: string;
-    if (open) {
-      attemptNo = open.attemptNo;
-      body = open.request as TrainingJobRequest;
-      key = open.idempotencyKey;
-    } else {
-      if (!ctx.stop.mayCreate) return undefined;
-      const assetUrls =
-        'uploadSet' in spec.images
-          ? await Promise.all(
-              (ctx.job.uploads.get(spec.images.uploadSet)?.files ?? []).map((f) =>
-                this.assets.urlFor(f),
-              ),
-            )
-          : [...spec.images.urls];
-      body = {
-        name: spec.name,
-        ...(spec.username ? { username: spec.username } : {}),
-        style: spec.style,
-        gender: spec.gender,
-        assetUrls,
-        consentAcknowledged: true,
-      };
-      attemptNo = (journal.getItem(runId, itemKey)?.attemptsUsed ?? 0) + 1;
-      key = idempotencyKey({
-        jobName: ctx.job.name,
-        runId,
-        stepId: 'influencers',
-        itemKey,
-        attempt: attemptNo,
-      });
-      const intent = journal.recordAttemptIntent({
-        runId,
-        itemKey,
-        attemptNo,
-        idempotencyKey: key,
-        request: body,
-        requestHash: contentHash(canonicalJson(body)),
-        quotedCost: null,
-      });
-      if (intent.kind === 'over-budget') {
-        ctx.stop.stop('credits', `budget reached before training ${localId}`);
-        return undefined;
-      }
-      journal.saveInfluencer({
-        ...lookup,
-        runId,
-        status: 'intent',
-        idempotencyKey: key,
-        attemptNo,
-      });
-      crashPoint('training-after-intent');
-    }
+    if (!open && !ctx.stop.mayCreate) return undefined;
+    const start = open ? { open } : { body: await this.#body(spec), quotedCost: null };
     try {
-      const created = await ctx.client.createTraining(body, {
-        idempotencyKey: key,
-        signal: ctx.stop.hardStop.signal,
-      });
-      crashPoint('training-after-create-response');
-      journal.recordAttemptSubmitted({
-        runId,
-        itemKey,
-        attemptNo,
-        chargedCost: created.creditsCost,
-        generationIds: [created.trainingId],
-        taskId: created.influencerId,
-        httpStatus: created.httpStatus,
-      });
+      const submitted = await runJournaledAttempt(
+        ctx,
+        this.#trainingCreate(itemKey, lookup),
+        start,
+      );
+      if (!submitted) return undefined;
+      const created = submitted.answer.job;
       journal.saveInfluencer({
         ...lookup,
         runId,
@@ -241,30 +190,59 @@ export class InfluencerResolver {
       const verdict = classifyError(error, ctx.stop.hardStop.signal);
       if (verdict.kind === 'stop') {
         ctx.stop.stop(verdict.reason, verdict.message);
-        if (verdict.reason === 'credits') {
-          journal.recordAttemptOutcome({
-            runId,
-            itemKey,
-            attemptNo,
-            state: 'rejected',
-            itemState: 'pending',
-            error: verdict.message,
-          });
-        }
         throw new DependencyFailedError(`training ${localId} not started: ${verdict.message}`);
       }
-      journal.recordAttemptOutcome({
-        runId,
-        itemKey,
-        attemptNo,
-        state: 'rejected',
-        itemState: 'failed',
-        error: verdict.message,
-        httpStatus: verdict.status ?? null,
-      });
       journal.saveInfluencer({ ...lookup, status: 'failed', error: verdict.message });
       throw new DependencyFailedError(`training ${localId} was refused: ${verdict.message}`);
     }
+  }
+
+  #trainingCreate(
+    itemKey: string,
+    lookup: InfluencerLookup,
+  ): PaidCreate<TrainingJobRequest, CreateAnswer & { readonly job: TrainingJob }> {
+    const { ctx } = this;
+    return {
+      kind: 'training',
+      itemKey,
+      onIntent: (attempt) =>
+        ctx.journal.saveInfluencer({
+          ...lookup,
+          runId: ctx.runId,
+          status: 'intent',
+          idempotencyKey: attempt.idempotencyKey,
+          attemptNo: attempt.attemptNo,
+        }),
+      send: async (body, key, signal) => {
+        const job = await ctx.client.createTraining(body, { idempotencyKey: key, signal });
+        return {
+          chargedCost: job.creditsCost,
+          httpStatus: job.httpStatus,
+          remote: { trainingId: job.trainingId, influencerId: job.influencerId },
+          job,
+        };
+      },
+    };
+  }
+
+  /** The create body: the images as asset URLs (uploaded first when local). */
+  async #body(spec: LoadedInfluencer): Promise<TrainingJobRequest> {
+    const assetUrls =
+      'uploadSet' in spec.images
+        ? await Promise.all(
+            (this.ctx.job.uploads.get(spec.images.uploadSet)?.files ?? []).map((f) =>
+              this.assets.urlFor(f),
+            ),
+          )
+        : [...spec.images.urls];
+    return {
+      name: spec.name,
+      ...(spec.username ? { username: spec.username } : {}),
+      style: spec.style,
+      gender: spec.gender,
+      assetUrls,
+      consentAcknowledged: true,
+    };
   }
 
   async #poll(trainingId: string): Promise<TrainingJob> {

@@ -58,6 +58,47 @@ describe('migrations', () => {
     expect(indexNames(path)).toContain('items_by_state');
   });
 
+  it("moves a version-2 training attempt's ids out of the generation columns", async () => {
+    const path = join(tempDir(), 'journal.db');
+    const old = new Database(path);
+    for (const m of MIGRATIONS.slice(0, 2)) old.exec(m.sql);
+    old.pragma('user_version = 2');
+    old.exec(`
+      INSERT INTO runs (run_id, job_name, job_path, job_hash, status, created_at, updated_at)
+        VALUES ('r1', 'old', '/o', 'h', 'interrupted', 1, 1);
+      INSERT INTO items (run_id, item_key, step_id, kind, request_json, request_hash, created_at, updated_at)
+        VALUES ('r1', 'train-mia', 'influencers', 'training', '{}', 'h1', 1, 1),
+               ('r1', 'shot', 'shots', 'image', '{}', 'h2', 1, 1);
+      INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json, request_hash,
+          state, generation_ids_json, task_id, created_at)
+        VALUES ('r1', 'train-mia', 1, 'k-train', '{"name":"Mia"}', 'h1', 'submitted', '["tr_1"]', 'inf_1', 1),
+               ('r1', 'shot', 1, 'k-shot', '{}', 'h2', 'submitted', '["g1","g2"]', 'task_1', 1);
+    `);
+    old.close();
+
+    const journal = await openJournal(path);
+    try {
+      expect(journal.getAttempt('r1', 'train-mia', 1)).toMatchObject({
+        idempotencyKey: 'k-train',
+        request: { name: 'Mia' },
+        requestHash: 'h1',
+        generationIds: [],
+        taskId: null,
+        trainingId: 'tr_1',
+        influencerId: 'inf_1',
+      });
+      expect(journal.getAttempt('r1', 'shot', 1)).toMatchObject({
+        idempotencyKey: 'k-shot',
+        generationIds: ['g1', 'g2'],
+        taskId: 'task_1',
+        trainingId: null,
+        influencerId: null,
+      });
+    } finally {
+      journal.close();
+    }
+  });
+
   it('refuses a journal from a newer ibatch', async () => {
     const path = join(tempDir(), 'journal.db');
     const db = new Database(path);

@@ -57,7 +57,7 @@ describe('uploads -> training -> generations -> image-to-video', () => {
       const journal = await openJournal(journalPath, { readonly: true }).catch(() => undefined);
       try {
         const run = journal?.listRuns('pipeline-e2e')[0];
-        return run && journal?.listAttempts(run.runId, 'train-mia')[0]?.generationIds[0];
+        return run && journal?.listAttempts(run.runId, 'train-mia')[0]?.trainingId;
       } finally {
         journal?.close();
       }

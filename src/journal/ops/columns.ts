@@ -15,7 +15,8 @@ export const ITEM_COLUMNS = `run_id AS runId, item_key AS itemKey, step_id AS st
 
 export const ATTEMPT_COLUMNS = `run_id AS runId, item_key AS itemKey, attempt_no AS attemptNo,
   idempotency_key AS idempotencyKey, request_json AS request, request_hash AS requestHash, state,
-  generation_ids_json AS generationIds, task_id AS taskId, quoted_cost AS quotedCost,
+  generation_ids_json AS generationIds, task_id AS taskId, training_id AS trainingId,
+  influencer_id AS influencerId, quoted_cost AS quotedCost,
   charged_cost AS chargedCost, refunded_credits AS refundedCredits, http_status AS httpStatus,
   error, created_at AS createdAt, submitted_at AS submittedAt, finished_at AS finishedAt`;
 

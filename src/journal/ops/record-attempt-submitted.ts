@@ -3,18 +3,28 @@ import type { JournalDb } from '../sql.js';
 import { getAttempt } from './get-attempts.js';
 import { refreshItemMoney } from './refresh-item-money.js';
 
-export interface AttemptSubmittedInput {
+/** What a create's 202 named on the service: generations, or one training. */
+export type CreatedRemoteIds =
+  | {
+      /** `ids` of the 202 (the first one is polled). */
+      readonly generationIds: readonly string[];
+      /** The generation's task id, when the create returned one. */
+      readonly taskId?: string | null;
+    }
+  | {
+      readonly trainingId: string;
+      /** The influencer the training becomes (usable once it succeeds). */
+      readonly influencerId: string;
+    };
+
+export type AttemptSubmittedInput = {
   readonly runId: string;
   readonly itemKey: string;
   readonly attemptNo: number;
   /** `creditsCost` of the 202: becomes the item's charge, replacing its reservation. */
   readonly chargedCost: number;
-  /** `ids` of the 202 (the first one is polled). */
-  readonly generationIds: readonly string[];
-  /** Training id or other task id, when the create returned one. */
-  readonly taskId?: string | null;
   readonly httpStatus?: number;
-}
+} & CreatedRemoteIds;
 
 /**
  * Records the service's acceptance (202) of an attempt in one transaction:
@@ -34,6 +44,7 @@ export function recordAttemptSubmitted(
         .stmt(
           `UPDATE attempts SET state = 'submitted', charged_cost = @chargedCost,
              generation_ids_json = @generationIds, task_id = @taskId,
+             training_id = @trainingId, influencer_id = @influencerId,
              http_status = @httpStatus, submitted_at = COALESCE(submitted_at, @now)
            WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
              AND state IN ('intent', 'submitted')`,
@@ -43,8 +54,7 @@ export function recordAttemptSubmitted(
           itemKey: input.itemKey,
           attemptNo: input.attemptNo,
           chargedCost: input.chargedCost,
-          generationIds: JSON.stringify(input.generationIds),
-          taskId: input.taskId ?? null,
+          ...remoteColumns(input),
           httpStatus: input.httpStatus ?? 202,
           now,
         });
@@ -58,4 +68,20 @@ export function recordAttemptSubmitted(
       return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
     })
     .immediate();
+}
+
+function remoteColumns(ids: CreatedRemoteIds) {
+  return 'trainingId' in ids
+    ? {
+        generationIds: '[]',
+        taskId: null,
+        trainingId: ids.trainingId,
+        influencerId: ids.influencerId,
+      }
+    : {
+        generationIds: JSON.stringify(ids.generationIds),
+        taskId: ids.taskId ?? null,
+        trainingId: null,
+        influencerId: null,
+      };
 }
