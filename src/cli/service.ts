@@ -6,9 +6,9 @@
  *   const service = await openService(io, opts);
  *   try { ... await service.client.getAccount() ... } finally { await service.close(); }
  */
-import { createHash } from 'node:crypto';
 import { type ClientEvent, createClient, type ServiceClient } from '../api/index.js';
 import {
+  accountFingerprint,
   createLogger,
   type LogFormat,
   type Logger,
@@ -64,13 +64,13 @@ export async function openService(io: CliIo, options: OpenServiceOptions): Promi
     baseUrl,
     apiKey,
     logger,
-    ...clientExtras(options, fingerprint(apiKey)),
+    ...clientExtras(options, accountFingerprint(apiKey)),
   });
   return {
     client,
     baseUrl: client.baseUrl,
     logger,
-    accountFingerprint: fingerprint(apiKey),
+    accountFingerprint: accountFingerprint(apiKey),
     emulator: undefined,
     close: once(() => client.close()),
   };
@@ -95,7 +95,7 @@ async function openEmulator(
     baseUrl: emulator.baseUrl,
     apiKey: account.apiKey,
     logger,
-    ...clientExtras(options, fingerprint(account.apiKey)),
+    ...clientExtras(options, accountFingerprint(account.apiKey)),
   });
   if (!options.json)
     io.stderr.write(`ibatch: using the in-process emulator at ${emulator.baseUrl}\n`);
@@ -103,7 +103,7 @@ async function openEmulator(
     client,
     baseUrl: client.baseUrl,
     logger,
-    accountFingerprint: fingerprint(account.apiKey),
+    accountFingerprint: accountFingerprint(account.apiKey),
     emulator,
     close: once(async () => {
       await client.close();
@@ -112,8 +112,8 @@ async function openEmulator(
   };
 }
 
-function clientExtras(options: OpenServiceOptions, accountFingerprint: string) {
-  const gate = options.makeGate ? options.makeGate(accountFingerprint) : options.gate;
+function clientExtras(options: OpenServiceOptions, fingerprint: string) {
+  const gate = options.makeGate ? options.makeGate(fingerprint) : options.gate;
   return {
     ...(gate ? { gate } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
@@ -126,10 +126,6 @@ function logFormat(io: CliIo, options: OpenServiceOptions): LogFormat | undefine
   if (value === undefined || value === '') return undefined;
   if (value === 'pretty' || value === 'json') return value;
   throw new UsageError(`Expected IBATCH_LOG_FORMAT to be pretty or json, got \`${value}\``);
-}
-
-function fingerprint(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

@@ -18,7 +18,6 @@ export {
   type JobIssue,
   sortIssues,
 } from './issues.js';
-export { canonicalJson } from './keys.js';
 export { type LoadOptions, loadJob, loadJobText } from './load.js';
 export { UPLOAD_REF_PREFIX } from './media.js';
 export {

@@ -4,14 +4,13 @@
  * a key, with the same fingerprint the CLI uses (so CLI and library runners
  * share Redis limits, uploads and trained influencers).
  */
-import { createHash } from 'node:crypto';
 import { type ClientEvent, createClient, type ServiceClient } from '../api/index.js';
 import { type RateLimits, SERVICE_RATE_LIMITS } from '../contract/index.js';
 import { type ValidatedJob, validateJob } from '../job/index.js';
 import { createGate, parseLimitsSpec, type RateGate } from '../limits/index.js';
 import { type Plan, type PlanOptions, planJob } from '../plan/index.js';
 import { type RunEvent, type RunJobOptions, type RunResult, runJob } from '../scheduler/index.js';
-import type { Logger } from '../shared/index.js';
+import { accountFingerprint, type Logger } from '../shared/index.js';
 
 export interface ConnectOptions {
   /** Service base URL including `/api/v1`; https unless loopback. */
@@ -69,12 +68,12 @@ export function connect(options: ConnectOptions): Connection {
     typeof options.limits === 'string'
       ? parseLimitsSpec(options.limits)
       : (options.limits ?? SERVICE_RATE_LIMITS);
-  // Same fingerprint as src/cli/service.ts: library and CLI runners of one
-  // account share assets, trained influencers and Redis limits.
-  const accountFingerprint = createHash('sha256').update(options.apiKey).digest('hex').slice(0, 16);
+  // The CLI's fingerprint too: library and CLI runners of one account share
+  // assets, trained influencers and Redis limits.
+  const fingerprint = accountFingerprint(options.apiKey);
   const gate = createGate(limits, {
     store: options.limitsStore,
-    accountKey: accountFingerprint,
+    accountKey: fingerprint,
     ...(options.logger ? { logger: options.logger } : {}),
   });
   const listeners = new Set<(event: ClientEvent) => void>();
@@ -105,7 +104,7 @@ export function connect(options: ConnectOptions): Connection {
     client,
     gate,
     limits,
-    accountFingerprint,
+    accountFingerprint: fingerprint,
     validate,
     async plan(jobPath, planOptions = {}) {
       const { job, items } = await validate(jobPath);
@@ -122,7 +121,7 @@ export function connect(options: ConnectOptions): Connection {
           client,
           gate,
           limits,
-          accountFingerprint,
+          accountFingerprint: fingerprint,
           ...(options.logger && !runOptions.logger ? { logger: options.logger } : {}),
         });
       } finally {

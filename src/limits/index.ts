@@ -7,7 +7,6 @@
  */
 
 export {
-  accountKeyFor,
   type CreateGateOptions,
   createGate,
   parseLimitsStore,

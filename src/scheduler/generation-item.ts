@@ -14,13 +14,8 @@ import {
   outputUrls,
 } from '../contract/index.js';
 import type { JobItem, LoadedStep } from '../job/index.js';
-import {
-  type AttemptRecord,
-  canonicalJson,
-  contentHash,
-  type ItemState,
-  idempotencyKey,
-} from '../journal/index.js';
+import { type AttemptRecord, type ItemState, idempotencyKey } from '../journal/index.js';
+import { contentHash } from '../shared/index.js';
 import type { AssetResolver } from './assets.js';
 import { classifyError, messageOf } from './classify.js';
 import { GenerationDeadlineError } from './completion-watcher.js';
@@ -136,7 +131,7 @@ async function createAttempt(
         attemptNo,
         idempotencyKey: key,
         request,
-        requestHash: contentHash(canonicalJson(request)),
+        requestHash: contentHash(request),
         quotedCost,
       });
       if (intent.kind === 'over-budget') {

@@ -5,8 +5,6 @@
  */
 import type { JobItem, LoadedJob } from '../job/index.js';
 import {
-  canonicalJson,
-  contentHash,
   FINISHED_RUN_STATUSES,
   type Journal,
   type NewItem,
@@ -15,7 +13,7 @@ import {
   type RunRecord,
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
-import { EXIT, IbatchError, UsageError } from '../shared/index.js';
+import { contentHash, EXIT, IbatchError, UsageError } from '../shared/index.js';
 
 export class RunChangedError extends IbatchError {
   constructor(message: string) {
@@ -90,7 +88,7 @@ export function toNewItem(item: JobItem): NewItem {
     modelId: item.modelId,
     kind: item.kind,
     request: item.request,
-    requestHash: contentHash(canonicalJson(item.request)),
+    requestHash: contentHash(item.request),
     expectedOutputs: item.expectedOutputs,
     sourceItemKey: item.source?.itemKey ?? null,
   };

@@ -12,13 +12,8 @@
 import type { TrainingJob, TrainingJobRequest } from '../contract/index.js';
 import { trainingOutcome } from '../contract/index.js';
 import type { InfluencerRef, LoadedInfluencer } from '../job/index.js';
-import {
-  canonicalJson,
-  contentHash,
-  type InfluencerLookup,
-  idempotencyKey,
-  type NewItem,
-} from '../journal/index.js';
+import { type InfluencerLookup, idempotencyKey, type NewItem } from '../journal/index.js';
+import { contentHash } from '../shared/index.js';
 import type { AssetResolver, PreparedFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import type { RunContext } from './context.js';
@@ -44,7 +39,7 @@ export function trainingItems(influencers: Iterable<LoadedInfluencer>): NewItem[
       label: inf.name,
       kind: 'training',
       request,
-      requestHash: contentHash(canonicalJson(request)),
+      requestHash: contentHash(request),
       expectedOutputs: 0,
     };
   });
@@ -134,7 +129,7 @@ export class InfluencerResolver {
           )
         : spec.images.urls;
     const { name, username, style, gender } = spec;
-    return contentHash(canonicalJson({ name, username, style, gender, images }));
+    return contentHash({ name, username, style, gender, images });
   }
 
   #markReused(itemKey: string, influencerId: string): void {
@@ -193,7 +188,7 @@ export class InfluencerResolver {
         attemptNo,
         idempotencyKey: key,
         request: body,
-        requestHash: contentHash(canonicalJson(body)),
+        requestHash: contentHash(body),
         quotedCost: null,
       });
       if (intent.kind === 'over-budget') {

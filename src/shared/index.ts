@@ -1,4 +1,6 @@
 /** @module shared — small building blocks every other module may use. */
+
+export * from './content-hash.js';
 export * from './errors.js';
 export * from './exit-codes.js';
 export * from './gate.js';
