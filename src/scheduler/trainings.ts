@@ -13,13 +13,12 @@ import type { TrainingJob, TrainingJobRequest } from '../contract/index.js';
 import { trainingOutcome } from '../contract/index.js';
 import type { InfluencerRef, LoadedInfluencer } from '../job/index.js';
 import { type InfluencerLookup, idempotencyKey, type NewItem } from '../journal/index.js';
-import { contentHash } from '../shared/index.js';
+import { contentHash, sleep } from '../shared/index.js';
 import type { AssetResolver, PreparedFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import type { RunContext } from './context.js';
 import { crashPoint } from './crash-points.js';
 import { DependencyFailedError } from './item-graph.js';
-import { sleepFor } from './sleep.js';
 
 export const TRAINING_STEP = 'influencers';
 export const trainingItemKey = (localId: string) => `train-${localId}`;
@@ -269,7 +268,7 @@ export class InfluencerResolver {
     for (;;) {
       const job = await ctx.client.getTraining(trainingId, { signal: ctx.stop.hardStop.signal });
       if (job.terminal) return job;
-      await sleepFor(interval, ctx.stop.hardStop.signal);
+      await sleep(interval, ctx.stop.hardStop.signal);
     }
   }
 

@@ -7,3 +7,4 @@ export * from './gate.js';
 export * from './logger.js';
 export * from './prng.js';
 export * from './redact.js';
+export * from './sleep.js';
