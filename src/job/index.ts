@@ -9,7 +9,6 @@ export { abilitiesOf, MEDIA_FIELD_TYPES, type ModelAbilities } from './contract-
 export { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
 export { parseDuration } from './duration.js';
 export { type Expansion, expandJob } from './expand.js';
-export { mimeTypeOf } from './files.js';
 export {
   type FormatOptions,
   formatIssues,
