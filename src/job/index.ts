@@ -37,7 +37,6 @@ export {
   type StepSpec,
 } from './schema.js';
 export { jobIssueAt, type KeyPath } from './source-map.js';
-export { renderFilename } from './template.js';
 export type {
   InfluencerRef,
   JobItem,

@@ -2,8 +2,11 @@
  * Downloads recorded outputs into the output folder with bounded concurrency,
  * named by the step's template and kept inside the folder whatever the
  * server returns; each finished file is committed to the journal and appended
- * to the manifest. Outputs already downloaded (journal) are never fetched
- * again; a file that is on disk with the recorded sha256 is kept as is.
+ * to the manifest. Outputs the journal records as downloaded are never
+ * fetched again, and their files are not re-hashed: a resume trusts the
+ * journal (the sha256 it holds is for the manifest and report). An output
+ * whose download was cut off is still pending and is fetched again in full;
+ * its stale temp file is removed first.
  */
 import { createHash } from 'node:crypto';
 import { type Dirent, readdirSync, rmSync } from 'node:fs';
@@ -87,7 +90,7 @@ export class DownloadStage {
         maxBytes: MAX_OUTPUT_BYTES,
         signal: ctx.stop.hardStop.signal,
         dest: (type) => {
-          const planned = planOutputFile(ctx.outputDir, namingTemplate(step.filename), {
+          const planned = planOutputFile(ctx.outputDir, step.filename, {
             step: step.id,
             item: item.key,
             n: output.n,
@@ -204,16 +207,4 @@ function removeStalePartFiles(dir: string): void {
       rmSync(path.join(entry.parentPath, entry.name), { force: true });
     }
   }
-}
-
-/**
- * Job files name template variables bare (`{scene}`, see docs/job-files.md)
- * while the output naming module spells them `{var.scene}`: every placeholder
- * the job format treats as a variable (all but step/item/n/ext) is rewritten.
- */
-export function namingTemplate(template: string): string {
-  return template.replace(/\{([^{}]+)\}/g, (_whole, raw: string) => {
-    const name = raw.trim();
-    return ['step', 'item', 'n', 'ext'].includes(name) ? `{${name}}` : `{var.${name}}`;
-  });
 }
