@@ -37,10 +37,8 @@ import { committedCredits, releaseReservation, reserveCredits } from './ops/rese
 import { progressByStep, spendByStep, spendSummary } from './ops/summaries.js';
 import { type ItemStateChange, setItemQuote, setItemState } from './ops/update-item.js';
 import { setRunBudget, setRunNotBefore, setRunStatus } from './ops/update-run.js';
-import type { ItemState, OutputState, RunStatus } from './records.js';
+import { FAILED_ITEM_STATES, type OutputState, type RunStatus } from './records.js';
 import { createJournalDb, type JournalDb } from './sql.js';
-
-const FAILED_STATES: readonly ItemState[] = ['failed', 'blocked', 'skipped'];
 
 export class Journal {
   /** Absolute path of the database file. */
@@ -76,7 +74,7 @@ export class Journal {
   getItem = (runId: string, itemKey: string) => getItem(this.#j, runId, itemKey);
   listItems = (runId: string, filter?: ItemFilter) => listItems(this.#j, runId, filter);
   /** Items that failed for good, were blocked or skipped, with their error. */
-  listFailures = (runId: string) => listItems(this.#j, runId, { states: FAILED_STATES });
+  listFailures = (runId: string) => listItems(this.#j, runId, { states: FAILED_ITEM_STATES });
   setItemState = (runId: string, itemKey: string, change: ItemStateChange) =>
     setItemState(this.#j, runId, itemKey, change);
   setItemQuote = (runId: string, itemKey: string, quotedCost: number) =>

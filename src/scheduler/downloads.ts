@@ -13,7 +13,7 @@ import { type Dirent, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
-import type { OutputRecord } from '../journal/index.js';
+import { ATTEMPT_STATE, ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
 import {
   downloadOutput,
   type ManifestRow,
@@ -52,8 +52,8 @@ export class DownloadStage {
     const { journal, runId } = this.ctx;
     removeStalePartFiles(this.ctx.outputDir);
     for (const output of [
-      ...journal.listOutputs(runId, 'pending'),
-      ...journal.listOutputs(runId, 'failed'),
+      ...journal.listOutputs(runId, OUTPUT_STATE.pending),
+      ...journal.listOutputs(runId, OUTPUT_STATE.failed),
     ]) {
       this.#enqueue(output);
     }
@@ -61,7 +61,7 @@ export class DownloadStage {
 
   /** Queues the pending outputs of one item (just succeeded). */
   enqueueItem(itemKey: string): void {
-    for (const output of this.ctx.journal.listOutputs(this.ctx.runId, 'pending')) {
+    for (const output of this.ctx.journal.listOutputs(this.ctx.runId, OUTPUT_STATE.pending)) {
       if (output.itemKey === itemKey) this.#enqueue(output);
     }
   }
@@ -143,7 +143,7 @@ export class DownloadStage {
   #claim(relative: string, owner: string): string {
     if (!this.#claims) {
       this.#claims = new Map();
-      for (const o of this.ctx.journal.listOutputs(this.ctx.runId, 'downloaded')) {
+      for (const o of this.ctx.journal.listOutputs(this.ctx.runId, OUTPUT_STATE.downloaded)) {
         if (o.file) this.#claims.set(o.file, `${o.itemKey}\u0000${o.n}`);
       }
     }
@@ -165,7 +165,7 @@ export class DownloadStage {
     const record = this.ctx.journal.getItem(this.ctx.runId, item.key);
     const winning = this.ctx.journal
       .listAttempts(this.ctx.runId, item.key)
-      .find((a) => a.state === 'succeeded');
+      .find((a) => a.state === ATTEMPT_STATE.succeeded);
     const prompt = item.request.input.prompt;
     return {
       runId: this.ctx.runId,
@@ -178,7 +178,7 @@ export class DownloadStage {
       modelId: item.modelId,
       label: item.label,
       ...(typeof prompt === 'string' ? { prompt } : {}),
-      status: 'succeeded',
+      status: ITEM_STATE.succeeded,
       // Per generation, like the rows rebuilt from the journal at the end.
       creditsCost: winning ? winning.chargedCost / Math.max(1, winning.generationIds.length) : null,
       refunded: false,

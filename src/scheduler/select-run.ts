@@ -6,6 +6,7 @@
 import type { JobItem, LoadedJob } from '../job/index.js';
 import {
   FINISHED_RUN_STATUSES,
+  isStateIn,
   type Journal,
   type NewItem,
   newRunId,
@@ -107,7 +108,7 @@ export function seedItems(
   const { changed } = journal.addItems(runId, items);
   if (!resumed) return;
   const wanted = new Set(items.map((i) => i.itemKey));
-  const open = journal.listItems(runId).filter((i) => !TERMINAL_ITEM_STATES.includes(i.state));
+  const open = journal.listItems(runId).filter((i) => !isStateIn(TERMINAL_ITEM_STATES, i.state));
   const altered = open.filter((i) => changed.includes(i.itemKey)).map((i) => i.itemKey);
   const removed = open.filter((i) => !wanted.has(i.itemKey)).map((i) => i.itemKey);
   if (altered.length === 0 && removed.length === 0) return;

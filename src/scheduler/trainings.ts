@@ -12,7 +12,13 @@
 import type { TrainingJob, TrainingJobRequest } from '../contract/index.js';
 import { trainingOutcome } from '../contract/index.js';
 import type { InfluencerRef, LoadedInfluencer } from '../job/index.js';
-import { type InfluencerLookup, idempotencyKey, type NewItem } from '../journal/index.js';
+import {
+  ATTEMPT_STATE,
+  type InfluencerLookup,
+  ITEM_STATE,
+  idempotencyKey,
+  type NewItem,
+} from '../journal/index.js';
 import { contentHash, sleep } from '../shared/index.js';
 import type { AssetResolver, PreparedFiles } from './assets.js';
 import { classifyError } from './classify.js';
@@ -133,8 +139,11 @@ export class InfluencerResolver {
 
   #markReused(itemKey: string, influencerId: string): void {
     const item = this.ctx.journal.getItem(this.ctx.runId, itemKey);
-    if (item && item.state !== 'succeeded') {
-      this.ctx.journal.setItemState(this.ctx.runId, itemKey, { state: 'succeeded', error: null });
+    if (item && item.state !== ITEM_STATE.succeeded) {
+      this.ctx.journal.setItemState(this.ctx.runId, itemKey, {
+        state: ITEM_STATE.succeeded,
+        error: null,
+      });
       this.ctx.record('training.reused', `reused trained influencer ${influencerId}`, itemKey);
     }
   }
@@ -240,8 +249,8 @@ export class InfluencerResolver {
             runId,
             itemKey,
             attemptNo,
-            state: 'rejected',
-            itemState: 'pending',
+            state: ATTEMPT_STATE.rejected,
+            itemState: ITEM_STATE.pending,
             error: verdict.message,
           });
         }
@@ -251,8 +260,8 @@ export class InfluencerResolver {
         runId,
         itemKey,
         attemptNo,
-        state: 'rejected',
-        itemState: 'failed',
+        state: ATTEMPT_STATE.rejected,
+        itemState: ITEM_STATE.failed,
         error: verdict.message,
         httpStatus: verdict.status ?? null,
       });
@@ -286,13 +295,13 @@ export class InfluencerResolver {
         runId,
         itemKey,
         attemptNo: open.attemptNo,
-        state: succeeded ? 'succeeded' : 'failed',
-        itemState: succeeded ? 'succeeded' : 'failed',
+        state: succeeded ? ATTEMPT_STATE.succeeded : ATTEMPT_STATE.failed,
+        itemState: succeeded ? ITEM_STATE.succeeded : ITEM_STATE.failed,
         refunded: training.refunded,
         error: succeeded ? null : `training failed${training.refunded ? ' (refunded)' : ''}`,
       });
     } else if (succeeded) {
-      journal.setItemState(runId, itemKey, { state: 'succeeded', error: null });
+      journal.setItemState(runId, itemKey, { state: ITEM_STATE.succeeded, error: null });
     }
     journal.saveInfluencer({
       ...lookup,
