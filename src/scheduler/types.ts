@@ -29,8 +29,9 @@ export interface RunJobOptions {
   /** The limits `gate` enforces (the watcher paces polls from them). */
   readonly limits: RateLimits;
   /**
-   * Identifies the account without the key (e.g. sha256 of it, truncated):
-   * assets and trained influencers are reused only within the same account.
+   * Identifies the account without the key: `accountFingerprint(apiKey)` of
+   * src/shared, which journals store in asset and influencer scopes (another
+   * value means earlier uploads and trainings are not reused).
    */
   readonly accountFingerprint: string;
   /** @default `.ibatch/journal.db` beside the job file */
