@@ -6,13 +6,12 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ENDPOINTS, type EndpointId, ErrorBodySchema, endpointPath } from '../contract/index.js';
-import type { Logger, RequestGate } from '../shared/index.js';
+import type { Logger, RequestGate, Sleep } from '../shared/index.js';
 import { ApiError, ContractError, failureOfThrown } from './errors.js';
 import type { ClientEvent } from './events.js';
 import type { ResolvedTimeouts } from './options.js';
 import { EMPTY_RATE_LIMIT, headerNumber, type RateLimitSnapshot } from './rate-limit.js';
 import { decideRetry, type Failure, parseRetryAfter, type RetryOptions } from './retry-policy.js';
-import type { Sleep } from './sleep.js';
 import { type Exchange, send } from './transport.js';
 
 export interface CallSpec<T> {

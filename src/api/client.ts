@@ -29,7 +29,12 @@ import {
   type TrainingJobRequest,
   TrainingJobSchema,
 } from '../contract/index.js';
-import { registerSecret, silentLogger, UsageError } from '../shared/index.js';
+import {
+  sleep as defaultSleep,
+  registerSecret,
+  silentLogger,
+  UsageError,
+} from '../shared/index.js';
 import { USER_AGENT } from '../version.js';
 import { parseBaseUrl } from './base-url.js';
 import { Caller, type CallResult } from './caller.js';
@@ -38,7 +43,6 @@ import { checkIdempotencyKey, generateIdempotencyKey } from './idempotency.js';
 import { type ClientOptions, resolveRetry, resolveTimeouts } from './options.js';
 import { PauseGate } from './pause-gate.js';
 import type { RateLimitSnapshot } from './rate-limit.js';
-import { sleep as defaultSleep } from './sleep.js';
 import { type UploadOptions, type UploadResult, type UploadSource, uploadAsset } from './upload.js';
 
 /** Per-call options every method accepts. */

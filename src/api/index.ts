@@ -4,6 +4,7 @@
  * talks HTTP to it. See docs/client.md.
  */
 
+export { sleepUntil } from '../shared/index.js';
 export { isLoopbackHost, parseBaseUrl } from './base-url.js';
 export { type CallOptions, createClient, type ServiceClient } from './client.js';
 export type { Created, CreateFacts } from './created.js';
@@ -34,5 +35,4 @@ export {
   type RetryOptions,
   type RetryReason,
 } from './retry-policy.js';
-export { sleepUntil } from './sleep.js';
 export type { UploadOptions, UploadResult, UploadSource } from './upload.js';

@@ -1,8 +1,7 @@
 /** Options of `createClient`, with their defaults in one place. */
-import type { Logger, RequestGate } from '../shared/index.js';
+import type { Logger, RequestGate, Sleep } from '../shared/index.js';
 import type { ClientEvent } from './events.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
-import type { Sleep } from './sleep.js';
 
 export interface ClientOptions {
   /** Service base URL including `/api/v1`; https unless loopback. */

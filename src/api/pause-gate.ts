@@ -5,7 +5,7 @@
  */
 import type { Bucket } from '../contract/index.js';
 import type { RateFeedback, RequestGate } from '../shared/index.js';
-import { sleepUntil } from './sleep.js';
+import { sleepUntil } from '../shared/index.js';
 
 export class PauseGate implements RequestGate {
   /** Epoch ms before which no request may be sent. */

@@ -8,13 +8,13 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { type AssetUpload, LIMITS } from '../contract/index.js';
+import type { Sleep } from '../shared/index.js';
 import { type Logger, UsageError } from '../shared/index.js';
 import { isSafeUrl } from './base-url.js';
 import { ApiError, ContractError, failureOfThrown } from './errors.js';
 import type { ClientEvent } from './events.js';
 import type { ResolvedTimeouts } from './options.js';
 import { decideRetry, type Failure, type RetryOptions } from './retry-policy.js';
-import type { Sleep } from './sleep.js';
 import { send } from './transport.js';
 
 /** Bytes in memory, a file path, or a stream (streams cannot be retried). */

@@ -5,10 +5,13 @@
  * (JSON logs carry the same facts there).
  */
 import { Writable } from 'node:stream';
+import {
+  FAILED_ITEM_STATES,
+  IN_FLIGHT_ITEM_STATES,
+  ITEM_STATE,
+  isStateIn,
+} from '../journal/index.js';
 import type { ProgressSnapshot, RunEvent } from '../scheduler/index.js';
-
-const IN_FLIGHT = new Set(['submitting', 'submitted']);
-const FAILED = new Set(['failed', 'blocked', 'skipped']);
 
 export function formatProgress(s: ProgressSnapshot, now = Date.now()): string[] {
   const lines = s.steps.map((step) => {
@@ -17,9 +20,9 @@ export function formatProgress(s: ProgressSnapshot, now = Date.now()): string[] 
         (sum, [state, n]) => sum + (pred(state) ? (n ?? 0) : 0),
         0,
       );
-    const done = count((st) => st === 'succeeded');
-    const flying = count((st) => IN_FLIGHT.has(st));
-    const failed = count((st) => FAILED.has(st));
+    const done = count((st) => st === ITEM_STATE.succeeded);
+    const flying = count((st) => isStateIn(IN_FLIGHT_ITEM_STATES, st));
+    const failed = count((st) => isStateIn(FAILED_ITEM_STATES, st));
     const queued = step.total - done - flying - failed;
     const width = 20;
     const filled = Math.round((done / Math.max(1, step.total)) * width);

@@ -8,17 +8,17 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import {
+  FAILED_ITEM_STATES,
   FINISHED_RUN_STATUSES,
+  IN_FLIGHT_ITEM_STATES,
+  ITEM_STATE,
+  isStateIn,
   type Journal,
   type RunRecord,
   type RunStatus,
 } from '../journal/index.js';
 import { UsageError } from '../shared/index.js';
 import { formatWait } from './progress.js';
-
-const IN_FLIGHT = new Set(['submitting', 'submitted']);
-const FAILED = new Set(['failed', 'blocked', 'skipped']);
-const DONE = new Set(['succeeded']);
 
 export interface StatusRunSummary {
   readonly runId: string;
@@ -160,11 +160,14 @@ export function buildStatus(
     },
     steps: journal.progressByStep(runId).map((step) => {
       const states = step.states as Record<string, number>;
-      const sum = (set: Set<string>) =>
-        Object.entries(states).reduce((n, [state, count]) => n + (set.has(state) ? count : 0), 0);
-      const done = sum(DONE);
-      const inFlight = sum(IN_FLIGHT);
-      const failed = sum(FAILED);
+      const sum = (set: readonly string[]) =>
+        Object.entries(states).reduce(
+          (n, [state, count]) => n + (isStateIn(set, state) ? count : 0),
+          0,
+        );
+      const done = sum([ITEM_STATE.succeeded]);
+      const inFlight = sum(IN_FLIGHT_ITEM_STATES);
+      const failed = sum(FAILED_ITEM_STATES);
       return {
         id: step.stepId,
         total: step.total,

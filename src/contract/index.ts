@@ -6,6 +6,7 @@
 export * from './endpoints.js';
 export * from './error-codes.js';
 export * from './limits.js';
+export * from './media-types.js';
 export * from './model-options.js';
 export * from './outcome.js';
 export * from './schemas.js';

@@ -4,13 +4,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_PREFIX, type Bucket, ENDPOINTS, ERROR_CODES } from '../contract/index.js';
+import { canonicalJson } from '../shared/index.js';
 import { ApiError, notFound } from './api-error.js';
 import type { Answer, ApiCall } from './call.js';
 import type { EmulatorContext } from './context.js';
 import { applyPreFault, type Pending, sendWithPostFault } from './fault-responses.js';
 import { handle } from './handlers.js';
 import { parseJson, readBody, sendJson } from './http-util.js';
-import { canonicalJson, type IdempotencyLookup, idempotencyKeyOf } from './idempotency.js';
+import { type IdempotencyLookup, idempotencyKeyOf } from './idempotency.js';
 import { matchRoute } from './routes.js';
 
 const delay = (ms: number, pending: Pending) =>

@@ -8,6 +8,7 @@
 import {
   ERROR_CODES,
   LIMITS,
+  TRAINING_IMAGE_TYPES,
   type TrainingJobRequest,
   TrainingJobRequestSchema,
 } from '../contract/index.js';
@@ -19,8 +20,6 @@ import { TRAINING_COST } from './pricing.js';
 import type { AccountState, TrainingRecord } from './state.js';
 import { inCase } from './status-text.js';
 
-const TRAINING_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
-
 /** Every bad asset URL, so the client can fix them all at once. */
 function checkAssets(ctx: EmulatorContext, account: AccountState, urls: readonly string[]): void {
   const problems: Array<{ index: number; url: string; reason: string }> = [];
@@ -31,7 +30,7 @@ function checkAssets(ctx: EmulatorContext, account: AccountState, urls: readonly
     if (!match) reason = 'not an asset URL of this service';
     else if (!asset) reason = 'not an asset of this account';
     else if (!asset.uploaded) reason = 'the upload has not completed';
-    else if (!TRAINING_IMAGE_TYPES.has(asset.mimeType))
+    else if (!TRAINING_IMAGE_TYPES.some((t) => t.mime === asset.mimeType))
       reason = `unsupported type ${asset.mimeType}`;
     if (reason) problems.push({ index, url, reason });
   });

@@ -7,7 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AssetUploadRequestSchema, ERROR_CODES } from '../contract/index.js';
+import {
+  AssetUploadRequestSchema,
+  ERROR_CODES,
+  MEDIA_TYPES,
+  UPLOAD_MEDIA_TYPES,
+} from '../contract/index.js';
 import { ApiError, validationError } from './api-error.js';
 import type { Answer, ApiCall } from './call.js';
 import type { EmulatorContext } from './context.js';
@@ -15,21 +20,14 @@ import { sendJson } from './http-util.js';
 import { parseBody } from './parse-body.js';
 import type { AssetRecord } from './state.js';
 
-/** Supported MIME types and the extension of their asset URL. */
-export const SUPPORTED_MIME_TYPES: Readonly<Record<string, string>> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-  'video/mp4': 'mp4',
-  'video/webm': 'webm',
-  'video/quicktime': 'mov',
-  'audio/mpeg': 'mp3',
-  'audio/wav': 'wav',
-  'audio/x-wav': 'wav',
-  'audio/mp4': 'm4a',
-  'audio/ogg': 'ogg',
-};
+/**
+ * Supported MIME types and the extension of their asset URL: the contract's
+ * uploadable types, plus `audio/x-wav`, the one alias the service takes.
+ */
+export const SUPPORTED_MIME_TYPES: Readonly<Record<string, string>> = Object.fromEntries([
+  ...UPLOAD_MEDIA_TYPES.map((t) => [t.mime, t.ext]),
+  ['audio/x-wav', MEDIA_TYPES.wav.ext],
+]);
 
 export function presignAsset(ctx: EmulatorContext, call: ApiCall): Answer {
   const request = parseBody(AssetUploadRequestSchema, call.body);

@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import type { GenerationRequest, Model } from '../contract/index.js';
+import { outputTemplateProblem } from '../outputs/index.js';
 import { abilitiesOf, type ContractChecker, compileContract } from './contract-check.js';
 import { JobFileError, type JobIssue } from './issues.js';
 import { chainKey, itemKey, keyBasis, labelOf } from './keys.js';
@@ -12,7 +13,7 @@ import { expandMatrix, type MatrixSpec } from './matrix.js';
 import { MediaResolver } from './media.js';
 import { type Row, RowsFileError, readRows } from './rows.js';
 import { issueAt, type KeyPath } from './source-map.js';
-import { compileInput, renderFilename } from './template.js';
+import { compileInput } from './template.js';
 import type {
   JobItem,
   LoadedJob,
@@ -256,21 +257,8 @@ function buildItems(
             report(label, path, resolved.problem, templated.has(value.field));
           else mediaRefs.push(resolved.ref);
         }
-        const filename = renderFilename(step.filename, {
-          step: step.id,
-          item: key,
-          n: 1,
-          ext: 'png',
-          vars,
-        });
-        if (filename.unknown.length > 0) {
-          report(
-            label,
-            ['filename'],
-            `unknown placeholder {${filename.unknown[0]}} (use {step}, {item}, {n}, {ext} or a template variable)`,
-            false,
-          );
-        }
+        const filenameProblem = outputTemplateProblem(step.filename, Object.keys(vars));
+        if (filenameProblem) report(label, ['filename'], filenameProblem, false);
         const request: GenerationRequest = {
           input: checked.input,
           ...(step.copies !== undefined ? { copies: step.copies } : {}),

@@ -1,45 +1,11 @@
 /**
- * Local files named by a job: upload set globs, rows files and media paths,
- * all relative to the job file.
+ * Checks of local files named by a job (rows files, media paths, the files of
+ * upload sets), all relative to the job file. Globs are expanded by
+ * `expandGlobs` of src/uploads; file types come from src/contract.
  */
 import { statSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
-import { globSync } from 'tinyglobby';
-import { LIMITS } from '../contract/index.js';
-
-const MIME_TYPES: Readonly<Record<string, string>> = {
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.png': 'image/png',
-  '.webp': 'image/webp',
-  '.gif': 'image/gif',
-  '.mp4': 'video/mp4',
-  '.mov': 'video/quicktime',
-  '.webm': 'video/webm',
-  '.mp3': 'audio/mpeg',
-  '.wav': 'audio/wav',
-  '.m4a': 'audio/mp4',
-  '.ogg': 'audio/ogg',
-};
-
-/** Training accepts JPEG, PNG or WebP only (reference: POST /training/jobs). */
-export const TRAINING_MIME_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
-
-/** MIME type by file extension; undefined for types the service does not take. */
-export function mimeTypeOf(path: string): string | undefined {
-  return MIME_TYPES[extname(path).toLowerCase()];
-}
-
-/** Absolute, sorted, deduplicated files matching the globs. */
-export function resolveGlobs(dir: string, globs: readonly string[]): string[] {
-  const files = globSync([...globs], {
-    cwd: dir,
-    absolute: true,
-    onlyFiles: true,
-    expandDirectories: false,
-  });
-  return [...new Set(files.map((f) => resolve(f)))].sort();
-}
+import { LIMITS, uploadTypeOfFileName } from '../contract/index.js';
 
 /** A problem with one local file, or undefined when it can be uploaded. */
 export function uploadableProblem(path: string): string | undefined {
@@ -54,7 +20,8 @@ export function uploadableProblem(path: string): string | undefined {
   if (size === 0) return 'is empty (uploads need 1 byte to 8 MB)';
   if (size > LIMITS.uploadMaxBytes)
     return `is ${(size / 2 ** 20).toFixed(1)} MB (uploads are at most 8 MB)`;
-  if (!mimeTypeOf(path)) return `has an unsupported type (${extname(path) || 'no extension'})`;
+  if (!uploadTypeOfFileName(path))
+    return `has an unsupported type (${extname(path) || 'no extension'})`;
   return undefined;
 }
 

@@ -9,7 +9,6 @@ export { abilitiesOf, MEDIA_FIELD_TYPES, type ModelAbilities } from './contract-
 export { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
 export { parseDuration } from './duration.js';
 export { type Expansion, expandJob } from './expand.js';
-export { mimeTypeOf } from './files.js';
 export {
   type FormatOptions,
   formatIssues,
@@ -18,7 +17,6 @@ export {
   type JobIssue,
   sortIssues,
 } from './issues.js';
-export { canonicalJson } from './keys.js';
 export { type LoadOptions, loadJob, loadJobText } from './load.js';
 export { UPLOAD_REF_PREFIX } from './media.js';
 export {
@@ -39,7 +37,6 @@ export {
   type StepSpec,
 } from './schema.js';
 export { jobIssueAt, type KeyPath } from './source-map.js';
-export { renderFilename } from './template.js';
 export type {
   InfluencerRef,
   JobItem,

@@ -6,18 +6,8 @@
  * ordinal in the hash: the first keeps the plain key, the second gets the
  * key for "occurrence 2", and so on, in file order.
  */
-import { createHash } from 'node:crypto';
+import { canonicalJson, sha256Hex } from '../shared/index.js';
 import type { TemplateVars } from './types.js';
-
-/** JSON with object keys sorted, so equal values always give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
 
 const SLUG_MAX = 40;
 
@@ -42,7 +32,7 @@ export function keyBasis(stepId: string, vars: TemplateVars, countIndex: number)
 
 export function itemKey(basis: string, vars: TemplateVars, occurrence: number): string {
   const hashed = occurrence <= 1 ? basis : `${basis}#${occurrence}`;
-  const hash = createHash('sha256').update(hashed).digest('hex').slice(0, 10);
+  const hash = sha256Hex(hashed).slice(0, 10);
   const slug = slugOf(vars);
   return slug ? `${slug}-${hash}` : hash;
 }

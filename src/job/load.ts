@@ -7,9 +7,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
-import { LIMITS } from '../contract/index.js';
+import { LIMITS, TRAINING_IMAGE_TYPES, uploadTypeOfFileName } from '../contract/index.js';
+import { expandGlobs } from '../uploads/index.js';
 import { parseDuration } from './duration.js';
-import { mimeTypeOf, resolveGlobs, TRAINING_MIME_TYPES, uploadableProblem } from './files.js';
+import { uploadableProblem } from './files.js';
 import { JobFileError, type JobIssue } from './issues.js';
 import { type JobFile, JobFileSchema } from './schema.js';
 import { issueAt, type JobSource, parseJobYaml } from './source-map.js';
@@ -124,7 +125,7 @@ function loadUploads(
 ): Map<string, UploadSet> {
   const uploads = new Map<string, UploadSet>();
   for (const [id, set] of Object.entries(spec.uploads ?? {})) {
-    const files = resolveGlobs(dir, set.files);
+    const { files } = expandGlobs(dir, set.files);
     const path = ['uploads', id, 'files'];
     if (files.length === 0)
       issues.push(
@@ -176,8 +177,8 @@ function loadInfluencers(
           );
         }
         for (const f of set.files) {
-          const mime = mimeTypeOf(f);
-          if (mime && !TRAINING_MIME_TYPES.has(mime)) {
+          const mime = uploadTypeOfFileName(f)?.mime;
+          if (mime && !TRAINING_IMAGE_TYPES.some((t) => t.mime === mime)) {
             issues.push(
               issueAt(
                 source,

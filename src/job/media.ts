@@ -5,7 +5,8 @@
  * each by its asset URL.
  */
 import { basename, relative } from 'node:path';
-import { fileExists, mimeTypeOf, resolveFrom, uploadableProblem } from './files.js';
+import { uploadTypeOfFileName } from '../contract/index.js';
+import { fileExists, resolveFrom, uploadableProblem } from './files.js';
 import type { MediaRef, UploadSet } from './types.js';
 
 export const UPLOAD_REF_PREFIX = 'upload:';
@@ -84,7 +85,7 @@ export class MediaResolver {
 }
 
 function familyProblem(path: string, fieldType: string): string | undefined {
-  const mime = mimeTypeOf(path);
+  const mime = uploadTypeOfFileName(path)?.mime;
   if (mime && !mime.startsWith(`${fieldType}/`))
     return `is ${mime}, but the field takes ${fieldType} files`;
   return undefined;

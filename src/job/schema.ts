@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { LIMITS } from '../contract/index.js';
+import { DEFAULT_OUTPUT_TEMPLATE } from '../outputs/index.js';
 
 /** Ids used in keys, file names and idempotency keys: keep them plain. */
 export const SlugSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, {
@@ -37,7 +38,7 @@ export const MatrixSchema = z
   .catchall(z.array(MatrixValueSchema).min(1))
   .describe('Cartesian product of the listed values; each name is a {{ template }} variable');
 
-export const DEFAULT_FILENAME = '{step}/{item}-{n}.{ext}';
+export const DEFAULT_FILENAME = DEFAULT_OUTPUT_TEMPLATE;
 
 export const StepSchema = z
   .strictObject({

@@ -126,30 +126,3 @@ function render(
 function lookup(vars: TemplateVars, name: string): TemplateValue | undefined {
   return Object.hasOwn(vars, name) ? vars[name] : undefined;
 }
-
-/** Placeholders of the `filename` option: `{step}`, `{item}`, `{n}`, `{ext}` and template variables. */
-export function renderFilename(
-  template: string,
-  values: { step: string; item: string; n: number; ext: string; vars: TemplateVars },
-): { path: string; unknown: string[] } {
-  const unknown: string[] = [];
-  const path = template.replace(/\{([^{}]+)\}/g, (whole, rawName: string) => {
-    const name = rawName.trim();
-    const builtin: Record<string, string> = {
-      step: values.step,
-      item: values.item,
-      n: String(values.n),
-      ext: values.ext,
-    };
-    const value = builtin[name] ?? lookup(values.vars, name);
-    if (value === undefined) {
-      unknown.push(name);
-      return whole;
-    }
-    // A variable must not climb out of the output directory or make odd names.
-    return String(value)
-      .replace(/[\\/:*?"<>|\0]+/g, '_')
-      .replace(/^\.+/, '_');
-  });
-  return { path, unknown };
-}

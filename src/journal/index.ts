@@ -9,8 +9,6 @@
 export * from './errors.js';
 export { Journal } from './journal.js';
 export {
-  canonicalJson,
-  contentHash,
   type IdempotencyKeyParts,
   idempotencyKey,
   newRunId,

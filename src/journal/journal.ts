@@ -22,10 +22,8 @@ import type { AttemptIntentInput } from './ops/record-attempt-intent.js';
 import type { AttemptOutcomeInput } from './ops/record-attempt-outcome.js';
 import type { AttemptSubmittedInput } from './ops/record-attempt-submitted.js';
 import type { ItemStateChange } from './ops/update-item.js';
-import type { ItemState, OutputState, RunStatus } from './records.js';
+import { FAILED_ITEM_STATES, type OutputState, type RunStatus } from './records.js';
 import { createJournalDb, type JournalDb } from './sql.js';
-
-const FAILED_STATES: readonly ItemState[] = ['failed', 'blocked', 'skipped'];
 
 export class Journal {
   /** Absolute path of the database file. */
@@ -80,7 +78,7 @@ export class Journal {
   }
   /** Items that failed for good, were blocked or skipped, with their error. */
   listFailures(runId: string) {
-    return ops.listItems(this.#j, runId, { states: FAILED_STATES });
+    return ops.listItems(this.#j, runId, { states: FAILED_ITEM_STATES });
   }
   setItemState(runId: string, itemKey: string, change: ItemStateChange) {
     return ops.setItemState(this.#j, runId, itemKey, change);

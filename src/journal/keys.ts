@@ -1,9 +1,11 @@
 /**
- * Identifiers the journal and the engine share: idempotency keys, run ids and
- * request hashes. All deterministic except `newRunId`.
+ * Identifiers the journal and the engine share: idempotency keys and run ids
+ * (request hashes are `contentHash` of src/shared). All deterministic except
+ * `newRunId`.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { LIMITS } from '../contract/index.js';
+import { sha256Hex } from '../shared/index.js';
 
 export interface IdempotencyKeyParts {
   readonly jobName: string;
@@ -40,19 +42,16 @@ export function idempotencyKey(parts: IdempotencyKeyParts): string {
   if (!Number.isInteger(parts.attempt) || parts.attempt < 1) {
     throw new RangeError(`Expected \`attempt\` to be an integer >= 1, got ${parts.attempt}`);
   }
-  const digest = createHash('sha256')
-    .update(
-      JSON.stringify([
-        KEY_VERSION,
-        parts.jobName,
-        parts.runId,
-        parts.stepId,
-        parts.itemKey,
-        parts.attempt,
-      ]),
-    )
-    .digest('hex')
-    .slice(0, 32);
+  const digest = sha256Hex(
+    JSON.stringify([
+      KEY_VERSION,
+      parts.jobName,
+      parts.runId,
+      parts.stepId,
+      parts.itemKey,
+      parts.attempt,
+    ]),
+  ).slice(0, 32);
   const prefix = [
     KEY_VERSION,
     slug(parts.jobName, 40),
@@ -76,21 +75,4 @@ export function newRunId(now: Date = new Date()): string {
   const stamp = `${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}-${iso.slice(20, 23)}`;
   const random = Array.from(randomBytes(6), (b) => RUN_ID_ALPHABET[b % 32]).join('');
   return `${stamp}-${random}`;
-}
-
-/** JSON with object keys sorted, so equal values always serialise equally. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      const sorted: Record<string, unknown> = {};
-      for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-      return sorted;
-    }
-    return v;
-  });
-}
-
-/** sha256 (hex) of the canonical JSON of a value: request and config hashes. */
-export function contentHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }

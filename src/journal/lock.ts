@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, uptime } from 'node:os';
+import { sleep } from '../shared/index.js';
 import { JournalLockedError, type LockHolder } from './errors.js';
 
 export interface LockOptions {
@@ -105,7 +106,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
     options.signal?.throwIfAborted();
     if (tryAcquire(path, holder, options)) break;
     if (Date.now() + interval > deadline) throw new JournalLockedError(path, readHolder(path));
-    await new Promise<void>((resolve) => setTimeout(resolve, interval));
+    await sleep(interval, options.signal);
   }
   let released = false;
   return {

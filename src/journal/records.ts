@@ -15,13 +15,18 @@ export const RUN_STATUS = {
 } as const;
 export type RunStatus = (typeof RUN_STATUS)[keyof typeof RUN_STATUS];
 /** Statuses after which `run` starts a new run instead of resuming. */
-export const FINISHED_RUN_STATUSES: readonly RunStatus[] = ['completed', 'completed_with_failures'];
+export const FINISHED_RUN_STATUSES: readonly RunStatus[] = [
+  RUN_STATUS.completed,
+  RUN_STATUS.completedWithFailures,
+];
 
-const ITEM_STATE = {
+/**
+ * Item states: the one list (the values are what SQLite stores). Everything
+ * else names them through this object, never as bare strings.
+ */
+export const ITEM_STATE = {
   /** Not yet tried, or waiting for a retry. */
   pending: 'pending',
-  /** Held back until `notBefore` (a long rate wait, a dependency). */
-  waiting: 'waiting',
   /** An attempt intent is committed; the create request may be in flight. */
   submitting: 'submitting',
   /** The service accepted the create (202); polling until terminal. */
@@ -35,14 +40,30 @@ const ITEM_STATE = {
   skipped: 'skipped',
 } as const;
 export type ItemState = (typeof ITEM_STATE)[keyof typeof ITEM_STATE];
-export const TERMINAL_ITEM_STATES: readonly ItemState[] = [
-  'succeeded',
-  'failed',
-  'blocked',
-  'skipped',
-];
+/** Items that failed for good: blocked and skipped count as failures. */
+export const FAILED_ITEM_STATES = [
+  ITEM_STATE.failed,
+  ITEM_STATE.blocked,
+  ITEM_STATE.skipped,
+] as const satisfies readonly ItemState[];
+/** Items that will not change again in this run. */
+export const TERMINAL_ITEM_STATES = [
+  ITEM_STATE.succeeded,
+  ...FAILED_ITEM_STATES,
+] as const satisfies readonly ItemState[];
+export type TerminalItemState = (typeof TERMINAL_ITEM_STATES)[number];
+/** Items with a create committed and not finished: sent, or maybe sent. */
+export const IN_FLIGHT_ITEM_STATES = [
+  ITEM_STATE.submitting,
+  ITEM_STATE.submitted,
+] as const satisfies readonly ItemState[];
 
-const ATTEMPT_STATE = {
+/** True when `state` is one of `states` (which are narrower than string). */
+export function isStateIn<S extends string>(states: readonly S[], state: string): state is S {
+  return (states as readonly string[]).includes(state);
+}
+
+export const ATTEMPT_STATE = {
   /** Key and request committed, response not yet recorded. */
   intent: 'intent',
   submitted: 'submitted',
@@ -53,9 +74,19 @@ const ATTEMPT_STATE = {
   rejected: 'rejected',
 } as const;
 export type AttemptState = (typeof ATTEMPT_STATE)[keyof typeof ATTEMPT_STATE];
-export type AttemptOutcomeState = Exclude<AttemptState, 'intent' | 'submitted'>;
+/** Attempts the engine must still finish after a restart. */
+export const OPEN_ATTEMPT_STATES = [
+  ATTEMPT_STATE.intent,
+  ATTEMPT_STATE.submitted,
+] as const satisfies readonly AttemptState[];
+export type AttemptOutcomeState = Exclude<AttemptState, (typeof OPEN_ATTEMPT_STATES)[number]>;
 
-const OUTPUT_STATE = {
+/** `'a', 'b'`: a list of states for an SQL `IN (...)` (constants, never user input). */
+export function sqlStates(states: readonly string[]): string {
+  return states.map((s) => `'${s}'`).join(', ');
+}
+
+export const OUTPUT_STATE = {
   pending: 'pending',
   downloaded: 'downloaded',
   failed: 'failed',

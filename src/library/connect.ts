@@ -5,14 +5,13 @@
  * environment and `--emulator` handling), so CLI and library runners of an
  * account share Redis limits, uploads and trained influencers.
  */
-import { createHash } from 'node:crypto';
 import { type ClientEvent, createClient, type ServiceClient } from '../api/index.js';
 import { type RateLimits, SERVICE_RATE_LIMITS } from '../contract/index.js';
 import { type ValidatedJob, validateJob } from '../job/index.js';
 import { createGate, parseLimitsSpec, type RateGate } from '../limits/index.js';
 import { type Plan, type PlanOptions, planJob } from '../plan/index.js';
 import { type RunEvent, type RunJobOptions, type RunResult, runJob } from '../scheduler/index.js';
-import type { Logger } from '../shared/index.js';
+import { accountFingerprint, type Logger } from '../shared/index.js';
 
 export interface ConnectOptions {
   /** Service base URL including `/api/v1`; https unless loopback. */
@@ -70,13 +69,12 @@ export function connect(options: ConnectOptions): Connection {
     typeof options.limits === 'string'
       ? parseLimitsSpec(options.limits)
       : (options.limits ?? SERVICE_RATE_LIMITS);
-  // The one account fingerprint (the CLI connects through here too): library
-  // and CLI runners of one account share assets, trained influencers and
-  // Redis limits.
-  const accountFingerprint = createHash('sha256').update(options.apiKey).digest('hex').slice(0, 16);
+  // The CLI's fingerprint too: library and CLI runners of one account share
+  // assets, trained influencers and Redis limits.
+  const fingerprint = accountFingerprint(options.apiKey);
   const gate = createGate(limits, {
     store: options.limitsStore,
-    accountKey: accountFingerprint,
+    accountKey: fingerprint,
     ...(options.logger ? { logger: options.logger } : {}),
   });
   const listeners = new Set<(event: ClientEvent) => void>();
@@ -107,7 +105,7 @@ export function connect(options: ConnectOptions): Connection {
     client,
     gate,
     limits,
-    accountFingerprint,
+    accountFingerprint: fingerprint,
     validate,
     async plan(jobPath, planOptions = {}) {
       const { job, items } = await validate(jobPath);
@@ -124,7 +122,7 @@ export function connect(options: ConnectOptions): Connection {
           client,
           gate,
           limits,
-          accountFingerprint,
+          accountFingerprint: fingerprint,
           ...(options.logger && !runOptions.logger ? { logger: options.logger } : {}),
         });
       } finally {

@@ -4,7 +4,6 @@
  * `--limits-store` or `IBATCH_REDIS_URL`) every runner of the account shares
  * them through Redis.
  */
-import { createHash } from 'node:crypto';
 import type { RateLimits } from '../contract/index.js';
 import { type Logger, UsageError } from '../shared/index.js';
 import { createLocalGate, type RateGate } from './local-gate.js';
@@ -13,20 +12,12 @@ import { createRedisGate, type FallbackEvent } from './redis/gate.js';
 export interface CreateGateOptions {
   /** `redis://HOST:PORT` or `rediss://...`; local limits when absent or empty. */
   readonly store?: string | undefined;
-  /** A fingerprint of the account (see `accountKeyFor`), never the API key. */
+  /** A fingerprint of the account (`accountFingerprint` of src/shared), never the API key. */
   readonly accountKey: string;
   readonly logger?: Logger;
   /** While Redis is unreachable each runner takes 1/peers of every bucket. @default 2 */
   readonly fallbackPeers?: number;
   readonly onFallback?: (event: FallbackEvent) => void;
-}
-
-/**
- * The account's fingerprint for shared limits: a SHA-256 of the service
- * origin and the API key, so the key itself never reaches Redis.
- */
-export function accountKeyFor(apiKey: string, baseUrl = ''): string {
-  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 32);
 }
 
 /** Throws `UsageError` (exit 2) unless `store` is a redis:// or rediss:// URL with a host. */

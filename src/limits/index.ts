@@ -6,7 +6,7 @@
  * by every runner of an account (`createGate` picks). See docs/limits.md.
  */
 
-export { accountKeyFor, type CreateGateOptions, createGate } from './create-gate.js';
+export { type CreateGateOptions, createGate } from './create-gate.js';
 
 export { GateClosedError } from './errors.js';
 export type { GateEventName, GateEvents, GateListener } from './gate-events.js';

@@ -13,14 +13,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { type Dispatcher, request, errors as undiciErrors } from 'undici';
-import {
-  categoryOfMime,
-  type MediaCategory,
-  type MediaType,
-  mediaTypeForMime,
-  SNIFF_BYTES,
-  sniffMediaType,
-} from '../uploads/index.js';
+import type { MediaCategory, MediaType } from '../contract/index.js';
+import { categoryOfMime, mediaTypeForMime, SNIFF_BYTES, sniffMediaType } from '../uploads/index.js';
 import { DOWNLOAD_FAILURES, DownloadError } from './errors.js';
 import { fsyncDir } from './fs-durable.js';
 

@@ -29,6 +29,7 @@ export {
 export {
   DEFAULT_OUTPUT_TEMPLATE,
   type OutputNameValues,
+  outputTemplateProblem,
   planOutputFile,
   renderOutputPath,
   resolveInside,

@@ -10,9 +10,14 @@ import path from 'node:path';
 import { OutputTemplateError, PathEscapeError } from './errors.js';
 import { sanitizeSegment } from './sanitize.js';
 
-/** The template used when a step names none. */
+/** The template used when a step names none (also the job schema's default). */
 export const DEFAULT_OUTPUT_TEMPLATE = '{step}/{item}-{n}.{ext}';
 
+/**
+ * The fields a template can name besides the item's template variables.
+ * `{step}` `{item}` `{n}` `{ext}` always mean the field; for the others a
+ * template variable of the same name wins, as it always did in job files.
+ */
 export const TEMPLATE_FIELDS = [
   'step',
   'item',
@@ -24,33 +29,59 @@ export const TEMPLATE_FIELDS = [
   'kind',
 ] as const;
 export type TemplateField = (typeof TEMPLATE_FIELDS)[number];
+const FIXED_FIELDS: readonly string[] = ['step', 'item', 'n', 'ext'];
 
-/** Values for a template. `vars` feeds `{var.NAME}` (matrix/row values of the item). */
+type VarValue = string | number | boolean | null | undefined;
+
+/** Values for a template. `vars` (matrix/row values of the item) feed `{NAME}`. */
 export type OutputNameValues = Partial<Record<TemplateField, string | number>> & {
-  readonly vars?: Readonly<Record<string, string | number | boolean | null | undefined>>;
+  readonly vars?: Readonly<Record<string, VarValue>>;
 };
 
+/** `{name}`; the name may be padded with spaces (`{ scene }`). */
 const PLACEHOLDER = /\{([^{}]*)\}/g;
 
-/** Throws {@link OutputTemplateError} for unknown placeholders or stray braces; for `validate`. */
-export function validateOutputTemplate(template: string): void {
-  if (template.trim() === '') throw new OutputTemplateError('output template is empty');
-  for (const match of template.matchAll(PLACEHOLDER)) {
-    const name = match[1] ?? '';
-    if (!isKnownField(name)) {
-      throw new OutputTemplateError(
-        `output template "${template}" uses unknown placeholder {${name}}; ` +
-          `known: ${TEMPLATE_FIELDS.map((f) => `{${f}}`).join(' ')} {var.NAME}`,
-      );
-    }
-  }
+/**
+ * The one parser of output templates (job `filename:`): the placeholder
+ * names, trimmed, in order, or the problem (empty template, empty
+ * placeholder, unmatched brace).
+ */
+function parseTemplate(template: string): { names: string[] } | { problem: string } {
+  if (template.trim() === '') return { problem: 'output template is empty' };
   if (/[{}]/.test(template.replace(PLACEHOLDER, ''))) {
-    throw new OutputTemplateError(`output template "${template}" has an unmatched brace`);
+    return { problem: `output template "${template}" has an unmatched brace` };
   }
+  const names = [...template.matchAll(PLACEHOLDER)].map((match) => (match[1] ?? '').trim());
+  if (names.includes('')) return { problem: `output template "${template}" has an empty {}` };
+  return { names };
 }
 
-function isKnownField(name: string): boolean {
-  return (TEMPLATE_FIELDS as readonly string[]).includes(name) || /^var\.[^.]+$/.test(name);
+/**
+ * What is wrong with a template for an item with these template variables
+ * (what `validate` reports), or undefined: a malformed template, or the first
+ * placeholder that is neither a field nor a variable.
+ */
+export function outputTemplateProblem(
+  template: string,
+  varNames: Iterable<string> = [],
+): string | undefined {
+  const parsed = parseTemplate(template);
+  if ('problem' in parsed) return parsed.problem;
+  const vars = new Set(varNames);
+  const unknown = parsed.names.find(
+    (name) => !vars.has(name) && !(TEMPLATE_FIELDS as readonly string[]).includes(name),
+  );
+  if (unknown === undefined) return undefined;
+  return (
+    `output template "${template}" uses unknown placeholder {${unknown}}; ` +
+    `use ${TEMPLATE_FIELDS.map((f) => `{${f}}`).join(' ')} or a template variable`
+  );
+}
+
+/** Throws {@link OutputTemplateError} with {@link outputTemplateProblem}'s message. */
+export function validateOutputTemplate(template: string, varNames: Iterable<string> = []): void {
+  const problem = outputTemplateProblem(template, varNames);
+  if (problem) throw new OutputTemplateError(problem);
 }
 
 /**
@@ -60,13 +91,13 @@ function isKnownField(name: string): boolean {
  * cannot climb either). Missing values render as `_`.
  */
 export function renderOutputPath(template: string, values: OutputNameValues): string {
-  validateOutputTemplate(template);
+  validateOutputTemplate(template, Object.keys(values.vars ?? {}));
   const segments = template
     .split(/[/\\]+/)
     .filter((part) => part !== '')
     .map((part) =>
       sanitizeSegment(
-        part.replace(PLACEHOLDER, (_m, name: string) => placeholderValue(name, values)),
+        part.replace(PLACEHOLDER, (_m, name: string) => placeholderValue(name.trim(), values)),
       ),
     );
   if (segments.length === 0)
@@ -75,9 +106,11 @@ export function renderOutputPath(template: string, values: OutputNameValues): st
 }
 
 function placeholderValue(name: string, values: OutputNameValues): string {
-  const raw = name.startsWith('var.')
-    ? values.vars?.[name.slice(4)]
-    : values[name as TemplateField];
+  const vars = values.vars ?? {};
+  const raw =
+    !FIXED_FIELDS.includes(name) && Object.hasOwn(vars, name)
+      ? vars[name]
+      : values[name as TemplateField];
   return raw === undefined || raw === null ? '_' : sanitizeSegment(String(raw));
 }
 

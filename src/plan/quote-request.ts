@@ -13,7 +13,8 @@
  * is reported as "priced at run time" instead of failing the plan.
  */
 import type { GenerationRequest } from '../contract/index.js';
-import { canonicalJson, type JobItem } from '../job/index.js';
+import type { JobItem } from '../job/index.js';
+import { canonicalJson } from '../shared/index.js';
 
 export const MEDIA_PLACEHOLDER_ORIGIN = 'https://ibatch.invalid/pending-upload';
 

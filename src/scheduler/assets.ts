@@ -6,14 +6,9 @@
  * earlier one, a resumed one) is not uploaded again; an edited file is.
  */
 import { relative } from 'node:path';
+import { type MediaCategory, TRAINING_IMAGE_TYPES } from '../contract/index.js';
 import type { JobItem, LoadedJob, MediaRef } from '../job/index.js';
-import {
-  type MediaCategory,
-  type PreparedUpload,
-  prepareUpload,
-  TRAINING_IMAGE_TYPES,
-  uploadWithPresign,
-} from '../uploads/index.js';
+import { type PreparedUpload, prepareUpload, uploadWithPresign } from '../uploads/index.js';
 import type { RunContext } from './context.js';
 
 export interface PreparedFiles {

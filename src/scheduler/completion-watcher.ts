@@ -18,6 +18,7 @@ import { setMaxListeners } from 'node:events';
 import type { GenerationHistory, GenerationStatus, Kind } from '../contract/index.js';
 import { IbatchError } from '../shared/errors.js';
 import { EXIT } from '../shared/exit-codes.js';
+import { sleep } from '../shared/sleep.js';
 
 /** The two reads the watcher needs (the service client satisfies it). */
 export interface GenerationReader {
@@ -279,16 +280,18 @@ export class CompletionWatcher {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakers.add(done);
-    });
+  /** Sleeps `ms`, or until `wake()`. */
+  private async sleep(ms: number): Promise<void> {
+    const woken = new AbortController();
+    const wake = () => woken.abort();
+    this.wakers.add(wake);
+    try {
+      await sleep(ms, woken.signal);
+    } catch {
+      // Woken early: the loop polls now.
+    } finally {
+      this.wakers.delete(wake);
+    }
   }
 
   private wake(): void {

@@ -2,15 +2,18 @@
  * Downloads recorded outputs into the output folder with bounded concurrency,
  * named by the step's template and kept inside the folder whatever the
  * server returns; each finished file is committed to the journal and appended
- * to the manifest. Outputs already downloaded (journal) are never fetched
- * again; a file that is on disk with the recorded sha256 is kept as is.
+ * to the manifest. Outputs the journal records as downloaded are never
+ * fetched again, and their files are not re-hashed: a resume trusts the
+ * journal (the sha256 it holds is for the manifest and report). An output
+ * whose download was cut off is still pending and is fetched again in full;
+ * its stale temp file is removed first.
  */
 import { createHash } from 'node:crypto';
 import { type Dirent, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
-import type { OutputRecord } from '../journal/index.js';
+import { ATTEMPT_STATE, ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
 import {
   downloadOutput,
   type ManifestRow,
@@ -49,8 +52,8 @@ export class DownloadStage {
     const { journal, runId } = this.ctx;
     removeStalePartFiles(this.ctx.outputDir);
     for (const output of [
-      ...journal.listOutputs(runId, 'pending'),
-      ...journal.listOutputs(runId, 'failed'),
+      ...journal.listOutputs(runId, OUTPUT_STATE.pending),
+      ...journal.listOutputs(runId, OUTPUT_STATE.failed),
     ]) {
       this.#enqueue(output);
     }
@@ -58,7 +61,7 @@ export class DownloadStage {
 
   /** Queues the pending outputs of one item (just succeeded). */
   enqueueItem(itemKey: string): void {
-    for (const output of this.ctx.journal.listOutputs(this.ctx.runId, 'pending')) {
+    for (const output of this.ctx.journal.listOutputs(this.ctx.runId, OUTPUT_STATE.pending)) {
       if (output.itemKey === itemKey) this.#enqueue(output);
     }
   }
@@ -87,7 +90,7 @@ export class DownloadStage {
         maxBytes: MAX_OUTPUT_BYTES,
         signal: ctx.stop.hardStop.signal,
         dest: (type) => {
-          const planned = planOutputFile(ctx.outputDir, namingTemplate(step.filename), {
+          const planned = planOutputFile(ctx.outputDir, step.filename, {
             step: step.id,
             item: item.key,
             n: output.n,
@@ -140,7 +143,7 @@ export class DownloadStage {
   #claim(relative: string, owner: string): string {
     if (!this.#claims) {
       this.#claims = new Map();
-      for (const o of this.ctx.journal.listOutputs(this.ctx.runId, 'downloaded')) {
+      for (const o of this.ctx.journal.listOutputs(this.ctx.runId, OUTPUT_STATE.downloaded)) {
         if (o.file) this.#claims.set(o.file, `${o.itemKey}\u0000${o.n}`);
       }
     }
@@ -162,7 +165,7 @@ export class DownloadStage {
     const record = this.ctx.journal.getItem(this.ctx.runId, item.key);
     const winning = this.ctx.journal
       .listAttempts(this.ctx.runId, item.key)
-      .find((a) => a.state === 'succeeded');
+      .find((a) => a.state === ATTEMPT_STATE.succeeded);
     const prompt = item.request.input.prompt;
     return {
       runId: this.ctx.runId,
@@ -175,7 +178,7 @@ export class DownloadStage {
       modelId: item.modelId,
       label: item.label,
       ...(typeof prompt === 'string' ? { prompt } : {}),
-      status: 'succeeded',
+      status: ITEM_STATE.succeeded,
       // Per generation, like the rows rebuilt from the journal at the end.
       creditsCost: winning ? winning.chargedCost / Math.max(1, winning.generationIds.length) : null,
       refunded: false,
@@ -204,16 +207,4 @@ function removeStalePartFiles(dir: string): void {
       rmSync(path.join(entry.parentPath, entry.name), { force: true });
     }
   }
-}
-
-/**
- * Job files name template variables bare (`{scene}`, see docs/job-files.md)
- * while the output naming module spells them `{var.scene}`: every placeholder
- * the job format treats as a variable (all but step/item/n/ext) is rewritten.
- */
-export function namingTemplate(template: string): string {
-  return template.replace(/\{([^{}]+)\}/g, (_whole, raw: string) => {
-    const name = raw.trim();
-    return ['step', 'item', 'n', 'ext'].includes(name) ? `{${name}}` : `{var.${name}}`;
-  });
 }

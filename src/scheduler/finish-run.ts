@@ -4,7 +4,14 @@
  * from the journal.
  */
 import type { ServiceClient } from '../api/index.js';
-import { type Journal, RUN_STATUS, type RunStatus } from '../journal/index.js';
+import {
+  ATTEMPT_STATE,
+  isStateIn,
+  type Journal,
+  RUN_STATUS,
+  type RunStatus,
+  TERMINAL_ITEM_STATES,
+} from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
 import { EXIT, type ExitCode } from '../shared/index.js';
 import type { RunContext } from './context.js';
@@ -105,7 +112,9 @@ async function nextStep(
 
 /** Creates sent whose answer was never recorded: the resume re-sends them with the same key. */
 function inDoubt(journal: Journal, runId: string): string {
-  const open = journal.listOpenAttempts(runId).filter((a) => a.state === 'intent').length;
+  const open = journal
+    .listOpenAttempts(runId)
+    .filter((a) => a.state === ATTEMPT_STATE.intent).length;
   return open > 0
     ? `${open} create(s) may have reached the service without an answer; the resume re-sends them with the same idempotency key, so nothing is paid twice.`
     : '';
@@ -124,12 +133,7 @@ export function countItems(journal: Journal, runId: string): RunResult['counts']
   const counts = { succeeded: 0, failed: 0, blocked: 0, skipped: 0, pending: 0 };
   for (const step of journal.progressByStep(runId)) {
     for (const [state, n] of Object.entries(step.states)) {
-      if (
-        state === 'succeeded' ||
-        state === 'failed' ||
-        state === 'blocked' ||
-        state === 'skipped'
-      ) {
+      if (isStateIn(TERMINAL_ITEM_STATES, state)) {
         counts[state] += n ?? 0;
       } else counts.pending += n ?? 0;
     }

@@ -14,7 +14,14 @@ import {
   outputUrls,
 } from '../contract/index.js';
 import type { JobItem, LoadedStep } from '../job/index.js';
-import type { AttemptRecord, ItemState } from '../journal/index.js';
+import {
+  ATTEMPT_STATE,
+  type AttemptRecord,
+  ITEM_STATE,
+  type ItemState,
+  isStateIn,
+  TERMINAL_ITEM_STATES,
+} from '../journal/index.js';
 import type { AssetResolver } from './assets.js';
 import { classifyError, messageOf } from './classify.js';
 import { GenerationDeadlineError } from './completion-watcher.js';
@@ -39,8 +46,6 @@ export interface ItemDeps {
   readonly defaultTimeoutMs: number;
 }
 
-const DONE: readonly ItemState[] = ['succeeded', 'failed', 'blocked', 'skipped'];
-
 export async function runGenerationItem(
   ctx: RunContext,
   deps: ItemDeps,
@@ -49,7 +54,7 @@ export async function runGenerationItem(
 ): Promise<void> {
   const { journal, runId } = ctx;
   const stored = journal.getItem(runId, item.key);
-  if (stored && DONE.includes(stored.state)) {
+  if (stored && isStateIn(TERMINAL_ITEM_STATES, stored.state)) {
     settleGraph(ctx, deps.graph, item.key, stored.state, stored.error);
     return;
   }
@@ -62,7 +67,7 @@ export async function runGenerationItem(
         resolved ??= await resolveRequest(ctx, deps, item);
         attempt = await createAttempt(ctx, item, resolved);
         if (!attempt) return;
-      } else if (attempt.state === 'intent') {
+      } else if (attempt.state === ATTEMPT_STATE.intent) {
         attempt = await createAttempt(ctx, item, attempt.request as GenerationRequest, attempt);
         if (!attempt) return;
       }
@@ -72,8 +77,8 @@ export async function runGenerationItem(
   } catch (error) {
     if (error instanceof RunStoppedError) return;
     if (error instanceof DependencyFailedError) {
-      journal.setItemState(runId, item.key, { state: 'skipped', error: error.message });
-      finish(ctx, deps.graph, item, 'skipped', error.message);
+      journal.setItemState(runId, item.key, { state: ITEM_STATE.skipped, error: error.message });
+      finish(ctx, deps.graph, item, ITEM_STATE.skipped, error.message);
       return;
     }
     const verdict = classifyError(error, ctx.stop.hardStop.signal);
@@ -81,8 +86,8 @@ export async function runGenerationItem(
       ctx.stop.stop(verdict.reason, verdict.message);
       return;
     }
-    journal.setItemState(runId, item.key, { state: 'failed', error: verdict.message });
-    finish(ctx, deps.graph, item, 'failed', verdict.message);
+    journal.setItemState(runId, item.key, { state: ITEM_STATE.failed, error: verdict.message });
+    finish(ctx, deps.graph, item, ITEM_STATE.failed, verdict.message);
   }
 }
 
@@ -167,11 +172,11 @@ async function awaitOutcome(
       runId,
       itemKey: item.key,
       attemptNo: attempt.attemptNo,
-      state: 'failed',
-      itemState: 'failed',
+      state: ATTEMPT_STATE.failed,
+      itemState: ITEM_STATE.failed,
       error: error.message,
     });
-    finish(ctx, deps.graph, item, 'failed', error.message);
+    finish(ctx, deps.graph, item, ITEM_STATE.failed, error.message);
     return 'done';
   }
   const outcomes = statuses.map((s) => generationOutcome(s));
@@ -188,15 +193,15 @@ async function awaitOutcome(
     const note = missing > 0 ? `${missing} of ${item.expectedOutputs} outputs failed` : null;
     journal.recordAttemptOutcome({
       ...base,
-      state: 'succeeded',
-      itemState: 'succeeded',
+      state: ATTEMPT_STATE.succeeded,
+      itemState: ITEM_STATE.succeeded,
       error: note,
       outputs,
     });
     crashPoint('after-outcome');
     deps.graph.succeeded(item.key, { generationIds: outputs.map((o) => o.generationId ?? '') });
     deps.onOutputs(item.key);
-    finish(ctx, undefined, item, 'succeeded');
+    finish(ctx, undefined, item, ITEM_STATE.succeeded);
     return 'done';
   }
   const blocked = outcomes.includes('blocked');
@@ -204,11 +209,11 @@ async function awaitOutcome(
     statuses.map((s) => s.error).find(Boolean) ??
     (blocked ? 'blocked by the safety filter' : 'generation failed');
   const retry = canRetry && (!blocked || step.retrySafetyBlocked);
-  const finalState: ItemState = blocked ? 'blocked' : 'failed';
+  const finalState = blocked ? ITEM_STATE.blocked : ITEM_STATE.failed;
   journal.recordAttemptOutcome({
     ...base,
-    state: blocked ? 'blocked' : 'failed',
-    itemState: retry ? 'pending' : finalState,
+    state: blocked ? ATTEMPT_STATE.blocked : ATTEMPT_STATE.failed,
+    itemState: retry ? ITEM_STATE.pending : finalState,
     error: `${error}${refundedCredits > 0 ? ' (refunded)' : ''}`,
   });
   if (retry) {
@@ -219,7 +224,7 @@ async function awaitOutcome(
     );
     return 'retry';
   }
-  finish(ctx, deps.graph, item, finalState === 'blocked' ? 'blocked' : 'failed', error);
+  finish(ctx, deps.graph, item, finalState, error);
   return 'done';
 }
 
@@ -230,7 +235,7 @@ function settleGraph(
   state: ItemState,
   error: string | null,
 ): void {
-  if (state === 'succeeded') {
+  if (state === ITEM_STATE.succeeded) {
     const outputs = ctx.journal.listOutputs(ctx.runId).filter((o) => o.itemKey === itemKey);
     graph.succeeded(itemKey, {
       generationIds: outputs.sort((a, b) => a.n - b.n).map((o) => o.generationId ?? ''),
@@ -247,7 +252,7 @@ function finish(
   state: ItemOutcomeState,
   error?: string,
 ): void {
-  if (state !== 'succeeded')
+  if (state !== ITEM_STATE.succeeded)
     graph?.failed(item.key, `source ${item.stepId}/${item.label} ${state}: ${error ?? ''}`);
   ctx.record(
     `item.${state}`,

@@ -11,13 +11,14 @@
  * they never touch keys, reservations or attempt states themselves.
  */
 import {
+  ATTEMPT_STATE,
   type AttemptRecord,
   type CreatedRemoteIds,
-  canonicalJson,
-  contentHash,
+  ITEM_STATE,
   type ItemState,
   idempotencyKey,
 } from '../journal/index.js';
+import { contentHash } from '../shared/index.js';
 import { classifyError } from './classify.js';
 import type { RunContext } from './context.js';
 import { type CrashPointName, crashPoint } from './crash-points.js';
@@ -130,7 +131,7 @@ function commitIntent<Body>(
       attempt: attemptNo,
     }),
     request: start.body,
-    requestHash: contentHash(canonicalJson(start.body)),
+    requestHash: contentHash(start.body),
     quotedCost: start.quotedCost,
   });
   if (result.kind === 'over-budget') {
@@ -162,10 +163,10 @@ async function send<Body, Answer extends CreateAnswer>(
     if (verdict.kind === 'item' || verdict.reason === 'credits') {
       // Refused before anything was charged: release the reservation. A 402
       // leaves the item pending for the run after a top-up.
-      const itemState: ItemState = verdict.kind === 'stop' ? 'pending' : 'failed';
+      const itemState: ItemState = verdict.kind === 'stop' ? ITEM_STATE.pending : ITEM_STATE.failed;
       journal.recordAttemptOutcome({
         ...at,
-        state: 'rejected',
+        state: ATTEMPT_STATE.rejected,
         itemState,
         error: verdict.message,
         httpStatus: verdict.kind === 'item' ? (verdict.status ?? null) : 402,

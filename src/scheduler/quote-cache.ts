@@ -9,7 +9,7 @@
  * service validates exactly what will be sent).
  */
 import type { CreditQuote, GenerationRequest, Model } from '../contract/index.js';
-import { canonicalJson } from '../journal/index.js';
+import { canonicalJson } from '../shared/index.js';
 
 export interface PreviewClient {
   previewCredits(

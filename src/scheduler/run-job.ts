@@ -9,10 +9,10 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../contract/index.js';
 import { type JobItem, type LoadedStep, type ModelCatalog, validateJob } from '../job/index.js';
-import { canonicalJson, contentHash, type Journal, openJournal } from '../journal/index.js';
+import { type Journal, openJournal } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
 import { ManifestWriter } from '../outputs/index.js';
-import { silentLogger } from '../shared/index.js';
+import { contentHash, silentLogger } from '../shared/index.js';
 import { AssetResolver, prepareJobFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import { CompletionWatcher } from './completion-watcher.js';
@@ -261,7 +261,7 @@ function contractHashes(catalog: ModelCatalog, items: readonly JobItem[]): Recor
   const hashes: Record<string, string> = {};
   for (const modelId of new Set(items.map((i) => i.modelId))) {
     const model = catalog.get(modelId);
-    if (model) hashes[modelId] = contentHash(canonicalJson(model.fields));
+    if (model) hashes[modelId] = contentHash(model.fields);
   }
   return hashes;
 }

@@ -4,7 +4,16 @@
  * and `report.html` with costs, trainings and the timeline. Used at the end
  * of every run (even a stopped one) and by `ibatch report`.
  */
-import type { EventRecord, ItemRecord, Journal } from '../journal/index.js';
+import {
+  ATTEMPT_STATE,
+  type EventRecord,
+  FAILED_ITEM_STATES,
+  ITEM_STATE,
+  type ItemRecord,
+  isStateIn,
+  type Journal,
+  OUTPUT_STATE,
+} from '../journal/index.js';
 import {
   type ManifestRow,
   ManifestWriter,
@@ -31,18 +40,18 @@ function manifestRowsFromJournal(journal: Journal, runId: string): ManifestRow[]
       label: item.label,
       ...(prompt ? { prompt } : {}),
     } as const;
-    if (item.state === 'succeeded') {
-      const winning = attempts.find((a) => a.state === 'succeeded') ?? last;
+    if (item.state === ITEM_STATE.succeeded) {
+      const winning = attempts.find((a) => a.state === ATTEMPT_STATE.succeeded) ?? last;
       const ids = winning?.generationIds.length ?? 1;
       const perGeneration = (winning?.chargedCost ?? 0) / Math.max(1, ids);
       for (const output of outputs.filter((o) => o.itemKey === item.itemKey)) {
-        if (output.state !== 'downloaded' || !output.file || !output.sha256) continue;
+        if (output.state !== OUTPUT_STATE.downloaded || !output.file || !output.sha256) continue;
         rows.push({
           ...base,
           n: output.n,
           attempt: winning?.attemptNo,
           generationId: output.generationId,
-          status: 'succeeded',
+          status: ITEM_STATE.succeeded,
           creditsCost: perGeneration,
           refunded: false,
           url: output.url,
@@ -54,7 +63,7 @@ function manifestRowsFromJournal(journal: Journal, runId: string): ManifestRow[]
       }
       continue;
     }
-    if (item.state === 'failed' || item.state === 'blocked' || item.state === 'skipped') {
+    if (isStateIn(FAILED_ITEM_STATES, item.state)) {
       rows.push({
         ...base,
         ...(last ? { attempt: last.attemptNo } : {}),

@@ -5,9 +5,8 @@
  */
 import type { JobItem, LoadedJob } from '../job/index.js';
 import {
-  canonicalJson,
-  contentHash,
   FINISHED_RUN_STATUSES,
+  isStateIn,
   type Journal,
   type NewItem,
   newRunId,
@@ -15,7 +14,7 @@ import {
   type RunRecord,
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
-import { EXIT, IbatchError, UsageError } from '../shared/index.js';
+import { contentHash, EXIT, IbatchError, UsageError } from '../shared/index.js';
 
 export class RunChangedError extends IbatchError {
   constructor(message: string) {
@@ -90,7 +89,7 @@ export function toNewItem(item: JobItem): NewItem {
     modelId: item.modelId,
     kind: item.kind,
     request: item.request,
-    requestHash: contentHash(canonicalJson(item.request)),
+    requestHash: contentHash(item.request),
     expectedOutputs: item.expectedOutputs,
     sourceItemKey: item.source?.itemKey ?? null,
   };
@@ -109,7 +108,7 @@ export function seedItems(
   const { changed } = journal.addItems(runId, items);
   if (!resumed) return;
   const wanted = new Set(items.map((i) => i.itemKey));
-  const open = journal.listItems(runId).filter((i) => !TERMINAL_ITEM_STATES.includes(i.state));
+  const open = journal.listItems(runId).filter((i) => !isStateIn(TERMINAL_ITEM_STATES, i.state));
   const altered = open.filter((i) => changed.includes(i.itemKey)).map((i) => i.itemKey);
   const removed = open.filter((i) => !wanted.has(i.itemKey)).map((i) => i.itemKey);
   if (altered.length === 0 && removed.length === 0) return;

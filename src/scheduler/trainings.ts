@@ -13,17 +13,17 @@ import type { TrainingJob, TrainingJobRequest } from '../contract/index.js';
 import { trainingOutcome } from '../contract/index.js';
 import type { InfluencerRef, LoadedInfluencer } from '../job/index.js';
 import {
-  canonicalJson,
-  contentHash,
+  ATTEMPT_STATE,
   type InfluencerLookup,
+  ITEM_STATE,
   type NewItem,
 } from '../journal/index.js';
+import { contentHash, sleep } from '../shared/index.js';
 import type { AssetResolver, PreparedFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import type { RunContext } from './context.js';
 import { DependencyFailedError } from './item-graph.js';
 import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journaled-attempt.js';
-import { sleepFor } from './sleep.js';
 
 export const TRAINING_STEP = 'influencers';
 export const trainingItemKey = (localId: string) => `train-${localId}`;
@@ -43,7 +43,7 @@ export function trainingItems(influencers: Iterable<LoadedInfluencer>): NewItem[
       label: inf.name,
       kind: 'training',
       request,
-      requestHash: contentHash(canonicalJson(request)),
+      requestHash: contentHash(request),
       expectedOutputs: 0,
     };
   });
@@ -138,13 +138,16 @@ export class InfluencerResolver {
           )
         : spec.images.urls;
     const { name, username, style, gender } = spec;
-    return contentHash(canonicalJson({ name, username, style, gender, images }));
+    return contentHash({ name, username, style, gender, images });
   }
 
   #markReused(itemKey: string, influencerId: string): void {
     const item = this.ctx.journal.getItem(this.ctx.runId, itemKey);
-    if (item && item.state !== 'succeeded') {
-      this.ctx.journal.setItemState(this.ctx.runId, itemKey, { state: 'succeeded', error: null });
+    if (item && item.state !== ITEM_STATE.succeeded) {
+      this.ctx.journal.setItemState(this.ctx.runId, itemKey, {
+        state: ITEM_STATE.succeeded,
+        error: null,
+      });
       this.ctx.record('training.reused', `reused trained influencer ${influencerId}`, itemKey);
     }
   }
@@ -252,7 +255,7 @@ export class InfluencerResolver {
     for (;;) {
       const job = await ctx.client.getTraining(trainingId, { signal: ctx.stop.hardStop.signal });
       if (job.terminal) return job;
-      await sleepFor(interval, ctx.stop.hardStop.signal);
+      await sleep(interval, ctx.stop.hardStop.signal);
     }
   }
 
@@ -270,13 +273,13 @@ export class InfluencerResolver {
         runId,
         itemKey,
         attemptNo: open.attemptNo,
-        state: succeeded ? 'succeeded' : 'failed',
-        itemState: succeeded ? 'succeeded' : 'failed',
+        state: succeeded ? ATTEMPT_STATE.succeeded : ATTEMPT_STATE.failed,
+        itemState: succeeded ? ITEM_STATE.succeeded : ITEM_STATE.failed,
         refunded: training.refunded,
         error: succeeded ? null : `training failed${training.refunded ? ' (refunded)' : ''}`,
       });
     } else if (succeeded) {
-      journal.setItemState(runId, itemKey, { state: 'succeeded', error: null });
+      journal.setItemState(runId, itemKey, { state: ITEM_STATE.succeeded, error: null });
     }
     journal.saveInfluencer({
       ...lookup,

@@ -3,7 +3,13 @@
  */
 import type { ServiceClient } from '../api/index.js';
 import type { RateLimits } from '../contract/index.js';
-import type { RunStatus, Spend, StepProgress } from '../journal/index.js';
+import type {
+  ITEM_STATE,
+  RunStatus,
+  Spend,
+  StepProgress,
+  TerminalItemState,
+} from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
 import type { ExitCode, Logger } from '../shared/index.js';
 
@@ -16,8 +22,9 @@ export interface RunJobOptions {
   /** The limits `gate` enforces (the watcher paces polls from them). */
   readonly limits: RateLimits;
   /**
-   * Identifies the account without the key (e.g. sha256 of it, truncated):
-   * assets and trained influencers are reused only within the same account.
+   * Identifies the account without the key: `accountFingerprint(apiKey)` of
+   * src/shared, which journals store in asset and influencer scopes (another
+   * value means earlier uploads and trainings are not reused).
    */
   readonly accountFingerprint: string;
   /** @default `.ibatch/journal.db` beside the job file */
@@ -42,7 +49,8 @@ export interface RunJobOptions {
   readonly onEvent?: (event: RunEvent) => void;
 }
 
-export type ItemOutcomeState = 'succeeded' | 'failed' | 'blocked' | 'skipped';
+/** How an item ended: one of the journal's terminal item states. */
+export type ItemOutcomeState = TerminalItemState;
 
 export interface ProgressSnapshot {
   readonly runId: string;
@@ -90,7 +98,7 @@ export interface RunResult {
   readonly message: string;
   readonly spend: Spend;
   readonly budget: number | null;
-  readonly counts: Readonly<Record<ItemOutcomeState | 'pending', number>>;
+  readonly counts: Readonly<Record<ItemOutcomeState | typeof ITEM_STATE.pending, number>>;
   /** Absolute output folder. */
   readonly outputDir: string;
   /** True when the run had been finished before (`--run-id` of a done run). */

@@ -1,7 +1,10 @@
 /** @module shared — small building blocks every other module may use. */
+
+export * from './content-hash.js';
 export * from './errors.js';
 export * from './exit-codes.js';
 export * from './logger.js';
 export * from './prng.js';
 export * from './redact.js';
 export * from './request-gate.js';
+export * from './sleep.js';

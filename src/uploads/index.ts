@@ -5,7 +5,7 @@
  * handling. No HTTP of its own: the transport is passed in.
  */
 export * from './errors.js';
-export { expandUploadSet } from './expand-upload-set.js';
+export { expandGlobs, expandUploadSet, type GlobExpansion } from './expand-upload-set.js';
 export * from './media-type.js';
 export {
   hashFile,

@@ -1,52 +1,16 @@
 /**
  * Media type detection from magic bytes. The file name (or a server URL) never
  * decides what a file is: a `.jpg` that holds a PNG is a PNG, and an HTML error
- * page served as `image/png` is not an image.
+ * page served as `image/png` is not an image. The types themselves live in
+ * src/contract/media-types.ts.
  */
-
-export const MEDIA_CATEGORIES = ['image', 'video', 'audio'] as const;
-export type MediaCategory = (typeof MEDIA_CATEGORIES)[number];
-
-export interface MediaType {
-  /** Canonical MIME type, e.g. `image/jpeg`. */
-  readonly mime: string;
-  /** File extension without the dot, e.g. `jpg`. */
-  readonly ext: string;
-  readonly category: MediaCategory;
-}
-
-function media(mime: string, ext: string, category: MediaCategory): MediaType {
-  return Object.freeze({ mime, ext, category });
-}
-
-/** Every type this module can recognise, by MIME type. */
-export const MEDIA_TYPES = {
-  jpeg: media('image/jpeg', 'jpg', 'image'),
-  png: media('image/png', 'png', 'image'),
-  webp: media('image/webp', 'webp', 'image'),
-  gif: media('image/gif', 'gif', 'image'),
-  avif: media('image/avif', 'avif', 'image'),
-  heic: media('image/heic', 'heic', 'image'),
-  mp4: media('video/mp4', 'mp4', 'video'),
-  mov: media('video/quicktime', 'mov', 'video'),
-  threeGp: media('video/3gpp', '3gp', 'video'),
-  webm: media('video/webm', 'webm', 'video'),
-  mkv: media('video/x-matroska', 'mkv', 'video'),
-  ogv: media('video/ogg', 'ogv', 'video'),
-  mp3: media('audio/mpeg', 'mp3', 'audio'),
-  wav: media('audio/wav', 'wav', 'audio'),
-  m4a: media('audio/mp4', 'm4a', 'audio'),
-  aac: media('audio/aac', 'aac', 'audio'),
-  ogg: media('audio/ogg', 'ogg', 'audio'),
-  flac: media('audio/flac', 'flac', 'audio'),
-} as const;
-
-/** The only types training accepts (reference: "JPEG, PNG or WebP"). */
-export const TRAINING_IMAGE_TYPES: readonly MediaType[] = [
-  MEDIA_TYPES.jpeg,
-  MEDIA_TYPES.png,
-  MEDIA_TYPES.webp,
-];
+import {
+  MEDIA_CATEGORIES,
+  MEDIA_TYPES,
+  type MediaCategory,
+  type MediaType,
+  MIME_ALIASES,
+} from '../contract/index.js';
 
 /** How many leading bytes `sniffMediaType` may look at. */
 export const SNIFF_BYTES = 64;
@@ -124,16 +88,6 @@ export function sniffMediaType(bytes: Uint8Array): MediaType | undefined {
   return sniffMpegAudio(bytes);
 }
 
-const ALIASES: Record<string, string> = {
-  'image/jpg': 'image/jpeg',
-  'image/pjpeg': 'image/jpeg',
-  'audio/mp3': 'audio/mpeg',
-  'audio/x-wav': 'audio/wav',
-  'audio/wave': 'audio/wav',
-  'audio/x-m4a': 'audio/mp4',
-  'audio/m4a': 'audio/mp4',
-};
-
 /**
  * The known media type of a declared `Content-Type` (parameters and case
  * ignored), or undefined. Used only when the bytes cannot be sniffed.
@@ -141,7 +95,7 @@ const ALIASES: Record<string, string> = {
 export function mediaTypeForMime(contentType: string | undefined): MediaType | undefined {
   if (!contentType) return undefined;
   const bare = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  const mime = ALIASES[bare] ?? bare;
+  const mime = MIME_ALIASES[bare] ?? bare;
   return Object.values(MEDIA_TYPES).find((t) => t.mime === mime);
 }
 

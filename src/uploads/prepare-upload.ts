@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { LIMITS } from '../contract/index.js';
+import { LIMITS, type MediaCategory, type MediaType } from '../contract/index.js';
 import { UploadRejectedError } from './errors.js';
-import { type MediaCategory, type MediaType, SNIFF_BYTES, sniffMediaType } from './media-type.js';
+import { SNIFF_BYTES, sniffMediaType } from './media-type.js';
 
 export interface PreparedUpload {
   /** Absolute path of the local file. */

@@ -35,9 +35,10 @@ describe('items', () => {
     });
     const again = journal.addItems(runId, [item('a'), { ...item('b'), requestHash: 'other' }]);
     expect(again).toEqual({ inserted: 0, changed: ['b'] });
-    journal.setItemState(runId, 'b', { state: 'waiting', notBefore: 99, error: 'rate' });
+    // (was the state 'waiting', which the engine never set and is gone)
+    journal.setItemState(runId, 'b', { state: 'submitted', notBefore: 99, error: 'rate' });
     expect(journal.getItem(runId, 'b')).toMatchObject({
-      state: 'waiting',
+      state: 'submitted',
       notBefore: 99,
       error: 'rate',
       request: { prompt: 'b' },

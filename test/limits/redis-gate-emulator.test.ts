@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { type RateLimits, SERVICE_RATE_LIMITS } from '../../src/contract/index.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
-import { accountKeyFor, createRedisGate } from '../../src/limits/index.js';
+import { createRedisGate } from '../../src/limits/index.js';
+import { accountFingerprint } from '../../src/shared/index.js';
 import { newAccountKey, testRedis, waitFor } from './redis-helpers.js';
 
 /** 60 s windows become 2 s: generations 20 and requests 120 per 2 s. */
@@ -98,7 +99,7 @@ describe('shared gate with the emulator', () => {
         baseUrl: emulator.baseUrl,
         apiKey: account.apiKey,
         redisUrl: redis.url,
-        accountKey: accountKeyFor(account.apiKey, emulator.baseUrl),
+        accountKey: accountFingerprint(account.apiKey),
         limits: LIMITS,
         lanes: 4,
         marginMs: MARGIN_MS,

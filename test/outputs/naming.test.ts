@@ -89,8 +89,8 @@ describe('renderOutputPath', () => {
     ).toBe('portraits/scene-beach-2.png');
   });
 
-  it('supports every placeholder, var.NAME included', () => {
-    const out = renderOutputPath('{kind}/{model}/{label}-{var.scene}-{generationId}.{ext}', {
+  it('supports every placeholder, template variables included', () => {
+    const out = renderOutputPath('{kind}/{model}/{label}-{scene}-{generationId}.{ext}', {
       kind: 'image',
       model: 'flux-pro',
       label: 'Flux Pro',
@@ -120,7 +120,7 @@ describe('renderOutputPath', () => {
     const template = fc.constantFrom(
       DEFAULT_OUTPUT_TEMPLATE,
       '{model}/{label}/{generationId}.{ext}',
-      '{var.a}/{var.b}-{n}.{ext}',
+      '{a}/{b}-{n}.{ext}',
       '../{kind}/../{item}',
     );
     fc.assert(

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { mediaTypeForMime, sniffMediaType, TRAINING_IMAGE_TYPES } from '../../src/uploads/index.js';
+import {
+  TRAINING_IMAGE_TYPES,
+  UPLOAD_MEDIA_TYPES,
+  uploadTypeOfFileName,
+} from '../../src/contract/index.js';
+import { SUPPORTED_MIME_TYPES } from '../../src/emulator/index.js';
+import { mediaTypeForMime, sniffMediaType } from '../../src/uploads/index.js';
 import { SAMPLES } from './fixtures/media-samples.js';
 
 describe('sniffMediaType', () => {
@@ -45,5 +51,36 @@ describe('mediaTypeForMime', () => {
     expect(mediaTypeForMime('image/jpg')?.mime).toBe('image/jpeg');
     expect(mediaTypeForMime('text/html')).toBeUndefined();
     expect(mediaTypeForMime(undefined)).toBeUndefined();
+  });
+});
+
+describe('one media type table (src/contract/media-types.ts)', () => {
+  it('maps the extensions the job loader took before to the same MIME types', () => {
+    const before: Record<string, string> = {
+      'a.jpg': 'image/jpeg',
+      'a.JPEG': 'image/jpeg',
+      'a.png': 'image/png',
+      'a.webp': 'image/webp',
+      'a.gif': 'image/gif',
+      'a.mp4': 'video/mp4',
+      'a.mov': 'video/quicktime',
+      'a.webm': 'video/webm',
+      'a.mp3': 'audio/mpeg',
+      'a.wav': 'audio/wav',
+      'a.m4a': 'audio/mp4',
+      'a.ogg': 'audio/ogg',
+    };
+    for (const [name, mime] of Object.entries(before)) {
+      expect(uploadTypeOfFileName(`refs/${name}`)?.mime, name).toBe(mime);
+    }
+    for (const name of ['a.heic', 'a.flac', 'a.txt', 'noext', 'dir.png/file']) {
+      expect(uploadTypeOfFileName(name), name).toBeUndefined();
+    }
+  });
+
+  it('the emulator accepts exactly the uploadable types (and audio/x-wav)', () => {
+    expect(Object.keys(SUPPORTED_MIME_TYPES).sort()).toEqual(
+      [...UPLOAD_MEDIA_TYPES.map((t) => t.mime), 'audio/x-wav'].sort(),
+    );
   });
 });

@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LIMITS } from '../../src/contract/index.js';
+import { LIMITS, TRAINING_IMAGE_TYPES } from '../../src/contract/index.js';
 import {
   expandUploadSet,
   prepareUpload,
-  TRAINING_IMAGE_TYPES,
   UploadInputError,
   UploadRejectedError,
 } from '../../src/uploads/index.js';

@@ -1,4 +1,9 @@
-import { type AttemptRecord, attemptRecordSchema } from '../records.js';
+import {
+  type AttemptRecord,
+  attemptRecordSchema,
+  OPEN_ATTEMPT_STATES,
+  sqlStates,
+} from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { ATTEMPT_COLUMNS } from './columns.js';
 
@@ -29,7 +34,7 @@ export function getOpenAttempt(
   const row = j
     .stmt(
       `SELECT ${ATTEMPT_COLUMNS} FROM attempts
-       WHERE run_id = ? AND item_key = ? AND state IN ('intent', 'submitted')
+       WHERE run_id = ? AND item_key = ? AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})
        ORDER BY attempt_no DESC LIMIT 1`,
     )
     .get(runId, itemKey);
@@ -41,7 +46,7 @@ export function listOpenAttempts(j: JournalDb, runId: string): AttemptRecord[] {
   return j
     .stmt(
       `SELECT ${ATTEMPT_COLUMNS} FROM attempts
-       WHERE run_id = ? AND state IN ('intent', 'submitted') ORDER BY created_at, rowid`,
+       WHERE run_id = ? AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)}) ORDER BY created_at, rowid`,
     )
     .all(runId)
     .map((row) => attemptRecordSchema.parse(row));

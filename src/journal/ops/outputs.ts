@@ -1,4 +1,9 @@
-import { type OutputRecord, type OutputState, outputRecordSchema } from '../records.js';
+import {
+  OUTPUT_STATE,
+  type OutputRecord,
+  type OutputState,
+  outputRecordSchema,
+} from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { OUTPUT_COLUMNS } from './columns.js';
 
@@ -31,7 +36,7 @@ export function markOutputDownloaded(
   file: DownloadedOutput,
 ): void {
   j.stmt(
-    `UPDATE outputs SET state = 'downloaded', file = @file, sha256 = @sha256, bytes = @bytes,
+    `UPDATE outputs SET state = '${OUTPUT_STATE.downloaded}', file = @file, sha256 = @sha256, bytes = @bytes,
        content_type = @contentType, error = NULL, updated_at = @now
      WHERE run_id = @runId AND item_key = @itemKey AND n = @n`,
   ).run({ ...file, runId, itemKey, n, now: j.now() });
@@ -46,7 +51,7 @@ export function markOutputFailed(
   error: string,
 ): void {
   j.stmt(
-    `UPDATE outputs SET state = 'failed', error = @error, updated_at = @now
+    `UPDATE outputs SET state = '${OUTPUT_STATE.failed}', error = @error, updated_at = @now
      WHERE run_id = @runId AND item_key = @itemKey AND n = @n`,
   ).run({ runId, itemKey, n, error, now: j.now() });
 }

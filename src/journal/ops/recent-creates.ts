@@ -1,3 +1,4 @@
+import { ATTEMPT_STATE } from '../records.js';
 import type { JournalDb } from '../sql.js';
 
 export interface RecentCreate {
@@ -26,7 +27,7 @@ export function recentCreates(j: JournalDb, since: number): RecentCreate[] {
       `SELECT a.submitted_at AS sentBy, i.kind AS kind FROM attempts a
        JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
        WHERE a.submitted_at >= @since
-          OR (a.state = 'intent' AND a.created_at >= @staleBefore)
+          OR (a.state = '${ATTEMPT_STATE.intent}' AND a.created_at >= @staleBefore)
        ORDER BY a.created_at`,
     )
     .all({ since, staleBefore: since - STALE_INTENT_MS }) as RecentCreate[];

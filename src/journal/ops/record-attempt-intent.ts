@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../records.js';
+import { ATTEMPT_STATE, type AttemptRecord, ITEM_STATE } from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { getAttempt } from './get-attempts.js';
 import { type ReserveResult, reserveCredits } from './reserve-credits.js';
@@ -56,11 +56,11 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
       j.stmt(
         `INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json,
            request_hash, state, quoted_cost, created_at)
-         VALUES (@runId, @itemKey, @attemptNo, @idempotencyKey, @request, @requestHash, 'intent',
+         VALUES (@runId, @itemKey, @attemptNo, @idempotencyKey, @request, @requestHash, '${ATTEMPT_STATE.intent}',
            @quotedCost, @now)`,
       ).run({ ...input, request: JSON.stringify(input.request), now });
       j.stmt(
-        `UPDATE items SET state = 'submitting', attempts_used = MAX(attempts_used, @attemptNo),
+        `UPDATE items SET state = '${ITEM_STATE.submitting}', attempts_used = MAX(attempts_used, @attemptNo),
            error = NULL, not_before = NULL, updated_at = @now
          WHERE run_id = @runId AND item_key = @itemKey`,
       ).run({ runId: input.runId, itemKey: input.itemKey, attemptNo: input.attemptNo, now });

@@ -1,4 +1,10 @@
-import type { AttemptOutcomeState, AttemptRecord, ItemState } from '../records.js';
+import {
+  type AttemptOutcomeState,
+  type AttemptRecord,
+  type ItemState,
+  OPEN_ATTEMPT_STATES,
+  sqlStates,
+} from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { addOutputs, type NewOutput } from './add-outputs.js';
 import { getAttempt } from './get-attempts.js';
@@ -49,7 +55,7 @@ export function recordAttemptOutcome(
                WHEN @refunded THEN charged_cost ELSE 0 END,
              error = @error, http_status = COALESCE(@httpStatus, http_status), finished_at = @now
            WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
-             AND state IN ('intent', 'submitted')`,
+             AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})`,
         )
         .run({
           runId: input.runId,

@@ -1,4 +1,10 @@
-import type { AttemptRecord } from '../records.js';
+import {
+  ATTEMPT_STATE,
+  type AttemptRecord,
+  ITEM_STATE,
+  OPEN_ATTEMPT_STATES,
+  sqlStates,
+} from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { getAttempt } from './get-attempts.js';
 import { refreshItemMoney } from './refresh-item-money.js';
@@ -42,12 +48,12 @@ export function recordAttemptSubmitted(
       const now = j.now();
       const update = j
         .stmt(
-          `UPDATE attempts SET state = 'submitted', charged_cost = @chargedCost,
+          `UPDATE attempts SET state = '${ATTEMPT_STATE.submitted}', charged_cost = @chargedCost,
              generation_ids_json = @generationIds, task_id = @taskId,
              training_id = @trainingId, influencer_id = @influencerId,
              http_status = @httpStatus, submitted_at = COALESCE(submitted_at, @now)
            WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
-             AND state IN ('intent', 'submitted')`,
+             AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})`,
         )
         .run({
           runId: input.runId,
@@ -60,7 +66,7 @@ export function recordAttemptSubmitted(
         });
       if (update.changes === 1) {
         j.stmt(
-          `UPDATE items SET state = 'submitted', reserved_credits = 0, updated_at = ?
+          `UPDATE items SET state = '${ITEM_STATE.submitted}', reserved_credits = 0, updated_at = ?
            WHERE run_id = ? AND item_key = ?`,
         ).run(now, input.runId, input.itemKey);
         refreshItemMoney(j, input.runId, input.itemKey);

@@ -10,7 +10,7 @@ export interface ItemStateChange {
 }
 
 /**
- * Moves an item to another state outside the attempt flow (waiting, skipped,
+ * Moves an item to another state outside the attempt flow (skipped,
  * a retry back to pending...). Attempt transitions use the record-attempt ops,
  * which keep attempt, item and reservation consistent in one transaction.
  */

@@ -1,4 +1,4 @@
-import type { RunStatus } from '../records.js';
+import { RUN_STATUS, type RunStatus } from '../records.js';
 import type { JournalDb } from '../sql.js';
 
 /**
@@ -9,7 +9,7 @@ export function setRunStatus(j: JournalDb, runId: string, status: RunStatus): vo
   const now = j.now();
   j.stmt(
     `UPDATE runs SET status = @status, updated_at = @now,
-       finished_at = CASE WHEN @status = 'running' THEN NULL ELSE @now END
+       finished_at = CASE WHEN @status = '${RUN_STATUS.running}' THEN NULL ELSE @now END
      WHERE run_id = @runId`,
   ).run({ runId, status, now });
 }

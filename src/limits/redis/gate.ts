@@ -25,7 +25,7 @@ import {
 } from './options.js';
 import { type LocalGrant, occupiedAtOutage, SlotMirror, slotsToUpload } from './slots.js';
 import { type AcquireReply, RedisStore, type SlotLists } from './store.js';
-import { InFlightGrants, sleepFor, type Waiter } from './waiter.js';
+import { InFlightGrants, sleepInterruptibly, type Waiter } from './waiter.js';
 
 export type { FallbackEvent, RedisGateOptions } from './options.js';
 
@@ -121,7 +121,7 @@ class RedisGate implements RateGate {
         this.#check(waiter);
         // Our own pause holds even before (or without) Redis knowing about it.
         if (this.#pausedUntil > Date.now()) {
-          await sleepFor(
+          await sleepInterruptibly(
             waiter,
             this.#pausedUntil - Date.now() + Math.random() * this.#options.jitterMs,
           );
@@ -164,7 +164,7 @@ class RedisGate implements RateGate {
         const cap = now + this.#options.maxSleepMs;
         // wakeAt is 0 while paused; both 0 means the pause just ended: retry now.
         const wakeAt = Math.min(cap, Math.max(reply.wakeAt, this.#pausedUntil, now));
-        await sleepFor(waiter, wakeAt - now + Math.random() * this.#options.jitterMs);
+        await sleepInterruptibly(waiter, wakeAt - now + Math.random() * this.#options.jitterMs);
       }
     } finally {
       this.#waiters.delete(waiter);
@@ -179,7 +179,7 @@ class RedisGate implements RateGate {
     const gate = this.#fallback;
     if (!gate || waiter.buckets.some((b) => this.#options.fallbackLimits[b].count === 0)) {
       // A bucket too small to split among peers waits for Redis (never overspend).
-      await sleepFor(waiter, this.#options.probeMs);
+      await sleepInterruptibly(waiter, this.#options.probeMs);
       return false;
     }
     const controller = new AbortController();

@@ -18,7 +18,7 @@ export interface RedisGateOptions {
   /** `redis://[:password@]host:port[/db]` or `rediss://...` */
   readonly redisUrl: string;
   /**
-   * A fingerprint of the account, e.g. `accountKeyFor(apiKey)`; NEVER the
+   * A fingerprint of the account, e.g. `accountFingerprint(apiKey)` of src/shared; NEVER the
    * API key itself. Runners with the same key share the buckets.
    */
   readonly accountKey: string;
@@ -89,7 +89,7 @@ export function resolveRedisOptions(
 ): ResolvedRedisOptions {
   if (!ACCOUNT_KEY.test(options.accountKey) || options.accountKey.startsWith(API_KEY_PREFIX)) {
     throw new UsageError(
-      'Expected `accountKey` to be a fingerprint of the account (8-128 of A-Z a-z 0-9 _ . : -, e.g. accountKeyFor(apiKey)), never the API key',
+      'Expected `accountKey` to be a fingerprint of the account (8-128 of A-Z a-z 0-9 _ . : -, e.g. accountFingerprint(apiKey)), never the API key',
     );
   }
   let where: string;

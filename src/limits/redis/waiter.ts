@@ -4,6 +4,7 @@
  * (to re-stamp). The event emitter lives in ../gate-events.ts.
  */
 import type { Bucket } from '../../contract/index.js';
+import { sleep } from '../../shared/index.js';
 
 export interface Waiter {
   readonly ticket: string;
@@ -17,19 +18,23 @@ export interface Waiter {
   local: AbortController | undefined;
 }
 
-/** Sleeps `ms`, or less if the waiter is interrupted or aborted. */
-export function sleepFor(waiter: Waiter, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      waiter.signal?.removeEventListener('abort', done);
-      waiter.interrupt = undefined;
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    waiter.interrupt = done;
-    waiter.signal?.addEventListener('abort', done, { once: true });
-  });
+/**
+ * Sleeps `ms`, or less if the waiter is interrupted or aborted; never
+ * rejects: the caller's loop looks at why it woke.
+ */
+export async function sleepInterruptibly(waiter: Waiter, ms: number): Promise<void> {
+  const interrupted = new AbortController();
+  waiter.interrupt = () => interrupted.abort();
+  const signal = waiter.signal
+    ? AbortSignal.any([waiter.signal, interrupted.signal])
+    : interrupted.signal;
+  try {
+    await sleep(Math.max(0, ms), signal);
+  } catch {
+    // Interrupted or aborted: waking early is the point.
+  } finally {
+    waiter.interrupt = undefined;
+  }
 }
 
 interface InFlight {

@@ -1,5 +1,6 @@
 /**
- * Abortable waiting that never ends early: timers may fire a millisecond
+ * The one abortable sleep. `sleep(ms, signal)` rejects with the signal's
+ * reason as soon as it aborts. Waiting never ends early: timers may fire a millisecond
  * before their due time, and a request sent before a Retry-After elapsed is
  * exactly what the service punishes, so we wait on a deadline, not a delay.
  */

@@ -1,0 +1,48 @@
+/**
+ * The one canonical JSON and content hash. Journals store these digests
+ * (request hashes, influencer config hashes, contract hashes) and item keys
+ * are derived from canonical JSON, so both must stay byte-for-byte what
+ * release 0.1.0 wrote: test/shared/content-hash.test.ts pins them and
+ * test/journal/old-release.test.ts resumes a journal that release wrote.
+ */
+import { createHash } from 'node:crypto';
+
+/**
+ * JSON with object keys sorted by UTF-16 code units (integer-like keys
+ * included, unlike a JSON.stringify replacer, which re-orders them), and
+ * undefined properties left out, so equal values always give equal text.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/** Lower-case hex sha256 of a string's UTF-8 bytes. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * sha256 (hex) identifying a value: request, config and contract hashes.
+ * What is hashed is the canonical JSON *as a JSON string literal* (quoted and
+ * escaped): every journal so far stores digests of that text (the old call
+ * sites wrote `contentHash(canonicalJson(x))` around a hash that serialised
+ * again), so changing it would make every resumed run look edited.
+ */
+export function contentHash(value: unknown): string {
+  return sha256Hex(JSON.stringify(canonicalJson(value)));
+}
+
+/**
+ * Identifies an account without revealing its API key: the first 16 hex
+ * characters of the key's sha256. Journals store it (inside asset and
+ * influencer scopes) and shared rate limits are keyed by it, so every runner
+ * of the account (CLI or library) must compute exactly this.
+ */
+export function accountFingerprint(apiKey: string): string {
+  return sha256Hex(apiKey).slice(0, 16);
+}
