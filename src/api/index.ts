@@ -12,7 +12,6 @@ export {
   type ApiErrorInit,
   type ClientOperation,
   ContractError,
-  exitCodeForStatus,
   NetworkError,
   TimeoutError,
   type TimeoutPhase,

@@ -4,7 +4,7 @@
  * read the same everywhere.
  */
 import { type Command, Option } from 'commander';
-import type { LogFormat } from '../shared/index.js';
+import { type LogFormat, UsageError } from '../shared/index.js';
 
 export interface CommonOptions {
   /** Start the emulator in-process and use its first (funded) account. */
@@ -34,4 +34,33 @@ export function addCommonOptions(command: Command): Command {
 /** Whether to colour output on this stream (a TTY, and NO_COLOR unset). */
 export function useColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   return Boolean(stream.isTTY) && !env.NO_COLOR;
+}
+
+/**
+ * Flag value parsers for commander's `argParser`. A bad value is a
+ * {@link UsageError} (exit 2, one line, no stack) naming the flag and the
+ * expected form, e.g. "Expected `--time-scale` to be a number > 0, got `0`".
+ */
+export function positiveNumber(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+      throw badFlag(flag, 'a number > 0', value);
+    }
+    return n;
+  };
+}
+
+export function integerAtLeast(flag: string, min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isInteger(n) || n < min) {
+      throw badFlag(flag, `an integer >= ${min}`, value);
+    }
+    return n;
+  };
+}
+
+function badFlag(flag: string, expected: string, got: string): UsageError {
+  return new UsageError(`Expected \`${flag}\` to be ${expected}, got \`${got}\``);
 }

@@ -13,6 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { type Dispatcher, request, errors as undiciErrors } from 'undici';
+import { meaningOfStatus } from '../contract/index.js';
 import {
   categoryOfMime,
   type MediaCategory,
@@ -110,7 +111,7 @@ async function fetchFollowingSameOrigin(
         DOWNLOAD_FAILURES.http,
         `GET ${options.url} answered HTTP ${statusCode}`,
         {
-          retryable: statusCode >= 500 || statusCode === 429 || statusCode === 408,
+          retryable: meaningOfStatus(statusCode).retryable,
           status: statusCode,
         },
       );
