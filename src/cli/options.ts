@@ -4,7 +4,7 @@
  * read the same everywhere.
  */
 import { type Command, Option } from 'commander';
-import { type LogFormat, UsageError } from '../shared/index.js';
+import { LOG_FORMATS, type LogFormat, UsageError } from '../shared/index.js';
 
 export interface CommonOptions {
   /** Start the emulator in-process and use its first (funded) account. */
@@ -27,7 +27,10 @@ export function addCommonOptions(command: Command): Command {
       new Option(
         '--log-format <format>',
         'log format on stderr (default: pretty on a TTY, json otherwise)',
-      ).choices(['pretty', 'json']),
+      )
+        .choices([...LOG_FORMATS])
+        // After `choices` (which only lists them in --help): one line, exit 2.
+        .argParser(oneOf('--log-format', LOG_FORMATS)),
     );
 }
 
@@ -58,6 +61,14 @@ export function integerAtLeast(flag: string, min: number): (value: string) => nu
       throw badFlag(flag, `an integer >= ${min}`, value);
     }
     return n;
+  };
+}
+
+export function oneOf<T extends string>(flag: string, choices: readonly T[]): (value: string) => T {
+  return (value) => {
+    const found = choices.find((choice) => choice === value);
+    if (found === undefined) throw badFlag(flag, `one of ${choices.join(', ')}`, value);
+    return found;
   };
 }
 

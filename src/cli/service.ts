@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { type ClientEvent, createClient, type ServiceClient } from '../api/index.js';
 import {
   createLogger,
+  LOG_FORMATS,
   type LogFormat,
   type Logger,
   type RequestGate,
@@ -124,7 +125,8 @@ function clientExtras(options: OpenServiceOptions, accountFingerprint: string) {
 function logFormat(io: CliIo, options: OpenServiceOptions): LogFormat | undefined {
   const value = options.logFormat ?? io.env.IBATCH_LOG_FORMAT;
   if (value === undefined || value === '') return undefined;
-  if (value === 'pretty' || value === 'json') return value;
+  const format = LOG_FORMATS.find((known) => known === value);
+  if (format) return format;
   throw new UsageError(`Expected IBATCH_LOG_FORMAT to be pretty or json, got \`${value}\``);
 }
 

@@ -68,8 +68,9 @@ describe('ibatch exits on errors (real process)', () => {
     ['0', '--time-scale', 'a number > 0'],
     ['-3', '--time-scale', 'a number > 0'],
     ['NaN', '--time-scale', 'a number > 0'],
+    ['xml', '--log-format', 'one of pretty, json'],
   ])(
-    '`run --emulator --time-scale %s` is a usage error: exit 2, one line, no stack',
+    '`run --emulator` with the bad value `%s` of %s: a usage error, exit 2, one line, no stack',
     async (value, flag, expected) => {
       ws = workspace(imageJob({ name: 'flags', n: 1 }));
       const run = spawnCli(['run', ws.jobPath, '--emulator', flag, value], {}, ws.dir);
