@@ -1,10 +1,16 @@
 /**
  * Typed errors of the service client. Every message is written for a person,
  * passes through `redact` (a last line of defence: the key is never put into
- * one on purpose), and carries the exit code the CLI maps it to.
+ * one on purpose), and carries its meaning (exit code, stop reason,
+ * retryable) from the contract's failure table (contract/failure-meaning.ts).
  */
-import type { EndpointId } from '../contract/index.js';
-import { EXIT, type ExitCode, IbatchError, redact } from '../shared/index.js';
+import {
+  type EndpointId,
+  MEANING_OF_TRANSPORT,
+  meaningOfStatus,
+  type TransportFailure,
+} from '../contract/index.js';
+import { type ExitCode, IbatchError, type IbatchErrorOptions, redact } from '../shared/index.js';
 import type { Failure } from './retry-policy.js';
 
 /** Endpoint ids plus the presigned upload PUT, which is not a service endpoint. */
@@ -32,7 +38,11 @@ export class ApiError extends IbatchError {
   readonly endpoint: ClientOperation;
 
   constructor(init: ApiErrorInit, options?: { cause?: unknown }) {
-    super(init.code, redact(describeApiError(init)), exitCodeForStatus(init.status), options);
+    const meaning = meaningOfStatus(init.status);
+    super(init.code, redact(describeApiError(init)), meaning.exitCode, {
+      ...options,
+      retryable: meaning.retryable,
+    });
     this.status = init.status;
     this.serviceMessage = redact(init.message);
     this.details = init.details;
@@ -40,19 +50,6 @@ export class ApiError extends IbatchError {
     this.requestId = init.requestId;
     this.endpoint = init.endpoint;
   }
-}
-
-/**
- * 409 maps to `invalid`: it means our payload changed under the same
- * idempotency key, a defect to report, never a fault to retry. Other 4xx are
- * problems with what we sent (2); 403 is treated like a refused key.
- */
-export function exitCodeForStatus(status: number): ExitCode {
-  if (status === 401 || status === 403) return EXIT.unauthorized;
-  if (status === 402) return EXIT.credits;
-  if (status === 408 || status === 429 || status >= 500) return EXIT.unreachable;
-  // 3xx (a redirect we refuse to follow: check the base URL) and other 4xx.
-  return EXIT.invalid;
 }
 
 function describeApiError(init: ApiErrorInit): string {
@@ -77,6 +74,15 @@ function describeApiError(init: ApiErrorInit): string {
   }
 }
 
+/** The exit code and options of a failure without a status, from the table. */
+function meaningOf(
+  failure: TransportFailure,
+  options: { cause?: unknown } | undefined,
+): [ExitCode, IbatchErrorOptions] {
+  const meaning = MEANING_OF_TRANSPORT[failure];
+  return [meaning.exitCode, { ...options, retryable: meaning.retryable }];
+}
+
 /** A response that breaks the contract: wrong shape, malformed JSON, too big. */
 export class ContractError extends IbatchError {
   readonly endpoint: ClientOperation;
@@ -93,8 +99,7 @@ export class ContractError extends IbatchError {
     super(
       'contract',
       redact(`${endpoint}: the service's response breaks the contract${at}: ${problem}`),
-      EXIT.unreachable,
-      options,
+      ...meaningOf('contract', options),
     );
     this.endpoint = endpoint;
     this.path = path;
@@ -118,8 +123,7 @@ export class NetworkError extends IbatchError {
       redact(
         `${endpoint}: could not reach the service (${causeCode ?? 'network error'}): ${detail}`,
       ),
-      EXIT.unreachable,
-      options,
+      ...meaningOf('network', options),
     );
     this.endpoint = endpoint;
     this.causeCode = causeCode;
@@ -142,8 +146,7 @@ export class TimeoutError extends IbatchError {
     super(
       'timeout',
       `${endpoint}: the service did not ${phaseVerb(phase)} within ${timeoutMs} ms`,
-      EXIT.unreachable,
-      options,
+      ...meaningOf('timeout', options),
     );
     this.endpoint = endpoint;
     this.phase = phase;

@@ -13,7 +13,6 @@ export {
   type ApiErrorInit,
   type ClientOperation,
   ContractError,
-  exitCodeForStatus,
   NetworkError,
   TimeoutError,
   type TimeoutPhase,

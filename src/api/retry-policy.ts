@@ -5,13 +5,15 @@
  * - 429: wait exactly what `Retry-After` says (seconds or an HTTP-date), with
  *   no cap: trainings are 5 per hour, so waits near an hour are real. Without
  *   a usable header, back off exponentially from `baseDelayMs`.
- * - 5xx, connection faults, timeouts: exponential backoff with full jitter,
- *   capped at `maxDelayMs`, at most `maxRetries` times.
+ * - Other retryable failures (5xx, 408, connection faults, timeouts: the
+ *   contract's failure table, contract/failure-meaning.ts): exponential
+ *   backoff with full jitter, capped at `maxDelayMs`, at most `maxRetries` times.
  * - A request that creates something billable is retried only when it
  *   carries an Idempotency-Key (the service deduplicates it). A 429 is safe to
  *   retry either way: the service refused it before doing anything.
  * - Any other status (4xx, 409 above all) is never retried.
  */
+import { MEANING_OF_TRANSPORT, meaningOfStatus } from '../contract/index.js';
 
 export interface RetryOptions {
   /** First backoff step for faults. @default 1000 */
@@ -76,11 +78,10 @@ export function decideRetry(
 function faultReason(failure: Failure): RetryReason | undefined {
   switch (failure.type) {
     case 'status':
-      return failure.status >= 500 ? 'server-error' : undefined;
+      return meaningOfStatus(failure.status).retryable ? 'server-error' : undefined;
     case 'network':
-      return 'network';
     case 'timeout':
-      return 'timeout';
+      return MEANING_OF_TRANSPORT[failure.type].retryable ? failure.type : undefined;
     default: {
       const never: never = failure;
       return never;

@@ -1,7 +1,9 @@
 /**
  * The shape every CLI command module has. Commands parse nothing themselves
- * beyond their own options: they call the library and print. Only `main.ts`
- * turns errors into exit codes and calls `process.exit`.
+ * beyond their own options: they call the library and print, and throw
+ * typed errors. Only `main.ts` turns errors into exit codes; it sets
+ * `process.exitCode` and never calls `process.exit`, so output still
+ * buffered in stdout/stderr (a pipe) is flushed before the process ends.
  */
 import type { Command } from 'commander';
 

@@ -3,7 +3,7 @@
  * modules, runs it, and maps typed errors to the interface's exit codes.
  */
 import { Command, CommanderError } from 'commander';
-import { isIbatchError } from '../shared/errors.js';
+import { ensureIbatchError, UnexpectedError } from '../shared/errors.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { redact } from '../shared/redact.js';
 import { VERSION } from '../version.js';
@@ -35,13 +35,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // --help and --version "fail" with exit code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.invalid;
     }
-    if (isIbatchError(error)) {
-      io.stderr.write(`ibatch: ${redact(error.message)}\n`);
-      return error.exitCode;
+    // Ours (and aborts) print one line; only a bug shows its stack.
+    const failure = ensureIbatchError(error);
+    if (failure instanceof UnexpectedError) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      io.stderr.write(`ibatch: unexpected error: ${redact(message)}\n`);
+    } else {
+      io.stderr.write(`ibatch: ${redact(failure.message)}\n`);
     }
-    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    io.stderr.write(`ibatch: unexpected error: ${redact(message)}\n`);
-    return EXIT.unreachable;
+    return failure.exitCode;
   }
 }
 

@@ -4,7 +4,7 @@
  * read the same everywhere.
  */
 import { type Command, Option } from 'commander';
-import type { LogFormat } from '../shared/index.js';
+import { LOG_FORMATS, type LogFormat, UsageError } from '../shared/index.js';
 
 export interface CommonOptions {
   /** Start the emulator in-process and use its first (funded) account. */
@@ -27,11 +27,51 @@ export function addCommonOptions(command: Command): Command {
       new Option(
         '--log-format <format>',
         'log format on stderr (default: pretty on a TTY, json otherwise)',
-      ).choices(['pretty', 'json']),
+      )
+        .choices([...LOG_FORMATS])
+        // After `choices` (which only lists them in --help): one line, exit 2.
+        .argParser(oneOf('--log-format', LOG_FORMATS)),
     );
 }
 
 /** Whether to colour output on this stream (a TTY, and NO_COLOR unset). */
 export function useColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   return Boolean(stream.isTTY) && !env.NO_COLOR;
+}
+
+/**
+ * Flag value parsers for commander's `argParser`. A bad value is a
+ * {@link UsageError} (exit 2, one line, no stack) naming the flag and the
+ * expected form, e.g. "Expected `--time-scale` to be a number > 0, got `0`".
+ */
+export function positiveNumber(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+      throw badFlag(flag, 'a number > 0', value);
+    }
+    return n;
+  };
+}
+
+export function integerAtLeast(flag: string, min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isInteger(n) || n < min) {
+      throw badFlag(flag, `an integer >= ${min}`, value);
+    }
+    return n;
+  };
+}
+
+export function oneOf<T extends string>(flag: string, choices: readonly T[]): (value: string) => T {
+  return (value) => {
+    const found = choices.find((choice) => choice === value);
+    if (found === undefined) throw badFlag(flag, `one of ${choices.join(', ')}`, value);
+    return found;
+  };
+}
+
+function badFlag(flag: string, expected: string, got: string): UsageError {
+  return new UsageError(`Expected \`${flag}\` to be ${expected}, got \`${got}\``);
 }

@@ -14,6 +14,7 @@ import { type Connection, connect } from '../library/connect.js';
 import type { RateGate } from '../limits/index.js';
 import {
   createLogger,
+  LOG_FORMATS,
   type LogFormat,
   type Logger,
   registerSecret,
@@ -138,6 +139,7 @@ function opened(
 function logFormat(io: CliIo, options: OpenServiceOptions): LogFormat | undefined {
   const value = options.logFormat ?? io.env.IBATCH_LOG_FORMAT;
   if (value === undefined || value === '') return undefined;
-  if (value === 'pretty' || value === 'json') return value;
+  const format = LOG_FORMATS.find((known) => known === value);
+  if (format) return format;
   throw new UsageError(`Expected IBATCH_LOG_FORMAT to be pretty or json, got \`${value}\``);
 }

@@ -5,6 +5,7 @@
 
 export * from './endpoints.js';
 export * from './error-codes.js';
+export * from './failure-meaning.js';
 export * from './limits.js';
 export * from './media-types.js';
 export * from './model-options.js';

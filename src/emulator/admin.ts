@@ -4,9 +4,10 @@
  * Due refunds are settled before every admin read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { API_KEY_PREFIX, type Bucket } from '../contract/index.js';
+import { API_KEY_PREFIX, type Bucket, ERROR_CODES } from '../contract/index.js';
 import type { EmulatorContext } from './context.js';
 import { isFaultKind } from './fault-kinds.js';
+import { EmulatorHttpError, validationError } from './http-error.js';
 import { isLoopback, parseJson, readBody, sendJson } from './http-util.js';
 import {
   type Behaviour,
@@ -74,7 +75,7 @@ function ledger(ctx: EmulatorContext, accountId: string | null): LedgerEntry[] {
 type Route = (ctx: EmulatorContext, body: Record<string, unknown>, url: URL) => unknown;
 
 const fail = (message: string): never => {
-  throw Object.assign(new Error(message), { status: 400 });
+  throw validationError(message);
 };
 
 const ROUTES: Record<string, Route> = {
@@ -140,13 +141,13 @@ export async function handleAdmin(
 ): Promise<void> {
   if (!isLoopback(req.socket.remoteAddress)) {
     req.resume();
-    sendJson(res, 403, { error: { code: 'forbidden', message: 'admin is loopback only' } });
+    new EmulatorHttpError('forbidden', 'admin is loopback only').send(res);
     return;
   }
   const route = ROUTES[`${req.method} ${url.pathname.slice('/__admin'.length)}`];
   if (!route) {
     req.resume();
-    sendJson(res, 404, { error: { code: 'not_found', message: 'no such admin route' } });
+    new EmulatorHttpError(ERROR_CODES.notFound, 'no such admin route').send(res);
     return;
   }
   try {
@@ -155,7 +156,10 @@ export async function handleAdmin(
     ctx.store.settle(ctx.now());
     sendJson(res, 200, route(ctx, body, url));
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    sendJson(res, 400, { error: { code: 'validation_error', message } });
+    const refused =
+      error instanceof EmulatorHttpError
+        ? error
+        : validationError(error instanceof Error ? error.message : String(error));
+    refused.send(res);
   }
 }

@@ -1,7 +1,8 @@
 /** Read-only endpoints: account, models. */
-import { notFound } from './api-error.js';
+
 import type { Answer, ApiCall } from './call.js';
 import type { EmulatorContext } from './context.js';
+import { notFound } from './http-error.js';
 import { EMULATOR_MODELS, findModel, publicModel } from './models.js';
 
 export function getAccount(_ctx: EmulatorContext, call: ApiCall): Answer {

@@ -6,14 +6,14 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { API_PREFIX, SERVICE_RATE_LIMITS } from '../contract/index.js';
+import { API_PREFIX, ERROR_CODES, SERVICE_RATE_LIMITS } from '../contract/index.js';
 import { handleAdmin } from './admin.js';
 import { EmulatorAdmin } from './admin-client.js';
 import type { EmulatorContext } from './context.js';
 import type { Pending } from './fault-responses.js';
 import { FaultPicker } from './faults.js';
 import { serveFile } from './files.js';
-import { sendJson } from './http-util.js';
+import { EmulatorHttpError, notFound } from './http-error.js';
 import { IdempotencyStore } from './idempotency.js';
 import { type EmulatorOptions, resolveOptions } from './options.js';
 import { createStreams } from './prng.js';
@@ -81,7 +81,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const onError = (res: ServerResponse) => (error: unknown) => {
     if (res.headersSent) res.destroy();
-    else sendJson(res, 500, { error: { code: 'internal_error', message: String(error) } });
+    else new EmulatorHttpError(ERROR_CODES.internal, String(error)).send(res);
   };
   const main = createServer(
     { keepAliveTimeout: 30_000 },
@@ -99,9 +99,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         // served
       } else {
         req.resume();
-        sendJson(res, 404, {
-          error: { code: 'not_found', message: `${req.method} ${path} not found` },
-        });
+        notFound(`${req.method} ${path}`).send(res);
       }
     },
   );

@@ -4,6 +4,7 @@ import { type EndpointId, ERROR_CODES } from '../contract/index.js';
 import type { Answer } from './call.js';
 import type { EmulatorContext } from './context.js';
 import type { FaultKind } from './fault-kinds.js';
+import { EmulatorHttpError, type ServerErrorStatus } from './http-error.js';
 import { sendJson } from './http-util.js';
 import { oddStatus } from './status-text.js';
 
@@ -30,10 +31,13 @@ export function applyPreFault(
   pending: Pending,
   accountId: string | undefined,
 ): boolean {
-  const internal = (status: number) =>
-    sendJson(res, status, {
-      error: { code: ERROR_CODES.internal, message: `injected ${status} (emulator fault)` },
-    });
+  const internal = (status: ServerErrorStatus) =>
+    new EmulatorHttpError(
+      ERROR_CODES.internal,
+      `injected ${status} (emulator fault)`,
+      undefined,
+      status,
+    ).send(res);
   switch (fault) {
     case 'reset-before':
       resetConnection(res);
@@ -57,10 +61,8 @@ export function applyPreFault(
         headers['Retry-After'] = '1';
         if (accountId) ctx.stats.announce(accountId, ctx.now() + 1000);
       }
-      sendJson(
+      new EmulatorHttpError(ERROR_CODES.rateLimited, 'rate limit exceeded (burst)').send(
         res,
-        429,
-        { error: { code: ERROR_CODES.rateLimited, message: 'rate limit exceeded (burst)' } },
         headers,
       );
       return true;

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { EmulatorContext } from './context.js';
-import { sendJson } from './http-util.js';
+import { notFound } from './http-error.js';
 import { pngFor, videoFor } from './png.js';
 import type { AccountState } from './state.js';
 import { VIDEO_MIME } from './video-clip.js';
@@ -21,7 +21,7 @@ function send(res: ServerResponse, type: string, bytes: Buffer, head: boolean): 
 }
 
 function missing(res: ServerResponse): void {
-  sendJson(res, 404, { error: { code: 'not_found', message: 'file not found' } });
+  notFound('file').send(res);
 }
 
 function each<T>(ctx: EmulatorContext, pick: (a: AccountState) => T | undefined): T | undefined {

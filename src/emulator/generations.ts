@@ -11,10 +11,10 @@ import {
   GenerationRequestSchema,
   type Kind,
 } from '../contract/index.js';
-import { ApiError, notFound, validationError } from './api-error.js';
 import type { Answer, ApiCall } from './call.js';
 import type { EmulatorContext } from './context.js';
 import type { FaultKind } from './fault-kinds.js';
+import { EmulatorHttpError, notFound, validationError } from './http-error.js';
 import { validateGenerationRequest } from './model-input.js';
 import { type EmulatorModel, findModel } from './models.js';
 import type { Behaviour } from './options.js';
@@ -101,8 +101,7 @@ export function createGeneration(
   const price = priceModel(model, request);
   const account = call.account;
   if (account.credits < price.cost) {
-    throw new ApiError(
-      402,
+    throw new EmulatorHttpError(
       ERROR_CODES.insufficientCredits,
       `credits: this request costs ${price.cost}, the balance is ${account.credits}`,
       { cost: price.cost, balance: account.credits },

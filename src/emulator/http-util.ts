@@ -1,6 +1,6 @@
 /** Small node:http helpers shared by the servers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { validationError } from './api-error.js';
+import { validationError } from './http-error.js';
 
 /** Largest JSON request body accepted (well above any valid request). */
 export const MAX_JSON_BODY = 1024 * 1024;

@@ -5,7 +5,7 @@
  * or credits can be retried with the same key and is evaluated afresh.
  */
 import { LIMITS } from '../contract/index.js';
-import { validationError } from './api-error.js';
+import { validationError } from './http-error.js';
 
 export interface StoredAnswer {
   readonly fingerprint: string;

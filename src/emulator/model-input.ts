@@ -12,8 +12,8 @@
  * whose inputs are made at run time.
  */
 import type { GenerationRequest } from '../contract/index.js';
-import { notFound, validationError } from './api-error.js';
 import { type EmulatorContext, ownedMedia } from './context.js';
+import { notFound, validationError } from './http-error.js';
 import type { EmulatorField, EmulatorModel } from './models.js';
 import type { AccountState } from './state.js';
 

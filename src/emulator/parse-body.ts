@@ -1,6 +1,6 @@
 /** Runs a contract zod schema over a request body; a 400 names the first bad field. */
 import type { z } from 'zod';
-import { validationError } from './api-error.js';
+import { validationError } from './http-error.js';
 
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const result = schema.safeParse(body);

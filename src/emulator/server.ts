@@ -5,12 +5,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_PREFIX, type Bucket, ENDPOINTS, ERROR_CODES } from '../contract/index.js';
 import { canonicalJson } from '../shared/index.js';
-import { ApiError, notFound } from './api-error.js';
 import type { Answer, ApiCall } from './call.js';
 import type { EmulatorContext } from './context.js';
 import { applyPreFault, type Pending, sendWithPostFault } from './fault-responses.js';
 import { handle } from './handlers.js';
-import { parseJson, readBody, sendJson } from './http-util.js';
+import { EmulatorHttpError, notFound } from './http-error.js';
+import { parseJson, readBody } from './http-util.js';
 import { type IdempotencyLookup, idempotencyKeyOf } from './idempotency.js';
 import { matchRoute } from './routes.js';
 
@@ -30,11 +30,8 @@ function bearer(header: string | undefined): string | undefined {
 }
 
 function errorAnswer(error: unknown): Answer {
-  if (error instanceof ApiError) return { status: error.status, body: error.body() };
-  return {
-    status: 500,
-    body: { error: { code: ERROR_CODES.internal, message: 'internal error' } },
-  };
+  if (error instanceof EmulatorHttpError) return error.answer();
+  return new EmulatorHttpError(ERROR_CODES.internal, 'internal error').answer();
 }
 
 export async function handleApi(
@@ -72,12 +69,10 @@ export async function handleApi(
   const raw = req.method === 'POST' ? await readBody(req).catch((e: unknown) => e) : undefined;
   if (!account) {
     ctx.stats.unauthorized++;
-    sendJson(res, 401, {
-      error: {
-        code: ERROR_CODES.unauthorized,
-        message: 'Authorization: missing, invalid or revoked API key',
-      },
-    });
+    new EmulatorHttpError(
+      ERROR_CODES.unauthorized,
+      'Authorization: missing, invalid or revoked API key',
+    ).send(res);
     return;
   }
   const now = ctx.now();
@@ -86,7 +81,7 @@ export async function handleApi(
 
   // Parse problems are answered after the rate check, like any other 400.
   let body: unknown;
-  let early: ApiError | undefined;
+  let early: EmulatorHttpError | undefined;
   let idempotencyKey: string | undefined;
   let lookup: IdempotencyLookup = { kind: 'new' };
   try {
@@ -103,7 +98,7 @@ export async function handleApi(
       }
     }
   } catch (error) {
-    early = error instanceof ApiError ? error : undefined;
+    early = error instanceof EmulatorHttpError ? error : undefined;
   }
 
   // A replay or a conflict creates nothing: it counts in `requests` only.
@@ -114,18 +109,11 @@ export async function handleApi(
     const seconds = Math.max(1, Math.ceil(decision.waitMs / 1000));
     ctx.stats.announce(account.id, now + seconds * 1000);
     ctx.stats.count(account.id, 'rateLimited');
-    sendJson(
-      res,
-      429,
-      {
-        error: {
-          code: ERROR_CODES.rateLimited,
-          message: `rate limit of the ${decision.blockedBy} bucket exceeded; retry after ${seconds}s`,
-          details: { bucket: decision.blockedBy },
-        },
-      },
-      { 'Retry-After': seconds, 'Retry-After-Ms': Math.ceil(decision.waitMs) },
-    );
+    new EmulatorHttpError(
+      ERROR_CODES.rateLimited,
+      `rate limit of the ${decision.blockedBy} bucket exceeded; retry after ${seconds}s`,
+      { bucket: decision.blockedBy },
+    ).send(res, { 'Retry-After': seconds, 'Retry-After-Ms': Math.ceil(decision.waitMs) });
     return;
   }
   const limit = ctx.limiter.headers(account.id, now);
@@ -143,13 +131,10 @@ export async function handleApi(
     headers['Idempotent-Replayed'] = 'true';
   } else if (lookup.kind === 'conflict') {
     ctx.stats.count(account.id, 'conflicts');
-    answer = errorAnswer(
-      new ApiError(
-        409,
-        ERROR_CODES.idempotencyConflict,
-        'Idempotency-Key: already used with a different payload',
-      ),
-    );
+    answer = new EmulatorHttpError(
+      ERROR_CODES.idempotencyConflict,
+      'Idempotency-Key: already used with a different payload',
+    ).answer();
   } else {
     const call: ApiCall = {
       endpoint: route.endpoint,

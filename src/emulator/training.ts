@@ -12,9 +12,9 @@ import {
   type TrainingJobRequest,
   TrainingJobRequestSchema,
 } from '../contract/index.js';
-import { ApiError, notFound, validationError } from './api-error.js';
 import type { Answer, ApiCall } from './call.js';
 import type { EmulatorContext } from './context.js';
+import { EmulatorHttpError, notFound, validationError } from './http-error.js';
 import { parseBody } from './parse-body.js';
 import { TRAINING_COST } from './pricing.js';
 import type { AccountState, TrainingRecord } from './state.js';
@@ -38,7 +38,7 @@ function checkAssets(ctx: EmulatorContext, account: AccountState, urls: readonly
   if (!first) return;
   const message = `assetUrls.${first.index}: ${first.reason}`;
   if (ctx.behaviour.trainingAssetError === 'not_found') {
-    throw new ApiError(404, ERROR_CODES.notFound, message, problems);
+    throw new EmulatorHttpError(ERROR_CODES.notFound, message, problems);
   }
   throw validationError(message, problems);
 }
@@ -85,8 +85,7 @@ export function createTraining(
   checkAssets(ctx, account, request.assetUrls);
   const username = uniqueUsername(ctx, account, request);
   if (account.credits < TRAINING_COST) {
-    throw new ApiError(
-      402,
+    throw new EmulatorHttpError(
       ERROR_CODES.insufficientCredits,
       `credits: training costs ${TRAINING_COST}, the balance is ${account.credits}`,
       { cost: TRAINING_COST, balance: account.credits },

@@ -7,16 +7,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  AssetUploadRequestSchema,
-  ERROR_CODES,
-  MEDIA_TYPES,
-  UPLOAD_MEDIA_TYPES,
-} from '../contract/index.js';
-import { ApiError, validationError } from './api-error.js';
+import { AssetUploadRequestSchema, MEDIA_TYPES, UPLOAD_MEDIA_TYPES } from '../contract/index.js';
 import type { Answer, ApiCall } from './call.js';
 import type { EmulatorContext } from './context.js';
-import { sendJson } from './http-util.js';
+import { EmulatorHttpError, notFound, validationError } from './http-error.js';
 import { parseBody } from './parse-body.js';
 import type { AssetRecord } from './state.js';
 
@@ -73,10 +67,6 @@ function findAsset(ctx: EmulatorContext, id: string): AssetRecord | undefined {
   return undefined;
 }
 
-function uploadError(res: ServerResponse, error: ApiError): void {
-  sendJson(res, error.status, error.body());
-}
-
 /** Handles every request to the upload origin. */
 export function handleUpload(
   ctx: EmulatorContext,
@@ -93,20 +83,20 @@ export function handleUpload(
       at: new Date().toISOString(),
     });
   }
-  const reject = (error: ApiError) => {
+  const reject = (error: EmulatorHttpError) => {
     req.resume();
-    uploadError(res, error);
+    error.send(res);
   };
   if (!asset || url.searchParams.get('token') !== asset.token) {
-    reject(new ApiError(404, ERROR_CODES.notFound, 'upload URL not found'));
+    reject(notFound('upload URL'));
     return;
   }
   if (req.method !== 'PUT') {
-    reject(new ApiError(405, 'method_not_allowed', `method: expected PUT, got ${req.method}`));
+    reject(new EmulatorHttpError('method_not_allowed', `method: expected PUT, got ${req.method}`));
     return;
   }
   if (Date.now() > asset.expiresAt) {
-    reject(new ApiError(403, 'upload_expired', 'the presigned upload URL has expired'));
+    reject(new EmulatorHttpError('upload_expired', 'the presigned upload URL has expired'));
     return;
   }
   if (req.headers.authorization !== undefined && ctx.behaviour.uploadAuthorization === 'reject') {
@@ -130,7 +120,7 @@ export function handleUpload(
   });
   req.on('end', () => {
     if (tooBig || received !== asset.sizeBytes) {
-      uploadError(res, validationError(`body: expected ${asset.sizeBytes} bytes, got ${received}`));
+      validationError(`body: expected ${asset.sizeBytes} bytes, got ${received}`).send(res);
       return;
     }
     asset.bytes = Buffer.concat(chunks);

@@ -4,6 +4,7 @@
  * BOM, and a header row. Strict: a stray quote or a row with the wrong number
  * of fields is an error with its line, not a guess.
  */
+import { EXIT, IbatchError } from '../shared/index.js';
 
 export interface CsvRecord {
   /** 1-based line where the record starts. */
@@ -16,14 +17,14 @@ export interface CsvTable {
   readonly records: readonly CsvRecord[];
 }
 
-export class CsvSyntaxError extends Error {
+/** A malformed CSV file (exit 2: the job's input is invalid). */
+export class CsvSyntaxError extends IbatchError {
   constructor(
     message: string,
     readonly line: number,
     readonly col: number,
   ) {
-    super(`line ${line}, column ${col}: ${message}`);
-    this.name = 'CsvSyntaxError';
+    super('csv_syntax', `line ${line}, column ${col}: ${message}`, EXIT.invalid);
   }
 }
 

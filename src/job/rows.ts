@@ -3,6 +3,7 @@
  * of template values per row, keeping each row's line for messages.
  */
 import { readFileSync } from 'node:fs';
+import { EXIT, IbatchError } from '../shared/index.js';
 import { CsvSyntaxError, parseCsv } from './csv.js';
 import type { TemplateValue } from './types.js';
 
@@ -12,10 +13,10 @@ export interface Row {
   readonly vars: Readonly<Record<string, TemplateValue>>;
 }
 
-export class RowsFileError extends Error {
+/** A step's `rows:` file is missing or malformed (exit 2: the job is invalid). */
+export class RowsFileError extends IbatchError {
   constructor(message: string) {
-    super(message);
-    this.name = 'RowsFileError';
+    super('rows_file', message, EXIT.invalid);
   }
 }
 

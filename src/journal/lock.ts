@@ -20,6 +20,8 @@ export interface LockOptions {
   /** false: fail at once; true: wait forever; a number: wait that many ms. */
   readonly wait?: boolean | number;
   readonly signal?: AbortSignal;
+  /** Told once, when a live holder makes us wait (with `wait`). */
+  readonly onWait?: (holder: LockHolder | undefined) => void;
   /** Told when a stale lock was taken over. */
   readonly onStaleTakeover?: (holder: LockHolder | undefined) => void;
   /** @default 200 */
@@ -102,10 +104,12 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   const deadline =
     wait === true ? Number.POSITIVE_INFINITY : Date.now() + (wait === false ? 0 : wait);
   const interval = options.retryIntervalMs ?? 200;
-  for (;;) {
+  for (let waited = false; ; waited = true) {
     options.signal?.throwIfAborted();
     if (tryAcquire(path, holder, options)) break;
     if (Date.now() + interval > deadline) throw new JournalLockedError(path, readHolder(path));
+    if (!waited) options.onWait?.(readHolder(path));
+    // Abortable: Ctrl-C ends the wait at once, with the signal's reason.
     await sleep(interval, options.signal);
   }
   let released = false;

@@ -33,6 +33,8 @@ export interface OpenJournalOptions {
   readonly readonly?: boolean;
   /** Aborts a `wait`. */
   readonly signal?: AbortSignal;
+  /** Told once when `wait` starts waiting for a live holder (log it). */
+  readonly onLockWait?: (holder: LockHolder | undefined) => void;
   /** Told when the lock of a dead process was taken over (log it). */
   readonly onStaleLock?: (holder: LockHolder | undefined) => void;
   /** @default 5000 */
@@ -67,6 +69,7 @@ export async function openJournal(
     wait: options.wait ?? false,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onStaleLock ? { onStaleTakeover: options.onStaleLock } : {}),
+    ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
   });
   let db: Database.Database | undefined;
   try {

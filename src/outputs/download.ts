@@ -13,7 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { type Dispatcher, request, errors as undiciErrors } from 'undici';
-import type { MediaCategory, MediaType } from '../contract/index.js';
+import { type MediaCategory, type MediaType, meaningOfStatus } from '../contract/index.js';
 import { categoryOfMime, mediaTypeForMime, SNIFF_BYTES, sniffMediaType } from '../uploads/index.js';
 import { DOWNLOAD_FAILURES, DownloadError } from './errors.js';
 import { fsyncDir } from './fs-durable.js';
@@ -104,7 +104,7 @@ async function fetchFollowingSameOrigin(
         DOWNLOAD_FAILURES.http,
         `GET ${options.url} answered HTTP ${statusCode}`,
         {
-          retryable: statusCode >= 500 || statusCode === 429 || statusCode === 408,
+          retryable: meaningOfStatus(statusCode).retryable,
           status: statusCode,
         },
       );

@@ -33,7 +33,6 @@ export type DownloadFailure = (typeof DOWNLOAD_FAILURES)[keyof typeof DOWNLOAD_F
  */
 export class DownloadError extends IbatchError {
   readonly reason: DownloadFailure;
-  readonly retryable: boolean;
   readonly status: number | undefined;
 
   constructor(
@@ -41,9 +40,11 @@ export class DownloadError extends IbatchError {
     message: string,
     options: { retryable: boolean; status?: number; cause?: unknown },
   ) {
-    super('download_failed', message, EXIT.unreachable, { cause: options.cause });
+    super('download_failed', message, EXIT.unreachable, {
+      cause: options.cause,
+      retryable: options.retryable,
+    });
     this.reason = reason;
-    this.retryable = options.retryable;
     this.status = options.status;
   }
 }

@@ -11,6 +11,8 @@
  * - `*@0.05`           any point with probability 0.05.
  * Unset (normal use), `crashPoint` is one cached check and never fires.
  */
+import { IbatchError } from '../shared/errors.js';
+import { EXIT } from '../shared/exit-codes.js';
 import { mulberry32 } from '../shared/prng.js';
 
 export const CRASH_POINTS = [
@@ -38,8 +40,11 @@ interface CrashRule {
   readonly probability?: number;
 }
 
-export class CrashSpecError extends Error {
-  readonly code = 'CRASH_SPEC';
+/** A malformed IBATCH_CRASH_AT (exit 2: a configuration error). */
+export class CrashSpecError extends IbatchError {
+  constructor(message: string) {
+    super('crash_spec', message, EXIT.invalid);
+  }
 }
 
 /** Parses `IBATCH_CRASH_AT`; throws CrashSpecError on a malformed spec (a typo must not silently test nothing). */

@@ -45,6 +45,11 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   const journal = await openJournal(journalPath, {
     wait: options.waitForLock ?? false,
     ...(options.signal ? { signal: options.signal } : {}),
+    onLockWait: (holder) =>
+      logger.info(
+        { pid: holder?.pid, hostname: holder?.hostname },
+        `waiting for ${holder ? `process ${holder.pid} on ${holder.hostname}` : 'another process'} to release the journal`,
+      ),
   });
   try {
     return await runWithJournal(options, journal, validated, files, logger);

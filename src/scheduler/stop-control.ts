@@ -10,7 +10,14 @@
  * The most serious reason wins when several happen.
  */
 import { RUN_STATUS, type RunStatus } from '../journal/index.js';
-import { EXIT, type ExitCode, IbatchError } from '../shared/index.js';
+import {
+  EXIT,
+  EXIT_FOR_STOP,
+  type ExitCode,
+  IbatchError,
+  STOP_REASONS,
+  type StopReason,
+} from '../shared/index.js';
 
 /** Work given up because the run is stopping; the item stays resumable. */
 export class RunStoppedError extends IbatchError {
@@ -19,8 +26,8 @@ export class RunStoppedError extends IbatchError {
   }
 }
 
-export const STOP_REASONS = ['credits', 'unreachable', 'unauthorized', 'interrupted'] as const;
-export type StopReason = (typeof STOP_REASONS)[number];
+// The reasons live with the exit codes they map to (shared/exit-codes.ts).
+export { STOP_REASONS, type StopReason };
 
 const SEVERITY: Record<StopReason, number> = {
   credits: 1,
@@ -67,20 +74,7 @@ export class StopController {
 }
 
 export function exitCodeOf(reason: StopReason): ExitCode {
-  switch (reason) {
-    case 'credits':
-      return EXIT.credits;
-    case 'unreachable':
-      return EXIT.unreachable;
-    case 'unauthorized':
-      return EXIT.unauthorized;
-    case 'interrupted':
-      return EXIT.interrupted;
-    default: {
-      const never: never = reason;
-      throw new Error(`unknown stop reason ${String(never)}`);
-    }
-  }
+  return EXIT_FOR_STOP[reason];
 }
 
 export function runStatusOf(reason: StopReason): RunStatus {

@@ -1,19 +1,36 @@
 /**
  * Base class of every error ibatch raises on purpose. Each subclass has a
- * stable `code` (for scripts and tests) and the process exit code it maps to;
- * only the CLI entry point turns them into `process.exit`.
+ * stable `code` (for scripts and tests) and carries its own meaning, like
+ * Temporal's failures carry `nonRetryable`: the process exit code, the reason
+ * it stops a run (or null: only its item failed) and whether repeating the
+ * same request may succeed. Callers ask the error; they never re-derive its
+ * meaning from an HTTP status. Only the CLI entry point (cli/main.ts) turns
+ * an error into the process's exit code.
  */
-import { EXIT, type ExitCode } from './exit-codes.js';
+import { EXIT, type ExitCode, type StopReason, stopReasonForExit } from './exit-codes.js';
+
+export interface IbatchErrorOptions {
+  readonly cause?: unknown;
+  /** Whether repeating the same request may succeed (a transient fault). @default false */
+  readonly retryable?: boolean;
+}
 
 export class IbatchError extends Error {
   readonly code: string;
   readonly exitCode: ExitCode;
+  readonly retryable: boolean;
 
-  constructor(code: string, message: string, exitCode: ExitCode, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: string, message: string, exitCode: ExitCode, options?: IbatchErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.exitCode = exitCode;
+    this.retryable = options?.retryable ?? false;
+  }
+
+  /** Why this error stops a run, or null when it fails only its own item. */
+  get stopReason(): StopReason | null {
+    return stopReasonForExit(this.exitCode);
   }
 }
 
@@ -31,6 +48,32 @@ export class InterruptedError extends IbatchError {
   }
 }
 
+/**
+ * Something ibatch did not raise on purpose (a bug, an unmapped system
+ * error). It counts as "unreachable" (exit 4, the run stops and resumes
+ * later): after an unknown failure the service may have acted, so the
+ * attempt stays open and the next run re-sends it with the same key.
+ */
+export class UnexpectedError extends IbatchError {
+  constructor(cause: unknown) {
+    super('unexpected', cause instanceof Error ? cause.message : String(cause), EXIT.unreachable, {
+      cause,
+    });
+  }
+}
+
 export function isIbatchError(error: unknown): error is IbatchError {
   return error instanceof IbatchError;
+}
+
+/**
+ * Turns anything thrown into an IbatchError (Temporal's
+ * `ensureApplicationFailure`): ours pass through, an abort is an
+ * interruption, anything else is an {@link UnexpectedError}.
+ */
+export function ensureIbatchError(error: unknown): IbatchError {
+  if (error instanceof IbatchError) return error;
+  if (error instanceof Error && error.name === 'AbortError')
+    return new InterruptedError(error.message);
+  return new UnexpectedError(error);
 }

@@ -9,7 +9,8 @@ import { type Logger, pino } from 'pino';
 import { redact } from './redact.js';
 
 export type { Logger } from 'pino';
-export type LogFormat = 'pretty' | 'json';
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface LoggerOptions {
   /** @default 'info' */

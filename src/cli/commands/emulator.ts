@@ -3,26 +3,10 @@
  * With --json, prints exactly one JSON line (the only place the demo keys
  * are printed, on purpose: they are the emulator's own throwaway keys).
  */
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { UsageError } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
-
-function integer(name: string, min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) {
-      throw new InvalidArgumentError(`Expected ${name} to be an integer >= ${min}, got ${value}`);
-    }
-    return n;
-  };
-}
-
-function positive(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new InvalidArgumentError(`Expected a positive number, got ${value}`);
-  return n;
-}
+import { integerAtLeast, positiveNumber } from '../options.js';
 
 interface EmulatorFlags {
   port: number;
@@ -92,15 +76,20 @@ export const emulatorCommand: CommandModule = {
       .description(
         'Serve the service emulator on loopback until stopped (never spends real credits).',
       )
-      .option('--port <n>', 'API port (0 picks a free port)', integer('--port', 0), 0)
+      .option('--port <n>', 'API port (0 picks a free port)', integerAtLeast('--port', 0), 0)
       .option(
         '--upload-port <n>',
         'upload origin port (0 picks a free port)',
-        integer('--upload-port', 0),
+        integerAtLeast('--upload-port', 0),
         0,
       )
-      .option('--time-scale <n>', 'divide rate-limit windows and latencies by N', positive, 1)
-      .option('--seed <n>', 'seed of latencies, outcomes and faults', integer('--seed', 0))
+      .option(
+        '--time-scale <n>',
+        'divide rate-limit windows and latencies by N',
+        positiveNumber('--time-scale'),
+        1,
+      )
+      .option('--seed <n>', 'seed of latencies, outcomes and faults', integerAtLeast('--seed', 0))
       .option('--faults <spec>', 'fault rates, e.g. error-500=0.05,reset-before=0.01')
       .option('--json', 'print one JSON line with the URLs and accounts')
       .action((flags: EmulatorFlags) => run(flags, io));

@@ -9,8 +9,9 @@ import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
 import { parseLimitsSpec } from '../../limits/index.js';
 import { type RunResult, runJob } from '../../scheduler/index.js';
+import { InterruptedError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
-import { addCommonOptions, type CommonOptions } from '../options.js';
+import { addCommonOptions, type CommonOptions, positiveNumber } from '../options.js';
 import { progressRenderer } from '../progress.js';
 import { openService } from '../service.js';
 import { planCommandAction } from './plan.js';
@@ -26,7 +27,7 @@ interface RunOptions extends CommonOptions {
   readonly limitsStore?: string;
   readonly wait?: boolean;
   readonly offline?: boolean;
-  readonly timeScale?: string;
+  readonly timeScale: number;
 }
 
 /** With --emulator the demo runs faster: the emulator and our limits are scaled together. */
@@ -61,18 +62,22 @@ export const runCommand: CommandModule = {
           new Option(
             '--time-scale <n>',
             'with --emulator: divide its windows and latencies (and our limits) by n',
-          ).default(String(DEFAULT_EMULATOR_TIME_SCALE)),
+          )
+            .argParser(positiveNumber('--time-scale'))
+            .default(DEFAULT_EMULATOR_TIME_SCALE),
         ),
     ).action(async (job: string, options: RunOptions) => {
       if (options.dryRun) {
         await planCommandAction(io, job, options);
         return;
       }
-      const scale = options.emulator ? Number(options.timeScale) : 1;
+      const scale = options.emulator ? options.timeScale : 1;
       const limits = resolveLimits(options.limits ?? io.env.IBATCH_LIMITS, scale);
       const abort = new AbortController();
       setMaxListeners(0, abort.signal); // every in-flight request listens on it
-      const onSignal = () => abort.abort(new Error('interrupted'));
+      // The reason is what every waiting call rethrows (the lock wait, start-up
+      // requests): an InterruptedError exits 130 with one line, no stack.
+      const onSignal = () => abort.abort(new InterruptedError());
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       const renderer = progressRenderer(io.stderr);
@@ -129,9 +134,6 @@ function journalOption(
 }
 
 function resolveLimits(spec: string | undefined, scale: number): RateLimits {
-  if (!Number.isFinite(scale) || scale <= 0) {
-    throw new Error(`Expected --time-scale to be a positive number, got ${scale}`);
-  }
   if (spec) return parseLimitsSpec(spec);
   const scaled = {} as Record<Bucket, { count: number; windowMs: number }>;
   for (const [bucket, window] of Object.entries(SERVICE_RATE_LIMITS) as [

@@ -1,0 +1,139 @@
+/**
+ * How the real CLI (`node bin/ibatch.js`, needs `npm run build`) ends on
+ * errors: a bad flag value is a usage error (exit 2, one line naming the
+ * flag, no stack); Ctrl-C while `run --wait` waits for another process's
+ * lock, or while a start-up call hangs, exits 130 with no stack.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { lockPathFor } from '../../src/journal/index.js';
+import {
+  imageJob,
+  killSpawned,
+  REPO,
+  spawnCli,
+  type Workspace,
+  waitFor,
+  workspace,
+} from '../scheduler/helpers.js';
+
+let ws: Workspace | undefined;
+let holder: ChildProcess | undefined;
+let server: Server | undefined;
+afterEach(async () => {
+  killSpawned();
+  if (holder?.exitCode === null) holder.kill('SIGKILL');
+  holder = undefined;
+  server?.closeAllConnections();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  server = undefined;
+  ws?.cleanup();
+  ws = undefined;
+});
+
+/** No stack frames and no "unexpected error": the user sees one sentence. */
+function expectNoStack(stderr: string): void {
+  expect(stderr).not.toMatch(/^\s+at /m);
+  expect(stderr).not.toContain('unexpected error');
+}
+
+/** A second real process that opened the journal (so holds its lock) and keeps it open. */
+async function holdJournal(journalPath: string): Promise<ChildProcess> {
+  const journalModule = path.join(REPO, 'dist', 'journal', 'index.js');
+  const script = `
+    const { openJournal } = await import(${JSON.stringify(journalModule)});
+    await openJournal(${JSON.stringify(journalPath)});
+    process.stdout.write('held\\n');
+    setInterval(() => {}, 60_000);
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  await waitFor('the holder to take the lock', () => {
+    if (child.exitCode !== null) throw new Error(`the holder exited with ${child.exitCode}`);
+    return out.includes('held');
+  });
+  return child;
+}
+
+describe('ibatch exits on errors (real process)', () => {
+  it.each([
+    ['0', '--time-scale', 'a number > 0'],
+    ['-3', '--time-scale', 'a number > 0'],
+    ['NaN', '--time-scale', 'a number > 0'],
+    ['xml', '--log-format', 'one of pretty, json'],
+  ])(
+    '`run --emulator` with the bad value `%s` of %s: a usage error, exit 2, one line, no stack',
+    async (value, flag, expected) => {
+      ws = workspace(imageJob({ name: 'flags', n: 1 }));
+      const run = spawnCli(['run', ws.jobPath, '--emulator', flag, value], {}, ws.dir);
+      const { code } = await run.exited;
+      expect(code, run.stderr()).toBe(2);
+      expect(run.stderr().trim()).toBe(
+        `ibatch: Expected \`${flag}\` to be ${expected}, got \`${value}\``,
+      );
+      expectNoStack(run.stderr());
+    },
+    30_000,
+  );
+
+  it('`emulator --port -1` is a usage error naming the flag', async () => {
+    const run = spawnCli(['emulator', '--port', '-1'], {}, REPO);
+    expect((await run.exited).code, run.stderr()).toBe(2);
+    expect(run.stderr()).toContain('Expected `--port` to be an integer >= 0, got `-1`');
+    expectNoStack(run.stderr());
+  }, 30_000);
+
+  it('SIGINT while `run --wait` waits for another process holding the journal: exit 130, no stack', async () => {
+    ws = workspace(imageJob({ name: 'wait-int', n: 1 }));
+    holder = await holdJournal(ws.journalPath);
+    expect(existsSync(lockPathFor(ws.journalPath))).toBe(true);
+    const run = spawnCli(
+      ['run', ws.jobPath, '--emulator', '--wait'],
+      { IBATCH_LOG_FORMAT: 'json' },
+      ws.dir,
+    );
+    await waitFor('the run to wait for the lock', () =>
+      run.stderr().includes(`waiting for process ${holder?.pid}`),
+    );
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    expect(code, run.stderr()).toBe(130);
+    expect(run.stderr()).toContain('ibatch: interrupted');
+    expectNoStack(run.stderr());
+    expect(holder.exitCode).toBeNull(); // the holder's lock was left alone
+  }, 30_000);
+
+  it('SIGINT while a start-up call hangs: exit 130, no stack', async () => {
+    ws = workspace(imageJob({ name: 'startup-int', n: 1 }));
+    let seen = 0;
+    // Accepts every request and never answers.
+    server = createServer(() => {
+      seen++;
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const run = spawnCli(
+      ['run', ws.jobPath],
+      {
+        IBATCH_BASE_URL: `http://127.0.0.1:${port}/api/v1`,
+        IBATCH_API_KEY: 'ifk_live_cli_errors_test_0123456789',
+        IBATCH_LOG_FORMAT: 'json',
+      },
+      ws.dir,
+    );
+    await waitFor('a start-up request', () => seen > 0);
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    expect(code, run.stderr()).toBe(130);
+    expect(run.stderr()).toContain('ibatch: interrupted');
+    expectNoStack(run.stderr());
+  }, 30_000);
+});
