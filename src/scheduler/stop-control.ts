@@ -10,7 +10,7 @@
  * The most serious reason wins when several happen.
  */
 import { RUN_STATUS, type RunStatus } from '../journal/index.js';
-import { EXIT, type ExitCode, IbatchError } from '../shared/index.js';
+import { EXIT, type ExitCode, IbatchError, isIbatchError } from '../shared/index.js';
 
 /** Work given up because the run is stopping; the item stays resumable. */
 export class RunStoppedError extends IbatchError {
@@ -81,6 +81,18 @@ export function exitCodeOf(reason: StopReason): ExitCode {
       throw new Error(`unknown stop reason ${String(never)}`);
     }
   }
+}
+
+/**
+ * The status of a run that an error ended (it escaped the run instead of
+ * stopping it through the controller): the stop reason whose exit code the
+ * error carries, so `status` and the exit code agree; `stopped_error` for
+ * anything else.
+ */
+export function runStatusOfError(error: unknown): RunStatus {
+  const exitCode = isIbatchError(error) ? error.exitCode : undefined;
+  const reason = STOP_REASONS.find((r) => exitCodeOf(r) === exitCode);
+  return reason ? runStatusOf(reason) : RUN_STATUS.stoppedError;
 }
 
 export function runStatusOf(reason: StopReason): RunStatus {
