@@ -1,12 +1,13 @@
 /**
  * @module journal
  * The durable record of runs: a better-sqlite3 database (WAL, synchronous
- * FULL) with a one-process lock. The engine commits each attempt's intent
+ * FULL) with one lock per job (one process runs a job at a time). The engine commits each attempt's intent
  * before sending it and each response before acting on it, so a run killed at
  * any instant resumes without paying twice. See docs/journal.md.
  */
 
 export * from './errors.js';
+export { lockPathFor } from './identity.js';
 export { Journal } from './journal.js';
 export {
   type IdempotencyKeyParts,
@@ -14,7 +15,7 @@ export {
   newRunId,
 } from './keys.js';
 export { LATEST_SCHEMA_VERSION } from './migrations/index.js';
-export { lockPathFor, type OpenJournalOptions, openJournal } from './open.js';
+export { type OpenJournalOptions, openJournal } from './open.js';
 export type { AddItemsResult, NewItem } from './ops/add-items.js';
 export type { NewOutput } from './ops/add-outputs.js';
 export type { NewAsset } from './ops/assets.js';

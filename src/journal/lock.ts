@@ -1,6 +1,6 @@
 /**
- * One process at a time per journal: a lock file beside the database holding
- * `{pid, hostname, startedAt}`. It is created atomically with complete
+ * One process at a time per lock file (one per job of a journal, see
+ * identity.ts for where they live), holding `{pid, hostname, startedAt}`. It is created atomically with complete
  * content (written to a temp file, then `link`ed into place, which fails if
  * the lock exists), so a reader never sees a half-written lock.
  *
@@ -11,8 +11,9 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, uptime } from 'node:os';
+import { dirname } from 'node:path';
 import { sleep } from '../shared/index.js';
 import { JournalLockedError, type LockHolder } from './errors.js';
 
@@ -26,6 +27,8 @@ export interface LockOptions {
   readonly onStaleTakeover?: (holder: LockHolder | undefined) => void;
   /** @default 200 */
   readonly retryIntervalMs?: number;
+  /** The job the lock is for: named in the refusal. */
+  readonly job?: string;
 }
 
 export interface HeldLock {
@@ -104,10 +107,12 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   const deadline =
     wait === true ? Number.POSITIVE_INFINITY : Date.now() + (wait === false ? 0 : wait);
   const interval = options.retryIntervalMs ?? 200;
+  mkdirSync(dirname(path), { recursive: true });
   for (let waited = false; ; waited = true) {
     options.signal?.throwIfAborted();
     if (tryAcquire(path, holder, options)) break;
-    if (Date.now() + interval > deadline) throw new JournalLockedError(path, readHolder(path));
+    if (Date.now() + interval > deadline)
+      throw new JournalLockedError(path, readHolder(path), options.job);
     if (!waited) options.onWait?.(readHolder(path));
     // Abortable: Ctrl-C ends the wait at once, with the signal's reason.
     await sleep(interval, options.signal);

@@ -11,6 +11,10 @@ export function schemaVersion(db: Database.Database): number {
  * Applies every migration newer than the database, each in its own
  * transaction together with its `user_version` bump, so a crash mid-way leaves
  * a consistent, resumable schema. Returns the versions applied.
+ *
+ * Two writers (two jobs) may open one fresh journal at once: the version is
+ * read again inside each IMMEDIATE transaction (which holds the write lock),
+ * so the second opener skips what the first applied instead of failing.
  */
 export function migrate(db: Database.Database, path: string): number[] {
   const current = schemaVersion(db);
@@ -23,11 +27,15 @@ export function migrate(db: Database.Database, path: string): number[] {
   const applied: number[] = [];
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    }).immediate();
-    applied.push(migration.version);
+    const ran = db
+      .transaction(() => {
+        if (schemaVersion(db) >= migration.version) return false;
+        db.exec(migration.sql);
+        db.pragma(`user_version = ${migration.version}`);
+        return true;
+      })
+      .immediate();
+    if (ran) applied.push(migration.version);
   }
   return applied;
 }

@@ -1,6 +1,12 @@
 /**
  * Opening a journal: lock, pragmas, migrations.
  *
+ * Locks are per job (`job`): different jobs share one journal and run at the
+ * same time, each writer in its own short transactions; `busy_timeout` makes
+ * one wait for the other's commit instead of failing with SQLITE_BUSY. It is
+ * set before anything else, since switching a fresh file to WAL and
+ * migrating it take the database's write lock too.
+ *
  * Durability: WAL with `synchronous = FULL`. Measured on this project's machine, WAL +
  * NORMAL already survives kill -9, but a power loss or OS crash may roll back
  * the last commits; losing a committed attempt intent could make us send a
@@ -9,11 +15,12 @@
  * magnitude above the ~2 requests/s the service allows, so safety costs
  * nothing that matters.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { LockHolder } from './errors.js';
 import { JournalMissingError } from './errors.js';
+import { lockPathFor, prepareJournalFile } from './identity.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { assertCurrentSchema, migrate } from './migrate.js';
@@ -31,6 +38,12 @@ export interface OpenJournalOptions {
    * @default false
    */
   readonly readonly?: boolean;
+  /**
+   * The job this writer runs: the lock is that job's, so other jobs may use
+   * the journal at the same time. Without it the writer takes the journal's
+   * own writer lock (one such writer at a time).
+   */
+  readonly job?: string;
   /** Aborts a `wait`. */
   readonly signal?: AbortSignal;
   /** Told once when `wait` starts waiting for a live holder (log it). */
@@ -41,10 +54,6 @@ export interface OpenJournalOptions {
   readonly busyTimeoutMs?: number;
   /** Clock for record timestamps (tests). @default Date.now */
   readonly now?: () => number;
-}
-
-export function lockPathFor(journalPath: string): string {
-  return `${journalPath}.lock`;
 }
 
 export async function openJournal(
@@ -64,19 +73,20 @@ export async function openJournal(
     }
     return new Journal(db, fullPath, undefined, options.now);
   }
-  mkdirSync(dirname(fullPath), { recursive: true });
-  const lock = await acquireLock(lockPathFor(fullPath), {
+  const file = prepareJournalFile(fullPath);
+  const lock = await acquireLock(lockPathFor(file.path, options.job), {
     wait: options.wait ?? false,
+    ...(options.job !== undefined ? { job: options.job } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onStaleLock ? { onStaleTakeover: options.onStaleLock } : {}),
     ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
   });
   let db: Database.Database | undefined;
   try {
-    db = new Database(fullPath);
+    db = new Database(file.path);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     db.pragma('foreign_keys = ON');
     migrate(db, fullPath);
     return new Journal(db, fullPath, lock, options.now);

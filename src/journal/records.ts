@@ -12,6 +12,8 @@ export const RUN_STATUS = {
   stoppedUnreachable: 'stopped_unreachable',
   stoppedUnauthorized: 'stopped_unauthorized',
   interrupted: 'interrupted',
+  /** Stopped by an error that is none of the above (a bug, a full disk); resumable. */
+  stoppedError: 'stopped_error',
 } as const;
 export type RunStatus = (typeof RUN_STATUS)[keyof typeof RUN_STATUS];
 /** Statuses after which `run` starts a new run instead of resuming. */

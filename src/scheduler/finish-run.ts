@@ -13,10 +13,10 @@ import {
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
-import { EXIT, type ExitCode } from '../shared/index.js';
+import { EXIT, type ExitCode, type Logger } from '../shared/index.js';
 import type { RunContext } from './context.js';
 import { writeRunOutputs } from './run-outputs.js';
-import { exitCodeOf, runStatusOf, type StopController } from './stop-control.js';
+import { exitCodeOf, runStatusOf, runStatusOfError, type StopController } from './stop-control.js';
 import type { ProgressSnapshot, RunResult } from './types.js';
 
 export interface FinishInput {
@@ -37,6 +37,8 @@ const EXIT_OF_STATUS: Record<RunStatus, ExitCode> = {
   stopped_unreachable: EXIT.unreachable,
   stopped_unauthorized: EXIT.unauthorized,
   interrupted: EXIT.interrupted,
+  // What the CLI exits with for an unexpected error.
+  stopped_error: EXIT.unreachable,
 };
 
 export async function finishRun(input: FinishInput): Promise<RunResult> {
@@ -83,6 +85,27 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     outputDir: input.outputDir,
     alreadyFinished: input.alreadyFinished,
   };
+}
+
+/**
+ * An error escaped the run (a refused key at the first request, a full disk,
+ * a bug) instead of stopping it through the StopController: the run must not
+ * stay `running` (issue 12.8), so `status` shows what stopped it. A failure to
+ * record that is logged, never allowed to hide the error itself.
+ */
+export function recordEscapedStop(
+  journal: Journal,
+  runId: string,
+  error: unknown,
+  logger: Logger,
+): void {
+  try {
+    if (journal.getRun(runId)?.status === RUN_STATUS.running) {
+      journal.setRunStatus(runId, runStatusOfError(error));
+    }
+  } catch (recordError) {
+    logger.error({ err: String(recordError) }, 'could not record why the run stopped');
+  }
 }
 
 async function nextStep(

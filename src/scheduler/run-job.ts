@@ -18,12 +18,12 @@ import { classifyError } from './classify.js';
 import { CompletionWatcher } from './completion-watcher.js';
 import type { RunContext } from './context.js';
 import { DownloadStage } from './downloads.js';
-import { finishRun, progressSnapshot } from './finish-run.js';
+import { finishRun, progressSnapshot, recordEscapedStop } from './finish-run.js';
 import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
 import { parseInferenceTime } from './latency.js';
 import { QuoteCache } from './quote-cache.js';
-import { seedItems, selectRun, toNewItem } from './select-run.js';
+import { markRunning, type RunSelection, seedItems, selectRun, toNewItem } from './select-run.js';
 import { RunStoppedError, StopController } from './stop-control.js';
 import { InfluencerResolver, trainingItems } from './trainings.js';
 import type { RunEvent, RunJobOptions, RunResult } from './types.js';
@@ -42,7 +42,9 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
   const files = await prepareJobFiles(job, items);
   const journalPath = options.journalPath ?? path.join(job.dir, '.ibatch', 'journal.db');
+  // The lock is the job's: other jobs may share the journal meanwhile.
   const journal = await openJournal(journalPath, {
+    job: job.name,
     wait: options.waitForLock ?? false,
     ...(options.signal ? { signal: options.signal } : {}),
     onLockWait: (holder) =>
@@ -66,16 +68,6 @@ async function runWithJournal(
   logger: NonNullable<RunJobOptions['logger']>,
 ): Promise<RunResult> {
   const { job, catalog, items } = validated;
-  let lastSpend = '';
-  const emit = (event: RunEvent) => {
-    options.onEvent?.(event);
-    // 'spend' is derived from the progress ticks: one event whenever the journal's totals change.
-    if (event.type !== 'progress') return;
-    const spend = JSON.stringify(event.snapshot.spend);
-    if (spend === lastSpend) return;
-    lastSpend = spend;
-    options.onEvent?.({ type: 'spend', spend: event.snapshot.spend });
-  };
   const outputDir = options.outDir ? path.resolve(options.outDir) : job.output;
   const contracts = contractHashes(catalog, items);
   const selection = selectRun(journal, job, {
@@ -101,6 +93,50 @@ async function runWithJournal(
     [...trainingItems(job.influencers.values()), ...items.map(toNewItem)],
     selection.resumed,
   );
+  markRunning(journal, runId);
+  try {
+    return await driveRun({
+      options,
+      journal,
+      validated,
+      files,
+      logger,
+      selection,
+      outputDir,
+      contracts,
+    });
+  } catch (error) {
+    recordEscapedStop(journal, runId, error, logger);
+    throw error;
+  }
+}
+
+interface StartedRun {
+  readonly options: RunJobOptions;
+  readonly journal: Journal;
+  readonly validated: Awaited<ReturnType<typeof validateJob>>;
+  readonly files: Awaited<ReturnType<typeof prepareJobFiles>>;
+  readonly logger: NonNullable<RunJobOptions['logger']>;
+  readonly selection: RunSelection;
+  readonly outputDir: string;
+  readonly contracts: Record<string, string>;
+}
+
+/** Drives the items of a selected, seeded run to the end (or a stop) and finishes it. */
+async function driveRun(started: StartedRun): Promise<RunResult> {
+  const { options, journal, validated, files, logger, selection, outputDir, contracts } = started;
+  const { job, catalog, items } = validated;
+  const runId = selection.run.runId;
+  let lastSpend = '';
+  const emit = (event: RunEvent) => {
+    options.onEvent?.(event);
+    // 'spend' is derived from the progress ticks: one event whenever the journal's totals change.
+    if (event.type !== 'progress') return;
+    const spend = JSON.stringify(event.snapshot.spend);
+    if (spend === lastSpend) return;
+    lastSpend = spend;
+    options.onEvent?.({ type: 'spend', spend: event.snapshot.spend });
+  };
   const speed = SERVICE_RATE_LIMITS.generations.windowMs / options.limits.generations.windowMs;
   const record: RunContext['record'] = (type, message, itemKey, data) => {
     journal.appendEvent(runId, {

@@ -74,11 +74,19 @@ function serviceOf(run: RunRecord): unknown {
   return (run.options as { service?: unknown } | null)?.service;
 }
 
+/**
+ * Resumes `run`. Its status stays what it was until the items are seeded
+ * (`markRunning`): a resume refused because the job changed ran nothing and
+ * must leave the run as it found it.
+ */
 function resume(journal: Journal, job: LoadedJob, run: RunRecord): RunSelection {
-  journal.setRunStatus(run.runId, RUN_STATUS.running);
   if ((run.budget ?? null) !== (job.budget ?? null))
     journal.setRunBudget(run.runId, job.budget ?? null);
   return { run: journal.getRun(run.runId) ?? run, resumed: true, alreadyFinished: false };
+}
+
+export function markRunning(journal: Journal, runId: string): void {
+  journal.setRunStatus(runId, RUN_STATUS.running);
 }
 
 export function toNewItem(item: JobItem): NewItem {

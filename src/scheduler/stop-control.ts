@@ -15,6 +15,7 @@ import {
   EXIT_FOR_STOP,
   type ExitCode,
   IbatchError,
+  isIbatchError,
   STOP_REASONS,
   type StopReason,
 } from '../shared/index.js';
@@ -75,6 +76,17 @@ export class StopController {
 
 export function exitCodeOf(reason: StopReason): ExitCode {
   return EXIT_FOR_STOP[reason];
+}
+
+/**
+ * The status of a run that an error ended (it escaped the run instead of
+ * stopping it through the controller): the stop reason whose exit code the
+ * error carries, so `status` and the exit code agree; `stopped_error` for
+ * anything else.
+ */
+export function runStatusOfError(error: unknown): RunStatus {
+  const reason = isIbatchError(error) ? error.stopReason : null;
+  return reason ? runStatusOf(reason) : RUN_STATUS.stoppedError;
 }
 
 export function runStatusOf(reason: StopReason): RunStatus {

@@ -1,8 +1,13 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalLockedError, lockPathFor, openJournal } from '../../src/journal/index.js';
+import {
+  JournalLinkedError,
+  JournalLockedError,
+  lockPathFor,
+  openJournal,
+} from '../../src/journal/index.js';
 import { spawnFixture } from './child.js';
 import { tempDir } from './helpers.js';
 
@@ -59,10 +64,62 @@ describe('journal lock', () => {
 
   it('respects a lock held on another host', async () => {
     const path = join(tempDir(), 'journal.db');
+    mkdirSync(dirname(lockPathFor(path)), { recursive: true });
     writeFileSync(
       lockPathFor(path),
       JSON.stringify({ pid: 1, hostname: `not-${hostname()}`, startedAt: Date.now() }),
     );
     await expect(openJournal(path)).rejects.toThrow(/on not-/);
+  });
+
+  it('every spelling of one journal is one lock: symlink, x/../, relative; a hard link is refused', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'db', 'journal.db');
+    mkdirSync(join(dir, 'alt'));
+    mkdirSync(join(dir, 'x'));
+    // The symlink is made before the journal exists: the first opener creates its target.
+    symlinkSync(path, join(dir, 'alt', 'journal.db'));
+    const first = await openJournal(join(dir, 'alt', 'journal.db'), { job: 'j' });
+    expect(existsSync(path)).toBe(true);
+    for (const spelling of [
+      path,
+      join(dir, 'x', '..', 'db', 'journal.db'),
+      relative(process.cwd(), path),
+    ]) {
+      await expect(openJournal(spelling, { job: 'j' })).rejects.toBeInstanceOf(JournalLockedError);
+      expect(lockPathFor(spelling, 'j')).toBe(lockPathFor(path, 'j'));
+    }
+    linkSync(path, join(dir, 'hard.db'));
+    await expect(openJournal(join(dir, 'hard.db'), { job: 'j' })).rejects.toBeInstanceOf(
+      JournalLinkedError,
+    );
+    first.close();
+  });
+
+  it('locks are per job: another job opens the same journal at once and both write', async () => {
+    const path = join(tempDir(), 'journal.db');
+    const a = await openJournal(path, { job: 'a' });
+    const b = await openJournal(path, { job: 'b' });
+    await expect(openJournal(path, { job: 'a' })).rejects.toThrow(/The job "a" is being run/);
+    a.createRun({ runId: 'ra', jobName: 'a', jobPath: '/a', jobHash: 'h', budget: null });
+    b.createRun({ runId: 'rb', jobName: 'b', jobPath: '/b', jobHash: 'h', budget: null });
+    expect(
+      a
+        .listRuns()
+        .map((r) => r.runId)
+        .sort(),
+    ).toEqual(['ra', 'rb']);
+    a.close();
+    b.close();
+  });
+
+  it('two processes migrating one fresh journal at once both succeed', async () => {
+    const path = join(tempDir(), 'journal.db');
+    const children = ['a', 'b', 'c'].map((job) => spawnFixture('lock-holder.ts', path, job));
+    await Promise.all(children.map((child) => child.waitFor((line) => line === 'locked')));
+    for (const child of children) await child.kill9();
+    const journal = await openJournal(path, { readonly: true });
+    expect(journal.integrityCheck()).toEqual(['ok']);
+    journal.close();
   });
 });

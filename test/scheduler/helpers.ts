@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import {
   type EmulatorOptions,
   type LedgerEntry,
@@ -178,4 +179,21 @@ export function chargesPerItem(entries: readonly LedgerEntry[]): Map<string, num
     perItem.set(item, (perItem.get(item) ?? 0) + 1);
   }
   return perItem;
+}
+
+/** Every item charged exactly once: `n` charges over `n` distinct items. */
+export function expectOneChargePerItem(entries: readonly LedgerEntry[], n: number): void {
+  expect(entries).toHaveLength(n);
+  const perItem = chargesPerItem(entries);
+  expect(perItem.size).toBe(n);
+  expect([...perItem.values()].every((count) => count === 1)).toBe(true);
+}
+
+/** Slow enough (10 creates per 2 s) that a 20-item run is still going when a test acts on it. */
+export function slowEnv(em: RunningEmulator, scale: number): NodeJS.ProcessEnv {
+  return {
+    ...envFor(em, scale),
+    IBATCH_LIMITS:
+      'requests=120/2000ms,generations=10/2000ms,trainings=5/120000ms,uploads=30/2000ms',
+  };
 }

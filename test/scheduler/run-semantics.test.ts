@@ -12,12 +12,13 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { lockPathFor, openJournal, type RunRecord } from '../../src/journal/index.js';
 import {
   charges,
-  chargesPerItem,
   cli,
   emulatorFor,
   envFor,
+  expectOneChargePerItem,
   imageJob,
   killSpawned,
+  slowEnv,
   spawnCli,
   type Workspace,
   waitFor,
@@ -46,25 +47,12 @@ async function readRuns(journalPath: string): Promise<RunRecord[]> {
   }
 }
 
-function expectOneChargePerItem(entries: Awaited<ReturnType<typeof charges>>, n: number): void {
-  expect(entries).toHaveLength(n);
-  const perItem = chargesPerItem(entries);
-  expect(perItem.size).toBe(n);
-  expect([...perItem.values()].every((count) => count === 1)).toBe(true);
-}
-
-/** Slow enough (10 creates per 2 s) that a 20-item run is still going when we act on it. */
-const slowEnv = (e: RunningEmulator) => ({
-  ...envFor(e, SCALE),
-  IBATCH_LIMITS: 'requests=120/2000ms,generations=10/2000ms,trainings=5/120000ms,uploads=30/2000ms',
-});
-
 describe('ibatch run semantics', () => {
   it('SIGINT exits 130 saying how to resume; the next run resumes the same run with no double charge', async () => {
     em = await emulatorFor({ timeScale: SCALE });
     const N = 20;
     ws = workspace(imageJob({ name: 'sigint-job', n: N }));
-    const env = slowEnv(em);
+    const env = slowEnv(em, SCALE);
     const run = spawnCli(['run', ws.jobPath], env, ws.dir);
     const emu = em;
     await waitFor('a first charge', async () => (await charges(emu)).length >= 2);
@@ -129,10 +117,10 @@ describe('ibatch run semantics', () => {
     em = await emulatorFor({ timeScale: SCALE });
     const N = 20;
     ws = workspace(imageJob({ name: 'lock-job', n: N }));
-    const env = slowEnv(em);
+    const env = slowEnv(em, SCALE);
     const holder = spawnCli(['run', ws.jobPath, '--run-id', 'lock-a'], env, ws.dir);
     const emu = em;
-    const lockPath = lockPathFor(ws.journalPath);
+    const lockPath = lockPathFor(ws.journalPath, 'lock-job');
     await waitFor(
       'the holder to charge',
       async () => existsSync(lockPath) && (await charges(emu)).length >= 1,

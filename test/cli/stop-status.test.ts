@@ -1,0 +1,124 @@
+/**
+ * `status` after every way a run stops (issue 12.8): a real `ibatch run`
+ * process against a real emulator over HTTP, stopped by a fault injected
+ * through the emulator's admin API or a signal; afterwards `ibatch status
+ * --json` shows the stop status matching the exit code, never `running`.
+ * Spawned processes need `npm run build`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import {
+  charges,
+  cli,
+  emulatorFor,
+  imageJob,
+  killSpawned,
+  type Spawned,
+  slowEnv,
+  spawnCli,
+  type Workspace,
+  waitFor,
+  workspace,
+} from '../scheduler/helpers.js';
+
+const SCALE = 30;
+let em: RunningEmulator | undefined;
+let ws: Workspace | undefined;
+
+afterEach(async () => {
+  killSpawned();
+  await em?.stop();
+  em = undefined;
+  ws?.cleanup();
+  ws = undefined;
+});
+
+interface StopCase {
+  /** Before the run starts. */
+  readonly before?: (e: RunningEmulator) => Promise<unknown>;
+  readonly budget?: number;
+  /** Once the run has charged something. */
+  readonly during?: (e: RunningEmulator, run: Spawned) => Promise<unknown>;
+  readonly exit: number;
+  readonly status: string;
+}
+
+const CASES: readonly [string, StopCase][] = [
+  [
+    'a key revoked mid-run',
+    {
+      during: (e) => e.admin.revokeKey(e.accounts[0]!.apiKey),
+      exit: 5,
+      status: 'stopped_unauthorized',
+    },
+  ],
+  [
+    'a 402 mid-run (balance runs out)',
+    { before: (e) => e.admin.setCredits(e.accounts[0]!.id, 7), exit: 3, status: 'stopped_credits' },
+  ],
+  ['the budget reached', { budget: 7, exit: 3, status: 'stopped_credits' }],
+  [
+    'the service gone mid-run (unreachable after retries)',
+    {
+      during: async (e) => {
+        await e.stop();
+        em = undefined;
+      },
+      exit: 4,
+      status: 'stopped_unreachable',
+    },
+  ],
+  [
+    'SIGINT',
+    { during: async (_e, run) => run.child.kill('SIGINT'), exit: 130, status: 'interrupted' },
+  ],
+  [
+    'SIGTERM',
+    { during: async (_e, run) => run.child.kill('SIGTERM'), exit: 130, status: 'interrupted' },
+  ],
+];
+
+async function statusOf(w: Workspace): Promise<{ status: string; finished: boolean }> {
+  const result = await cli(['status', w.jobPath, '--json'], {}, w.dir);
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as { run: { status: string; finished: boolean } }).run;
+}
+
+describe('status after each way a run stops', () => {
+  it.each(CASES)(
+    '%s',
+    async (_what, c) => {
+      const e = await emulatorFor({ timeScale: SCALE });
+      em = e;
+      ws = workspace(
+        imageJob({ name: 'stop-job', n: 20, ...(c.budget ? { budget: c.budget } : {}) }),
+      );
+      await c.before?.(e);
+      const run = spawnCli(['run', ws.jobPath], slowEnv(e, SCALE), ws.dir);
+      if (c.during) {
+        await waitFor('a first charge', async () => (await charges(e)).length >= 1);
+        await c.during(e, run);
+      }
+      const { code } = await run.exited;
+      expect(code, run.stderr()).toBe(c.exit);
+      expect(await statusOf(ws)).toMatchObject({ status: c.status, finished: false });
+    },
+    60_000,
+  );
+
+  it('a key refused at the start of a resume (exit 5) leaves the run stopped_unauthorized', async () => {
+    const e = await emulatorFor({ timeScale: SCALE });
+    em = e;
+    ws = workspace(imageJob({ name: 'resume-job', n: 20 }));
+    const env = slowEnv(e, SCALE);
+    const first = spawnCli(['run', ws.jobPath], env, ws.dir);
+    await waitFor('a first charge', async () => (await charges(e)).length >= 1);
+    first.child.kill('SIGINT');
+    expect((await first.exited).code, first.stderr()).toBe(130);
+    await e.admin.revokeKey(e.accounts[0]!.apiKey);
+
+    const again = spawnCli(['run', ws.jobPath], env, ws.dir);
+    expect((await again.exited).code, again.stderr()).toBe(5);
+    expect((await statusOf(ws)).status).toBe('stopped_unauthorized');
+  }, 60_000);
+});
