@@ -42,12 +42,12 @@ function expectNoStack(stderr: string): void {
   expect(stderr).not.toContain('unexpected error');
 }
 
-/** A second real process that opened the journal (so holds its lock) and keeps it open. */
-async function holdJournal(journalPath: string): Promise<ChildProcess> {
+/** A second real process that opened the journal for `job` (so holds that job's lock) and keeps it open. */
+async function holdJournal(journalPath: string, job: string): Promise<ChildProcess> {
   const journalModule = path.join(REPO, 'dist', 'journal', 'index.js');
   const script = `
     const { openJournal } = await import(${JSON.stringify(journalModule)});
-    await openJournal(${JSON.stringify(journalPath)});
+    await openJournal(${JSON.stringify(journalPath)}, { job: ${JSON.stringify(job)} });
     process.stdout.write('held\\n');
     setInterval(() => {}, 60_000);
   `;
@@ -93,8 +93,8 @@ describe('ibatch exits on errors (real process)', () => {
 
   it('SIGINT while `run --wait` waits for another process holding the journal: exit 130, no stack', async () => {
     ws = workspace(imageJob({ name: 'wait-int', n: 1 }));
-    holder = await holdJournal(ws.journalPath);
-    expect(existsSync(lockPathFor(ws.journalPath))).toBe(true);
+    holder = await holdJournal(ws.journalPath, 'wait-int');
+    expect(existsSync(lockPathFor(ws.journalPath, 'wait-int'))).toBe(true);
     const run = spawnCli(
       ['run', ws.jobPath, '--emulator', '--wait'],
       { IBATCH_LOG_FORMAT: 'json' },
