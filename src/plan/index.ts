@@ -7,6 +7,7 @@
 export { formatPlan, planJson } from './format.js';
 export {
   type Plan,
+  type PlannedJob,
   type PlanOptions,
   type PlanStep,
   planJob,
@@ -19,3 +20,4 @@ export {
   quoteRequestOf,
   SOURCE_GENERATION_STAND_IN,
 } from './quote-request.js';
+export { type PreviewClient, priceClassOf, QuoteCache } from './quotes.js';

@@ -36,7 +36,7 @@ export async function planCommandAction(
     if (!service) throw new Error('plan needs the service');
     try {
       printWarnings(io, validated.warnings, validated.job.source.text);
-      const plan = await planJob(validated.job, validated.items, service.client);
+      const plan = await planJob(validated, service.client);
       io.stdout.write(
         options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, validated.job.name),
       );

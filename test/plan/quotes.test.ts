@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GenerationRequest, Model } from '../../src/contract/index.js';
 import { EMULATOR_MODELS, priceOf } from '../../src/emulator/index.js';
-import { QuoteCache } from '../../src/scheduler/quote-cache.js';
+import { priceClassOf, QuoteCache } from '../../src/plan/index.js';
 
 const models = new Map<string, Model>(EMULATOR_MODELS.map((m) => [m.id, m as unknown as Model]));
 
@@ -55,5 +55,41 @@ describe('QuoteCache', () => {
     await expect(cache.quote('flux-portrait', { input: { prompt: 'x' } })).rejects.toThrow('boom');
     fail = false;
     await expect(cache.quote('flux-portrait', { input: { prompt: 'x' } })).resolves.toBe(7);
+  });
+});
+
+describe('priceClassOf', () => {
+  it('puts a plan stand-in request and the run resolved request in one class', () => {
+    // nano-edit: a prompt (text) and reference images (media); the plan quotes
+    // placeholder URLs and no influencer, the run sends owned asset URLs.
+    const planned: GenerationRequest = {
+      input: { prompt: 'retouch', image: ['https://ibatch.invalid/pending-upload/a.png'] },
+    };
+    const resolved: GenerationRequest = {
+      input: { prompt: 'a different text', image: ['https://cdn.example/assets/42.png'] },
+      influencerId: '3f1c2a9e-7b7d-4c55-9a55-0c4f7d2d9e11',
+    };
+    expect(priceClassOf(models, 'nano-edit', planned)).toBe(
+      priceClassOf(models, 'nano-edit', resolved),
+    );
+  });
+
+  it('separates requests whose price-relevant settings or media counts differ', () => {
+    const base = { prompt: 'x', image: ['https://a.example/1.png'] };
+    const one = priceClassOf(models, 'nano-edit', { input: base });
+    const two = priceClassOf(models, 'nano-edit', {
+      input: { ...base, image: ['https://a.example/1.png', 'https://a.example/2.png'] },
+    });
+    expect(two).not.toBe(one);
+    const standard = priceClassOf(models, 'ideogram-influencer', {
+      input: { prompt: 'x', quality: 'standard' },
+    });
+    const hd = priceClassOf(models, 'ideogram-influencer', {
+      input: { prompt: 'x', quality: 'hd' },
+    });
+    expect(hd).not.toBe(standard);
+    expect(priceClassOf(models, 'flux-portrait', { input: { prompt: 'x' }, copies: 2 })).not.toBe(
+      priceClassOf(models, 'flux-portrait', { input: { prompt: 'x' } }),
+    );
   });
 });
