@@ -23,6 +23,9 @@ import type {
 } from './types.js';
 import { closest } from './zod-issues.js';
 
+/** Shared by every item without media references (most of a large CSV job). */
+const NO_MEDIA: readonly MediaRef[] = Object.freeze([]);
+
 /** Beyond this many distinct problems in one step, the rest are summarised. */
 const MAX_ISSUES_PER_STEP = 50;
 
@@ -161,8 +164,12 @@ function stepCombinations(
     return undefined;
   }
   const combos: Combination[] = [];
-  for (const combo of matrix)
-    for (const row of rows) combos.push({ vars: { ...combo, ...row.vars }, row: row.line });
+  for (const combo of matrix) {
+    // Without a matrix the row's values are the item's: share them, do not copy.
+    const alone = Object.keys(combo).length === 0;
+    for (const row of rows)
+      combos.push({ vars: alone ? row.vars : { ...combo, ...row.vars }, row: row.line });
+  }
   return combos;
 }
 
@@ -206,9 +213,14 @@ function buildItems(
     for (const combo of combos) {
       for (let countIndex = 0; countIndex < step.count; countIndex++) {
         const basis = keyBasis(step.id, combo.vars, countIndex);
-        const occurrence = (occurrences.get(`${source.item?.key ?? ''}\0${basis}`) ?? 0) + 1;
-        occurrences.set(`${source.item?.key ?? ''}\0${basis}`, occurrence);
-        const ownKey = itemKey(basis, combo.vars, occurrence);
+        // Counted by the first occurrence's key rather than by the longer basis
+        // (equal bases give equal keys): for a step without `from:` the map's
+        // keys are the items' own key strings, so it costs no text of its own.
+        const firstKey = itemKey(basis, combo.vars, 1);
+        const counted = source.item ? `${source.item.key}\0${firstKey}` : firstKey;
+        const occurrence = (occurrences.get(counted) ?? 0) + 1;
+        occurrences.set(counted, occurrence);
+        const ownKey = occurrence === 1 ? firstKey : itemKey(basis, combo.vars, occurrence);
         const ownLabel = labelOf(combo.vars, countIndex, step.count);
         const key = source.item
           ? chainKey(source.item.key, source.outputIndex, hasOwnValues ? ownKey : undefined)
@@ -298,7 +310,7 @@ function buildItems(
                 },
               }
             : {}),
-          mediaRefs,
+          mediaRefs: mediaRefs.length > 0 ? mediaRefs : NO_MEDIA,
         });
       }
     }
