@@ -3,6 +3,7 @@ import { clientOverhead } from './client-overhead.js';
 import { emulatorThroughput } from './emulator-throughput.js';
 import { jobExpand } from './job-expand.js';
 import { journalThroughput } from './journal-throughput.js';
+import { largeJob } from './large-job.js';
 import { limiterAccuracy } from './limiter.js';
 import { runCampaign } from './run-campaign.js';
 import type { Benchmark } from './types.js';
@@ -12,6 +13,7 @@ export const BENCHMARKS: Record<string, Benchmark> = {
   emulatorThroughput,
   jobExpand,
   journalThroughput,
+  largeJob,
   limiterAccuracy,
   runCampaign,
 };

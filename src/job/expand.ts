@@ -37,10 +37,46 @@ export interface Expansion {
   readonly warnings: readonly JobIssue[];
 }
 
+/** How many items and outputs one step expands into. */
+export interface StepCount {
+  readonly id: string;
+  readonly items: number;
+  readonly outputs: number;
+}
+
+export interface JobScan {
+  /** Expanded steps, in step order. */
+  readonly steps: readonly StepCount[];
+  /** Warnings (e.g. field types ibatch does not know); errors are thrown. */
+  readonly warnings: readonly JobIssue[];
+}
+
 /** Expands and checks every step; throws `JobFileError` with all problems. */
 export function expandJob(job: LoadedJob, models: ModelCatalog): Expansion {
+  const items: JobItem[] = [];
+  const scan = scanJob(job, models, (item) => items.push(item));
+  const byStep = new Map<string, JobItem[]>(scan.steps.map((s) => [s.id, []]));
+  for (const item of items) byStep.get(item.stepId)?.push(item);
+  return { items, byStep, warnings: scan.warnings };
+}
+
+/**
+ * `expandJob` without holding the job's items: each item goes to `onItem` as
+ * it is made, in step order, and only the items of steps that another step
+ * takes `from:` are kept. `validate` and `plan` of a 100,000-row job need
+ * counts and price classes, not 100,000 item objects at once. Problems are
+ * thrown at the end, so `onItem` may have seen items of an invalid job: act
+ * on them only once this returns.
+ */
+export function scanJob(
+  job: LoadedJob,
+  models: ModelCatalog,
+  onItem: (item: JobItem) => void,
+): JobScan {
   const issues: JobIssue[] = [];
-  const byStep = new Map<string, JobItem[]>();
+  const counts = new Map<string, StepCount>();
+  const sourceSteps = new Set(job.steps.flatMap((s) => (s.from === undefined ? [] : [s.from])));
+  const kept = new Map<string, JobItem[]>();
   const media = new MediaResolver(job.dir, job.uploads);
   const checkers = new Map<string, ContractChecker>();
   const stepModels = new Map<string, Model>();
@@ -78,18 +114,25 @@ export function expandJob(job: LoadedJob, models: ModelCatalog): Expansion {
     }
     const before = issues.length;
     checkStepOptions(step, model, job, stepModels, at);
-    if (step.from !== undefined && !byStep.has(step.from)) continue; // its source already failed
+    if (step.from !== undefined && !counts.has(step.from)) continue; // its source already failed
     const combos = stepCombinations(step, at);
     if (issues.length > before || !combos) continue;
-    const items = buildItems(step, model, checker, combos, byStep, media, job, issues);
-    byStep.set(step.id, items);
+    const keep: JobItem[] | undefined = sourceSteps.has(step.id) ? [] : undefined;
+    if (keep) kept.set(step.id, keep);
+    let items = 0;
+    let outputs = 0;
+    const sources = step.from === undefined ? undefined : (kept.get(step.from) ?? []);
+    buildItems(step, model, checker, combos, sources, media, job, issues, (item) => {
+      items++;
+      outputs += item.expectedOutputs;
+      keep?.push(item);
+      onItem(item);
+    });
+    counts.set(step.id, { id: step.id, items, outputs });
   }
   const errors = issues.filter((i) => i.severity === 'error');
   if (errors.length > 0) throw new JobFileError(issues, job.source.text);
-  const ordered = new Map(
-    job.steps.filter((s) => byStep.has(s.id)).map((s) => [s.id, byStep.get(s.id) ?? []]),
-  );
-  return { items: [...ordered.values()].flat(), byStep: ordered, warnings: issues };
+  return { steps: [...counts.values()], warnings: issues };
 }
 
 function checkStepOptions(
@@ -178,17 +221,18 @@ function buildItems(
   model: Model,
   checker: ContractChecker,
   combos: readonly Combination[],
-  byStep: ReadonlyMap<string, readonly JobItem[]>,
+  /** The `from:` step's items; undefined for a step without `from:`. */
+  fromItems: readonly JobItem[] | undefined,
   media: MediaResolver,
   job: LoadedJob,
   issues: JobIssue[],
-): JobItem[] {
+  emit: (item: JobItem) => void,
+): void {
   const template = compileInput(step.input);
   const templated = new Set(
     Object.keys(step.input).filter((k) => JSON.stringify(step.input[k]).includes('{{')),
   );
   const occurrences = new Map<string, number>();
-  const items: JobItem[] = [];
   const seen = new Set<string>();
   let overflow = 0;
   const report = (label: string, path: KeyPath, message: string, perItem: boolean, key = false) => {
@@ -203,9 +247,9 @@ function buildItems(
     issues.push(issueAt(job.source, ['generations', step.index, ...path], text, { key }));
   };
   const sources: Array<{ item?: JobItem; outputIndex: number }> =
-    step.from === undefined
+    fromItems === undefined
       ? [{ outputIndex: 0 }]
-      : (byStep.get(step.from) ?? []).flatMap((item) =>
+      : fromItems.flatMap((item) =>
           Array.from({ length: item.expectedOutputs }, (_, outputIndex) => ({ item, outputIndex })),
         );
   const hasOwnValues = step.matrix !== undefined || step.rows !== undefined || step.count > 1;
@@ -290,7 +334,7 @@ function buildItems(
             ? { influencerId: step.influencer.id }
             : {}),
         };
-        items.push({
+        emit({
           stepId: step.id,
           key,
           label,
@@ -324,5 +368,4 @@ function buildItems(
       ),
     );
   }
-  return items;
 }

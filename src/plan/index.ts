@@ -12,8 +12,10 @@ export {
   type PlanStep,
   planJob,
   type QuoteClient,
+  quotePriceClasses,
   type Verdict,
 } from './plan.js';
+export { PriceClasses } from './price-classes.js';
 export {
   MEDIA_PLACEHOLDER_ORIGIN,
   type QuoteRequest,

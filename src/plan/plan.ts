@@ -18,7 +18,8 @@ import {
   type ModelCatalog,
 } from '../job/index.js';
 import { isIbatchError } from '../shared/index.js';
-import { type QuoteRequest, quoteRequestOf } from './quote-request.js';
+import { type PriceClass, PriceClasses } from './price-classes.js';
+import type { QuoteRequest } from './quote-request.js';
 import { type PreviewClient, QuoteCache } from './quotes.js';
 
 /** The client calls a plan needs (read-only). */
@@ -67,28 +68,29 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 /** What a plan needs of a validated job. */
 export interface PlannedJob {
   readonly job: LoadedJob;
-  readonly items: readonly JobItem[];
+  readonly items: Iterable<JobItem>;
   /** The model contracts: which fields are price-neutral. */
   readonly catalog: ModelCatalog;
 }
 
-type QuoteResult = { readonly cost: number } | { readonly refused: string };
-
-/** One price class: the item quoted for it and how many items of each step it holds. */
-interface PriceClass {
-  readonly id: string;
-  readonly first: JobItem;
-  readonly request: QuoteRequest;
-  readonly itemsByStep: Map<string, number>;
-  result?: QuoteResult;
-}
-
+/** Plans a validated job (`validateJob`'s result fits). */
 export async function planJob(
   planned: PlannedJob,
   client: QuoteClient,
   options: PlanOptions = {},
 ): Promise<Plan> {
-  const { job, items, catalog } = planned;
+  const classes = new PriceClasses(planned.catalog);
+  for (const item of planned.items) classes.add(item);
+  return quotePriceClasses(planned.job, classes, client, options);
+}
+
+/** Quotes each price class once and totals the job (the items are already grouped). */
+export async function quotePriceClasses(
+  job: LoadedJob,
+  classes: PriceClasses,
+  client: QuoteClient,
+  options: PlanOptions = {},
+): Promise<Plan> {
   const window = options.requests ?? SERVICE_RATE_LIMITS.requests;
   const queue = new PQueue({
     concurrency: options.concurrency ?? 4,
@@ -98,8 +100,7 @@ export async function planJob(
   const signalOpt = options.signal ? { signal: options.signal } : {};
   const balance = client.getAccount(signalOpt).then((a) => a.credits);
   balance.catch(() => undefined); // awaited below; avoid an unhandled rejection meanwhile
-  const quotes = new QuoteCache(client, catalog);
-  const classes = groupByPriceClass(items, quotes);
+  const quotes = new QuoteCache(client, classes.catalog);
   await Promise.all(
     [...classes.values()].map((priceClass) =>
       queue.add(async () => {
@@ -123,7 +124,7 @@ export async function planJob(
   );
   const refusals = refusalIssues(job, classes.values());
   if (refusals.length > 0) throw new JobFileError(refusals, job.source.text);
-  const steps = job.steps.map((step) => stepPlan(step, items, classes.values()));
+  const steps = job.steps.map((step) => stepPlan(step, classes));
   const total = round2(steps.reduce((sum, s) => sum + s.cost, 0));
   const credits = await balance;
   const overBudget = job.budget !== undefined && total > job.budget;
@@ -147,35 +148,13 @@ export async function planJob(
   };
 }
 
-/** Price classes in first-item order; only counts are kept per class, never items. */
-function groupByPriceClass(items: readonly JobItem[], quotes: QuoteCache): Map<string, PriceClass> {
-  const classes = new Map<string, PriceClass>();
-  for (const item of items) {
-    const request = quoteRequestOf(item);
-    const id = quotes.priceClass(request.modelId, request.body);
-    let priceClass = classes.get(id);
-    if (!priceClass) {
-      priceClass = { id, first: item, request, itemsByStep: new Map() };
-      classes.set(id, priceClass);
-    }
-    priceClass.itemsByStep.set(item.stepId, (priceClass.itemsByStep.get(item.stepId) ?? 0) + 1);
-  }
-  return classes;
-}
-
-function stepPlan(
-  step: LoadedJob['steps'][number],
-  items: readonly JobItem[],
-  classes: Iterable<PriceClass>,
-): PlanStep {
-  let outputs = 0;
-  for (const item of items) if (item.stepId === step.id) outputs += item.expectedOutputs;
+function stepPlan(step: LoadedJob['steps'][number], classes: PriceClasses): PlanStep {
   let cost = 0;
   let count = 0;
   let unquoted = 0;
   let reason: string | undefined;
   const unit = new Set<number>();
-  for (const priceClass of classes) {
+  for (const priceClass of classes.values()) {
     const n = priceClass.itemsByStep.get(step.id) ?? 0;
     if (n === 0) continue;
     count += n;
@@ -192,7 +171,7 @@ function stepPlan(
     id: step.id,
     modelId: step.modelId,
     items: count,
-    outputs,
+    outputs: classes.outputs(step.id),
     unitCosts: [...unit].sort((a, b) => a - b),
     cost: round2(cost),
     unquoted,
