@@ -3,14 +3,12 @@
  * contract. Every problem (unknown model, template variable, rows file,
  * contract violation, media reference) is collected and thrown at once.
  */
-import { basename } from 'node:path';
 import type { GenerationRequest, Model } from '../contract/index.js';
+import { type Combination, stepCombinations } from './combinations.js';
 import { abilitiesOf, type ContractChecker, compileContract } from './contract-check.js';
 import { JobFileError, type JobIssue } from './issues.js';
 import { chainKey, itemKey, keyBasis, labelOf } from './keys.js';
-import { expandMatrix, type MatrixSpec } from './matrix.js';
 import { MediaResolver } from './media.js';
-import { type Row, RowsFileError, readRows } from './rows.js';
 import { issueAt, type KeyPath } from './source-map.js';
 import { compileInput, renderFilename } from './template.js';
 import type {
@@ -19,7 +17,6 @@ import type {
   LoadedStep,
   MediaRef,
   ModelCatalog,
-  TemplateVars,
 } from './types.js';
 import { closest } from './zod-issues.js';
 
@@ -171,49 +168,6 @@ function checkStepOptions(
       );
     }
   }
-}
-
-interface Combination {
-  readonly vars: TemplateVars;
-  /** 1-based row line, for labels. */
-  readonly row?: number;
-}
-
-/** matrix combinations x rows (or one empty combination). Undefined on error. */
-function stepCombinations(
-  step: LoadedStep,
-  at: (path: KeyPath, message: string) => void,
-): Combination[] | undefined {
-  const matrix = expandMatrix(step.matrix as MatrixSpec | undefined);
-  if (step.matrix && matrix.length === 0) {
-    at(['matrix'], 'the matrix has no combinations left (everything excluded)');
-    return undefined;
-  }
-  if (step.rows === undefined) return matrix.map((vars) => ({ vars }));
-  let rows: Row[];
-  try {
-    rows = readRows(step.rows, basename(step.rows));
-  } catch (error) {
-    if (error instanceof RowsFileError) {
-      at(['rows'], error.message);
-      return undefined;
-    }
-    throw error;
-  }
-  const matrixNames = new Set(matrix.flatMap((c) => Object.keys(c)));
-  const clash = Object.keys(rows[0]?.vars ?? {}).find((name) => matrixNames.has(name));
-  if (clash) {
-    at(['rows'], `column \`${clash}\` is also a matrix value: rename one of them`);
-    return undefined;
-  }
-  const combos: Combination[] = [];
-  for (const combo of matrix) {
-    // Without a matrix the row's values are the item's: share them, do not copy.
-    const alone = Object.keys(combo).length === 0;
-    for (const row of rows)
-      combos.push({ vars: alone ? row.vars : { ...combo, ...row.vars }, row: row.line });
-  }
-  return combos;
 }
 
 function buildItems(
