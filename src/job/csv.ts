@@ -44,7 +44,7 @@ export function parseCsvRecords(input: string): CsvRecord[] {
 }
 
 /** `parseCsvRecords` one record at a time, in file order, keeping none. */
-export function forEachCsvRecord(input: string, onRecord: (record: CsvRecord) => void): void {
+function forEachCsvRecord(input: string, onRecord: (record: CsvRecord) => void): void {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const n = text.length;
   let i = 0;
