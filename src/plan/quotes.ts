@@ -26,11 +26,11 @@ const PRICE_NEUTRAL_TYPES: ReadonlySet<string> = new Set(['text']);
 
 /**
  * The price class of a request: the request with what does not change a
- * price taken out. Free text is dropped, media are counted (not identified),
- * and `generationId` / `influencerId` are left out: a source or influencer id
- * is an identity, and the plan cannot know it (a `from:` source or job-local
- * influencer exists only at run time). Fields of unknown models or of types
- * ibatch does not know count with their value (a safe over-quote).
+ * price taken out. Free text is dropped; media and the source generation are
+ * counted, not identified (the plan quotes a stand-in for both, the run the
+ * real ones); `influencerId` is left out (the plan cannot know a job-local
+ * influencer's id, and no price depends on it). Fields of unknown models or
+ * of types ibatch does not know count with their value (a safe over-quote).
  */
 export function priceClassOf(
   models: ModelCatalog,
@@ -48,7 +48,12 @@ export function priceClassOf(
     }
     input[name] = value;
   }
-  return canonicalJson({ m: modelId, i: input, c: request.copies ?? 1 });
+  return canonicalJson({
+    m: modelId,
+    i: input,
+    c: request.copies ?? 1,
+    g: request.generationId !== undefined,
+  });
 }
 
 /**

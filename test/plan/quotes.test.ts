@@ -93,3 +93,16 @@ describe('priceClassOf', () => {
     );
   });
 });
+
+describe('priceClassOf and the source generation', () => {
+  it('counts a source generation without identifying it', () => {
+    const withSource = (generationId: string) =>
+      priceClassOf(models, 'kling-i2v', { input: { prompt: 'move' }, generationId });
+    expect(withSource('00000000-0000-4000-8000-000000000000')).toBe(
+      withSource('6b0e5d38-1c1f-4b8e-9d55-2f0a3c4e5d61'),
+    );
+    expect(priceClassOf(models, 'kling-i2v', { input: { prompt: 'move' } })).not.toBe(
+      withSource('6b0e5d38-1c1f-4b8e-9d55-2f0a3c4e5d61'),
+    );
+  });
+});
