@@ -5,41 +5,31 @@
  * harness's or another benchmark's.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Model } from '../src/contract/index.js';
 import { EMULATOR_MODELS } from '../src/emulator/index.js';
-import { catalogOf, formatCsv, validateJob } from '../src/job/index.js';
+import { catalogOf, validateJob } from '../src/job/index.js';
+import { writeCsvJob } from './csv-job.js';
 import type { Benchmark } from './types.js';
 
 const ROWS = 5_000;
 const CHILD_FLAG = 'IBATCH_BENCH_JOB_EXPAND_CHILD';
 
 function writeJob(dir: string): string {
-  const rows = [['sku', 'product', 'setting']];
-  for (let i = 0; i < ROWS; i++)
-    rows.push([`sku-${i}`, `Product "${i}", deluxe`, `setting ${i % 37}`]);
-  writeFileSync(join(dir, 'rows.csv'), formatCsv(rows));
-  writeFileSync(
-    join(dir, 'job.yaml'),
-    [
-      'version: 1',
-      'name: bench',
-      'generations:',
-      '  - id: hero',
-      '    model: ideogram-influencer',
-      '    rows: rows.csv',
+  return writeCsvJob(dir, {
+    name: 'bench',
+    rows: ROWS,
+    stepLines: [
       '    matrix:',
       '      format: ["9:16", "1:1"]',
       '    input:',
       '      prompt: "{{ product }} in {{ setting }}"',
       '      aspectRatio: "{{ format }}"',
-      '',
-    ].join('\n'),
-  );
-  return join(dir, 'job.yaml');
+    ],
+  });
 }
 
 async function child(): Promise<void> {

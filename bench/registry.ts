@@ -3,6 +3,7 @@ import { clientOverhead } from './client-overhead.js';
 import { emulatorThroughput } from './emulator-throughput.js';
 import { jobExpand } from './job-expand.js';
 import { journalThroughput } from './journal-throughput.js';
+import { largeJob } from './large-job.js';
 import { limiterAccuracy } from './limiter.js';
 import { limiterChoice } from './limiter-choice.js';
 import { runCampaign } from './run-campaign.js';
@@ -13,6 +14,7 @@ export const BENCHMARKS: Record<string, Benchmark> = {
   emulatorThroughput,
   jobExpand,
   journalThroughput,
+  largeJob,
   limiterAccuracy,
   limiterChoice,
   runCampaign,

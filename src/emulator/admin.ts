@@ -17,11 +17,12 @@ import {
 } from './options.js';
 import type { BucketSnapshot } from './rate-limit.js';
 import type { LedgerEntry } from './state.js';
-import type {
-  AccountCounters,
-  EarlyRequest,
-  InjectedFault,
-  UploadAuthorizationRecord,
+import {
+  type AccountCounters,
+  type EarlyRequest,
+  emptyCounters,
+  type InjectedFault,
+  type UploadAuthorizationRecord,
 } from './stats.js';
 
 export interface AccountStats {
@@ -49,14 +50,7 @@ function stats(ctx: EmulatorContext): EmulatorStats {
       id: a.id,
       credits: a.credits,
       buckets: ctx.limiter.snapshot(a.id, now),
-      counters: ctx.stats.counters.get(a.id) ?? {
-        creates: 0,
-        replays: 0,
-        conflicts: 0,
-        trainings: 0,
-        rateLimited: 0,
-        unauthorized: 0,
-      },
+      counters: ctx.stats.counters.get(a.id) ?? emptyCounters(),
       earlyRequests: ctx.stats.earlyRequests.filter((e) => e.accountId === a.id),
     })),
     earlyRequests: ctx.stats.earlyRequests,

@@ -145,6 +145,7 @@ export async function handleApi(
       body,
       ...(plan.outcome ? { outcomeFault: plan.outcome } : {}),
     };
+    if (route.endpoint === 'previewCredits') ctx.stats.count(account.id, 'previews');
     try {
       answer = handle(ctx, call, idempotencyKey);
       if (ENDPOINTS[route.endpoint].creates && answer.status === 202) {

@@ -28,11 +28,25 @@ export interface InjectedFault {
 
 export interface AccountCounters {
   creates: number;
+  /** preview-credits calls that reached the handler (answered or refused). */
+  previews: number;
   replays: number;
   conflicts: number;
   trainings: number;
   rateLimited: number;
   unauthorized: number;
+}
+
+export function emptyCounters(): AccountCounters {
+  return {
+    creates: 0,
+    previews: 0,
+    replays: 0,
+    conflicts: 0,
+    trainings: 0,
+    rateLimited: 0,
+    unauthorized: 0,
+  };
 }
 
 export class Stats {
@@ -47,7 +61,7 @@ export class Stats {
   count(accountId: string, key: keyof AccountCounters): void {
     let c = this.counters.get(accountId);
     if (!c) {
-      c = { creates: 0, replays: 0, conflicts: 0, trainings: 0, rateLimited: 0, unauthorized: 0 };
+      c = emptyCounters();
       this.counters.set(accountId, c);
     }
     c[key]++;

@@ -3,26 +3,20 @@
  * contract. Every problem (unknown model, template variable, rows file,
  * contract violation, media reference) is collected and thrown at once.
  */
-import { basename } from 'node:path';
 import type { GenerationRequest, Model } from '../contract/index.js';
 import { outputTemplateProblem } from '../outputs/index.js';
+import { type Combination, stepCombinations } from './combinations.js';
 import { abilitiesOf, type ContractChecker, compileContract } from './contract-check.js';
 import { JobFileError, type JobIssue } from './issues.js';
 import { chainKey, itemKey, keyBasis, labelOf } from './keys.js';
-import { expandMatrix, type MatrixSpec } from './matrix.js';
 import { MediaResolver } from './media.js';
-import { type Row, RowsFileError, readRows } from './rows.js';
 import { issueAt, type KeyPath } from './source-map.js';
 import { compileInput } from './template.js';
-import type {
-  JobItem,
-  LoadedJob,
-  LoadedStep,
-  MediaRef,
-  ModelCatalog,
-  TemplateVars,
-} from './types.js';
+import type { JobItem, LoadedJob, LoadedStep, MediaRef, ModelCatalog } from './types.js';
 import { closest } from './zod-issues.js';
+
+/** Shared by every item without media references (most of a large CSV job). */
+const NO_MEDIA: readonly MediaRef[] = Object.freeze([]);
 
 /** Beyond this many distinct problems in one step, the rest are summarised. */
 const MAX_ISSUES_PER_STEP = 50;
@@ -35,10 +29,46 @@ export interface Expansion {
   readonly warnings: readonly JobIssue[];
 }
 
+/** How many items and outputs one step expands into. */
+export interface StepCount {
+  readonly id: string;
+  readonly items: number;
+  readonly outputs: number;
+}
+
+export interface JobScan {
+  /** Expanded steps, in step order. */
+  readonly steps: readonly StepCount[];
+  /** Warnings (e.g. field types ibatch does not know); errors are thrown. */
+  readonly warnings: readonly JobIssue[];
+}
+
 /** Expands and checks every step; throws `JobFileError` with all problems. */
 export function expandJob(job: LoadedJob, models: ModelCatalog): Expansion {
+  const items: JobItem[] = [];
+  const scan = scanJob(job, models, (item) => items.push(item));
+  const byStep = new Map<string, JobItem[]>(scan.steps.map((s) => [s.id, []]));
+  for (const item of items) byStep.get(item.stepId)?.push(item);
+  return { items, byStep, warnings: scan.warnings };
+}
+
+/**
+ * `expandJob` without holding the job's items: each item goes to `onItem` as
+ * it is made, in step order, and only the items of steps that another step
+ * takes `from:` are kept. `validate` and `plan` of a 100,000-row job need
+ * counts and price classes, not 100,000 item objects at once. Problems are
+ * thrown at the end, so `onItem` may have seen items of an invalid job: act
+ * on them only once this returns.
+ */
+export function scanJob(
+  job: LoadedJob,
+  models: ModelCatalog,
+  onItem: (item: JobItem) => void,
+): JobScan {
   const issues: JobIssue[] = [];
-  const byStep = new Map<string, JobItem[]>();
+  const counts = new Map<string, StepCount>();
+  const sourceSteps = new Set(job.steps.flatMap((s) => (s.from === undefined ? [] : [s.from])));
+  const kept = new Map<string, JobItem[]>();
   const media = new MediaResolver(job.dir, job.uploads);
   const checkers = new Map<string, ContractChecker>();
   const stepModels = new Map<string, Model>();
@@ -76,18 +106,25 @@ export function expandJob(job: LoadedJob, models: ModelCatalog): Expansion {
     }
     const before = issues.length;
     checkStepOptions(step, model, job, stepModels, at);
-    if (step.from !== undefined && !byStep.has(step.from)) continue; // its source already failed
+    if (step.from !== undefined && !counts.has(step.from)) continue; // its source already failed
     const combos = stepCombinations(step, at);
     if (issues.length > before || !combos) continue;
-    const items = buildItems(step, model, checker, combos, byStep, media, job, issues);
-    byStep.set(step.id, items);
+    const keep: JobItem[] | undefined = sourceSteps.has(step.id) ? [] : undefined;
+    if (keep) kept.set(step.id, keep);
+    let items = 0;
+    let outputs = 0;
+    const sources = step.from === undefined ? undefined : (kept.get(step.from) ?? []);
+    buildItems(step, model, checker, combos, sources, media, job, issues, (item) => {
+      items++;
+      outputs += item.expectedOutputs;
+      keep?.push(item);
+      onItem(item);
+    });
+    counts.set(step.id, { id: step.id, items, outputs });
   }
   const errors = issues.filter((i) => i.severity === 'error');
   if (errors.length > 0) throw new JobFileError(issues, job.source.text);
-  const ordered = new Map(
-    job.steps.filter((s) => byStep.has(s.id)).map((s) => [s.id, byStep.get(s.id) ?? []]),
-  );
-  return { items: [...ordered.values()].flat(), byStep: ordered, warnings: issues };
+  return { steps: [...counts.values()], warnings: issues };
 }
 
 function checkStepOptions(
@@ -128,61 +165,23 @@ function checkStepOptions(
   }
 }
 
-interface Combination {
-  readonly vars: TemplateVars;
-  /** 1-based row line, for labels. */
-  readonly row?: number;
-}
-
-/** matrix combinations x rows (or one empty combination). Undefined on error. */
-function stepCombinations(
-  step: LoadedStep,
-  at: (path: KeyPath, message: string) => void,
-): Combination[] | undefined {
-  const matrix = expandMatrix(step.matrix as MatrixSpec | undefined);
-  if (step.matrix && matrix.length === 0) {
-    at(['matrix'], 'the matrix has no combinations left (everything excluded)');
-    return undefined;
-  }
-  if (step.rows === undefined) return matrix.map((vars) => ({ vars }));
-  let rows: Row[];
-  try {
-    rows = readRows(step.rows, basename(step.rows));
-  } catch (error) {
-    if (error instanceof RowsFileError) {
-      at(['rows'], error.message);
-      return undefined;
-    }
-    throw error;
-  }
-  const matrixNames = new Set(matrix.flatMap((c) => Object.keys(c)));
-  const clash = Object.keys(rows[0]?.vars ?? {}).find((name) => matrixNames.has(name));
-  if (clash) {
-    at(['rows'], `column \`${clash}\` is also a matrix value: rename one of them`);
-    return undefined;
-  }
-  const combos: Combination[] = [];
-  for (const combo of matrix)
-    for (const row of rows) combos.push({ vars: { ...combo, ...row.vars }, row: row.line });
-  return combos;
-}
-
 function buildItems(
   step: LoadedStep,
   model: Model,
   checker: ContractChecker,
   combos: readonly Combination[],
-  byStep: ReadonlyMap<string, readonly JobItem[]>,
+  /** The `from:` step's items; undefined for a step without `from:`. */
+  fromItems: readonly JobItem[] | undefined,
   media: MediaResolver,
   job: LoadedJob,
   issues: JobIssue[],
-): JobItem[] {
+  emit: (item: JobItem) => void,
+): void {
   const template = compileInput(step.input);
   const templated = new Set(
     Object.keys(step.input).filter((k) => JSON.stringify(step.input[k]).includes('{{')),
   );
   const occurrences = new Map<string, number>();
-  const items: JobItem[] = [];
   const seen = new Set<string>();
   let overflow = 0;
   const report = (label: string, path: KeyPath, message: string, perItem: boolean, key = false) => {
@@ -197,9 +196,9 @@ function buildItems(
     issues.push(issueAt(job.source, ['generations', step.index, ...path], text, { key }));
   };
   const sources: Array<{ item?: JobItem; outputIndex: number }> =
-    step.from === undefined
+    fromItems === undefined
       ? [{ outputIndex: 0 }]
-      : (byStep.get(step.from) ?? []).flatMap((item) =>
+      : fromItems.flatMap((item) =>
           Array.from({ length: item.expectedOutputs }, (_, outputIndex) => ({ item, outputIndex })),
         );
   const hasOwnValues = step.matrix !== undefined || step.rows !== undefined || step.count > 1;
@@ -207,9 +206,14 @@ function buildItems(
     for (const combo of combos) {
       for (let countIndex = 0; countIndex < step.count; countIndex++) {
         const basis = keyBasis(step.id, combo.vars, countIndex);
-        const occurrence = (occurrences.get(`${source.item?.key ?? ''}\0${basis}`) ?? 0) + 1;
-        occurrences.set(`${source.item?.key ?? ''}\0${basis}`, occurrence);
-        const ownKey = itemKey(basis, combo.vars, occurrence);
+        // Counted by the first occurrence's key rather than by the longer basis
+        // (equal bases give equal keys): for a step without `from:` the map's
+        // keys are the items' own key strings, so it costs no text of its own.
+        const firstKey = itemKey(basis, combo.vars, 1);
+        const counted = source.item ? `${source.item.key}\0${firstKey}` : firstKey;
+        const occurrence = (occurrences.get(counted) ?? 0) + 1;
+        occurrences.set(counted, occurrence);
+        const ownKey = occurrence === 1 ? firstKey : itemKey(basis, combo.vars, occurrence);
         const ownLabel = labelOf(combo.vars, countIndex, step.count);
         const key = source.item
           ? chainKey(source.item.key, source.outputIndex, hasOwnValues ? ownKey : undefined)
@@ -266,7 +270,7 @@ function buildItems(
             ? { influencerId: step.influencer.id }
             : {}),
         };
-        items.push({
+        emit({
           stepId: step.id,
           key,
           label,
@@ -286,7 +290,7 @@ function buildItems(
                 },
               }
             : {}),
-          mediaRefs,
+          mediaRefs: mediaRefs.length > 0 ? mediaRefs : NO_MEDIA,
         });
       }
     }
@@ -300,5 +304,4 @@ function buildItems(
       ),
     );
   }
-  return items;
 }

@@ -8,7 +8,7 @@
 export { abilitiesOf, MEDIA_FIELD_TYPES, type ModelAbilities } from './contract-check.js';
 export { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
 export { parseDuration } from './duration.js';
-export { type Expansion, expandJob } from './expand.js';
+export { type Expansion, expandJob, type JobScan, type StepCount, scanJob } from './expand.js';
 export {
   type FormatOptions,
   formatIssues,

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { EXIT, IbatchError } from '../shared/index.js';
-import { CsvSyntaxError, parseCsv } from './csv.js';
+import { CsvSyntaxError, forEachCsvRow } from './csv.js';
 import type { TemplateValue } from './types.js';
 
 export interface Row {
@@ -37,21 +37,21 @@ export function readRows(path: string, displayName: string): Row[] {
 }
 
 function csvRows(text: string, displayName: string): Row[] {
+  const rows: Row[] = [];
   try {
-    const table = parseCsv(text);
-    if (table.records.length === 0)
-      throw new RowsFileError(`${displayName} has a header but no rows`);
-    return table.records.map((record) => {
+    forEachCsvRow(text, (record, header) => {
       const vars: Record<string, TemplateValue> = {};
-      table.header.forEach((name, i) => {
+      header.forEach((name, i) => {
         vars[name] = record.fields[i] ?? '';
       });
-      return { line: record.line, vars };
+      rows.push({ line: record.line, vars });
     });
   } catch (error) {
     if (error instanceof CsvSyntaxError) throw new RowsFileError(`${displayName} ${error.message}`);
     throw error;
   }
+  if (rows.length === 0) throw new RowsFileError(`${displayName} has a header but no rows`);
+  return rows;
 }
 
 function jsonlRows(text: string, displayName: string): Row[] {

@@ -108,8 +108,10 @@ export function connect(options: ConnectOptions): Connection {
     accountFingerprint: fingerprint,
     validate,
     async plan(jobPath, planOptions = {}) {
-      const { job, items } = await validate(jobPath);
-      return planJob(job, items, client, { requests: limits.requests, ...planOptions });
+      return planJob(await validate(jobPath), client, {
+        requests: limits.requests,
+        ...planOptions,
+      });
     },
     async run(jobPath, runOptions = {}) {
       const onEvent = runOptions.onEvent;

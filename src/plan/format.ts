@@ -48,7 +48,7 @@ export function formatPlan(plan: Plan, jobName: string): string {
   out.push(`total     ${num(plan.total)} credits`);
   out.push(`budget    ${plan.budget === null ? 'none' : num(plan.budget)}`);
   out.push(`balance   ${num(plan.balance)}`);
-  out.push(`quotes    ${plan.quotes} (one per distinct request)`);
+  out.push(`quotes    ${plan.quotes} (one per price class)`);
   if (plan.trainings > 0)
     out.push(
       `trainings ${plan.trainings} (charged by the service when started; not included above)`,

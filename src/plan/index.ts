@@ -7,15 +7,19 @@
 export { formatPlan, planJson } from './format.js';
 export {
   type Plan,
+  type PlannedJob,
   type PlanOptions,
   type PlanStep,
   planJob,
   type QuoteClient,
+  quotePriceClasses,
   type Verdict,
 } from './plan.js';
+export { PriceClasses } from './price-classes.js';
 export {
   MEDIA_PLACEHOLDER_ORIGIN,
   type QuoteRequest,
   quoteRequestOf,
   SOURCE_GENERATION_STAND_IN,
 } from './quote-request.js';
+export { type PreviewClient, priceClassOf, QuoteCache } from './quotes.js';

@@ -1,10 +1,13 @@
 /**
  * `planJob`: what a run would charge, from preview-credits quotes (which
- * never charge). Identical requests are quoted once; quotes run in parallel
- * within the account's request rate; the live balance is read alongside.
+ * never charge). Items are grouped by price class first (`quotes.ts`, the
+ * rule a run's reservations use too) and each class is quoted once with its
+ * first item's request; quotes run in parallel within the account's request
+ * rate; the live balance is read alongside. Nothing is kept per item, so a
+ * 100,000-row job costs a handful of previews and little memory.
  */
 import PQueue from 'p-queue';
-import type { CreditQuote, GenerationRequest, RateWindow } from '../contract/index.js';
+import type { RateWindow } from '../contract/index.js';
 import { SERVICE_RATE_LIMITS } from '../contract/index.js';
 import {
   JobFileError,
@@ -12,17 +15,15 @@ import {
   type JobItem,
   jobIssueAt,
   type LoadedJob,
+  type ModelCatalog,
 } from '../job/index.js';
 import { isIbatchError } from '../shared/index.js';
-import { type QuoteRequest, quoteRequestOf } from './quote-request.js';
+import { type PriceClass, PriceClasses } from './price-classes.js';
+import type { QuoteRequest } from './quote-request.js';
+import { type PreviewClient, QuoteCache } from './quotes.js';
 
 /** The client calls a plan needs (read-only). */
-export interface QuoteClient {
-  previewCredits(
-    modelId: string,
-    body: GenerationRequest,
-    options?: { signal?: AbortSignal },
-  ): Promise<CreditQuote>;
+export interface QuoteClient extends PreviewClient {
   getAccount(options?: { signal?: AbortSignal }): Promise<{ credits: number }>;
 }
 
@@ -54,7 +55,7 @@ export interface Plan {
   readonly total: number;
   readonly budget: number | null;
   readonly balance: number;
-  /** Preview calls made (one per distinct request). */
+  /** Preview calls made (one per price class). */
   readonly quotes: number;
   readonly steps: readonly PlanStep[];
   /** Influencer trainings the run will start (charged by the service; no preview exists). */
@@ -64,9 +65,29 @@ export interface Plan {
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
+/** What a plan needs of a validated job. */
+export interface PlannedJob {
+  readonly job: LoadedJob;
+  readonly items: Iterable<JobItem>;
+  /** The model contracts: which fields are price-neutral. */
+  readonly catalog: ModelCatalog;
+}
+
+/** Plans a validated job (`validateJob`'s result fits). */
 export async function planJob(
+  planned: PlannedJob,
+  client: QuoteClient,
+  options: PlanOptions = {},
+): Promise<Plan> {
+  const classes = new PriceClasses(planned.catalog);
+  for (const item of planned.items) classes.add(item);
+  return quotePriceClasses(planned.job, classes, client, options);
+}
+
+/** Quotes each price class once and totals the job (the items are already grouped). */
+export async function quotePriceClasses(
   job: LoadedJob,
-  items: readonly JobItem[],
+  classes: PriceClasses,
   client: QuoteClient,
   options: PlanOptions = {},
 ): Promise<Plan> {
@@ -76,64 +97,34 @@ export async function planJob(
     intervalCap: Math.max(1, window.count - 1), // one request left for the balance read
     interval: window.windowMs,
   });
-  const requests = new Map<string, QuoteRequest>();
-  const itemRequests = items.map((item) => {
-    const request = quoteRequestOf(item);
-    if (!requests.has(request.id)) requests.set(request.id, request);
-    return request.id;
-  });
-  const results = new Map<string, { cost: number } | { refused: string }>();
   const signalOpt = options.signal ? { signal: options.signal } : {};
   const balance = client.getAccount(signalOpt).then((a) => a.credits);
   balance.catch(() => undefined); // awaited below; avoid an unhandled rejection meanwhile
+  const quotes = new QuoteCache(client, classes.catalog);
   await Promise.all(
-    [...requests.values()].map((request) =>
+    [...classes.values()].map((priceClass) =>
       queue.add(async () => {
+        const { request } = priceClass;
         try {
-          const quote = await client.previewCredits(request.modelId, request.body, signalOpt);
-          results.set(request.id, { cost: quote.credits.cost });
+          const cost = await quotes.quoteClass(
+            priceClass.id,
+            request.modelId,
+            request.body,
+            options.signal,
+          );
+          priceClass.result = { cost };
         } catch (error) {
           if (!isRefusal(error, request)) throw error;
-          results.set(request.id, {
+          priceClass.result = {
             refused: (error as { serviceMessage?: string }).serviceMessage ?? String(error),
-          });
+          };
         }
       }, signalOpt),
     ),
   );
-  const refusals = refusalIssues(job, items, itemRequests, requests, results);
+  const refusals = refusalIssues(job, classes.values());
   if (refusals.length > 0) throw new JobFileError(refusals, job.source.text);
-  const steps = job.steps.map((step): PlanStep => {
-    let cost = 0;
-    let outputs = 0;
-    let count = 0;
-    let unquoted = 0;
-    let reason: string | undefined;
-    const unit = new Set<number>();
-    items.forEach((item, index) => {
-      if (item.stepId !== step.id) return;
-      count++;
-      outputs += item.expectedOutputs;
-      const result = results.get(itemRequests[index] ?? '');
-      if (result && 'cost' in result) {
-        cost += result.cost;
-        unit.add(result.cost);
-      } else {
-        unquoted++;
-        reason ??= result && 'refused' in result ? result.refused : 'not quoted';
-      }
-    });
-    return {
-      id: step.id,
-      modelId: step.modelId,
-      items: count,
-      outputs,
-      unitCosts: [...unit].sort((a, b) => a - b),
-      cost: round2(cost),
-      unquoted,
-      ...(reason !== undefined ? { unquotedReason: reason } : {}),
-    };
-  });
+  const steps = job.steps.map((step) => stepPlan(step, classes));
   const total = round2(steps.reduce((sum, s) => sum + s.cost, 0));
   const credits = await balance;
   const overBudget = job.budget !== undefined && total > job.budget;
@@ -150,10 +141,41 @@ export async function planJob(
     total,
     budget: job.budget ?? null,
     balance: credits,
-    quotes: requests.size,
+    quotes: quotes.calls,
     steps,
     trainings: job.influencers.size,
     verdict,
+  };
+}
+
+function stepPlan(step: LoadedJob['steps'][number], classes: PriceClasses): PlanStep {
+  let cost = 0;
+  let count = 0;
+  let unquoted = 0;
+  let reason: string | undefined;
+  const unit = new Set<number>();
+  for (const priceClass of classes.values()) {
+    const n = priceClass.itemsByStep.get(step.id) ?? 0;
+    if (n === 0) continue;
+    count += n;
+    const result = priceClass.result;
+    if (result && 'cost' in result) {
+      cost += result.cost * n;
+      unit.add(result.cost);
+    } else {
+      unquoted += n;
+      reason ??= result && 'refused' in result ? result.refused : 'not quoted';
+    }
+  }
+  return {
+    id: step.id,
+    modelId: step.modelId,
+    items: count,
+    outputs: classes.outputs(step.id),
+    unitCosts: [...unit].sort((a, b) => a - b),
+    cost: round2(cost),
+    unquoted,
+    ...(reason !== undefined ? { unquotedReason: reason } : {}),
   };
 }
 
@@ -171,22 +193,15 @@ function isRefusal(error: unknown, request: QuoteRequest): boolean {
 /**
  * A refused quote without stand-ins means the job's input is invalid in a way
  * the contract did not show (e.g. an integer-only number): report it like any
- * other job file problem, at the field the service named.
+ * other job file problem, at the field the service named, for the item whose
+ * request was sent (the others of its class were not sent).
  */
-function refusalIssues(
-  job: LoadedJob,
-  items: readonly JobItem[],
-  itemRequests: readonly string[],
-  requests: ReadonlyMap<string, QuoteRequest>,
-  results: ReadonlyMap<string, { cost: number } | { refused: string }>,
-): JobIssue[] {
+function refusalIssues(job: LoadedJob, classes: Iterable<PriceClass>): JobIssue[] {
   const issues: JobIssue[] = [];
-  items.forEach((item, index) => {
-    const id = itemRequests[index] ?? '';
-    const result = results.get(id);
-    if (!result || !('refused' in result) || requests.get(id)?.hasStandIns) return;
-    const step = job.steps.find((s) => s.id === item.stepId);
-    if (!step) return;
+  for (const { first, request, result } of classes) {
+    if (!result || !('refused' in result) || request.hasStandIns) continue;
+    const step = job.steps.find((s) => s.id === first.stepId);
+    if (!step) continue;
     const field = /^input\.([\w-]+)/.exec(result.refused)?.[1];
     const path: (string | number)[] = [
       'generations',
@@ -195,8 +210,12 @@ function refusalIssues(
       ...(field ? [field] : []),
     ];
     issues.push(
-      jobIssueAt(job, path, `item ${item.label}: the service refused the quote: ${result.refused}`),
+      jobIssueAt(
+        job,
+        path,
+        `item ${first.label}: the service refused the quote: ${result.refused}`,
+      ),
     );
-  });
+  }
   return issues;
 }

@@ -21,15 +21,13 @@ export const MEDIA_PLACEHOLDER_ORIGIN = 'https://ibatch.invalid/pending-upload';
 /**
  * `generationId` quoted for `from:` items: a fixed, valid v4 UUID that is no
  * real generation (the source output's id exists only at run time). Fixed,
- * so identical `from:` requests still share one quote.
+ * so `from:` requests look alike to the service whatever their source.
  */
 export const SOURCE_GENERATION_STAND_IN = '00000000-0000-4000-8000-000000000000';
 
 export interface QuoteRequest {
   readonly modelId: string;
   readonly body: GenerationRequest;
-  /** Dedupe key: canonical JSON of model id and body. */
-  readonly id: string;
   /** Whether the body holds stand-ins for things made at run time. */
   readonly hasStandIns: boolean;
 }
@@ -59,7 +57,6 @@ export function quoteRequestOf(item: JobItem): QuoteRequest {
   return {
     modelId: item.modelId,
     body,
-    id: canonicalJson({ m: item.modelId, r: body }),
     hasStandIns,
   };
 }

@@ -7,9 +7,9 @@ import type PQueue from 'p-queue';
 import type { ServiceClient } from '../api/index.js';
 import type { JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
 import type { Journal } from '../journal/index.js';
+import type { QuoteCache } from '../plan/index.js';
 import type { Logger } from '../shared/index.js';
 import type { CompletionWatcher } from './completion-watcher.js';
-import type { QuoteCache } from './quote-cache.js';
 import type { StopController } from './stop-control.js';
 import type { RunEvent } from './types.js';
 

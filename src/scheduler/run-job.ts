@@ -12,6 +12,7 @@ import { type JobItem, type LoadedStep, type ModelCatalog, validateJob } from '.
 import { type Journal, openJournal } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
 import { ManifestWriter } from '../outputs/index.js';
+import { QuoteCache } from '../plan/index.js';
 import { contentHash, silentLogger } from '../shared/index.js';
 import { AssetResolver, prepareJobFiles } from './assets.js';
 import { classifyError } from './classify.js';
@@ -22,7 +23,6 @@ import { finishRun, progressSnapshot, recordEscapedStop } from './finish-run.js'
 import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
 import { parseInferenceTime } from './latency.js';
-import { QuoteCache } from './quote-cache.js';
 import { markRunning, type RunSelection, seedItems, selectRun, toNewItem } from './select-run.js';
 import { RunStoppedError, StopController } from './stop-control.js';
 import { InfluencerResolver, trainingItems } from './trainings.js';

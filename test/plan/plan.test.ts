@@ -1,7 +1,7 @@
 /**
  * `plan` against a real emulator: every item of the shipped jobs is quoted
- * (stand-ins included) at exactly the emulator's own pricing, identical
- * requests are quoted once, nothing is charged, the exit code follows the
+ * (stand-ins included) at exactly the emulator's own pricing, each price
+ * class is quoted once, nothing is charged, the exit code follows the
  * verdict, and a service that resolves references while quoting leaves
  * stand-in items "priced at run time" instead of failing the plan.
  */
@@ -10,15 +10,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceOf, type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
 import { validateJob } from '../../src/job/index.js';
-import { quoteRequestOf, SOURCE_GENERATION_STAND_IN } from '../../src/plan/index.js';
+import { priceClassOf, quoteRequestOf, SOURCE_GENERATION_STAND_IN } from '../../src/plan/index.js';
 import { emulatorCatalog, runIbatch, tempDir } from '../job/helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const JOBS = [
-  'jobs/quickstart.yaml',
-  'examples/product-campaign/campaign.yaml',
-  'examples/influencer-series/series.yaml',
-];
+/**
+ * Preview calls per shipped job. Before one quoting rule the plan quoted each
+ * distinct request (3, 9 and 7); requests that differ only in prompt text or
+ * media identity now share their price class's one quote.
+ */
+const JOBS: Record<string, number> = {
+  'jobs/quickstart.yaml': 2,
+  'examples/product-campaign/campaign.yaml': 5,
+  'examples/influencer-series/series.yaml': 3,
+};
 
 interface PlanDoc {
   total: number;
@@ -56,16 +61,23 @@ describe('plan on the emulator', () => {
     work?.cleanup();
   });
 
-  for (const job of JOBS) {
-    it(`${job}: plan --emulator quotes every item at exactly priceOf, once per distinct request`, async () => {
+  for (const [job, expectedQuotes] of Object.entries(JOBS)) {
+    it(`${job}: plan --emulator quotes every item at exactly priceOf, once per price class`, async () => {
       const run = await runIbatch(['plan', job, '--emulator', '--json'], { cwd: work.dir });
       expect(run.code, run.stderr).toBe(0);
       const plan = JSON.parse(run.stdout) as PlanDoc;
       const { job: loaded, items } = await validateJob(join(work.dir, job), {
         models: emulatorCatalog(),
       });
-      const distinct = new Set(items.map((i) => quoteRequestOf(i).id));
+      const catalog = emulatorCatalog();
+      const distinct = new Set(
+        items.map((i) => {
+          const request = quoteRequestOf(i);
+          return priceClassOf(catalog, request.modelId, request.body);
+        }),
+      );
       expect(plan.quotes).toBe(distinct.size);
+      expect(plan.quotes).toBe(expectedQuotes);
       expect(plan.steps.map((s) => s.id)).toEqual(loaded.steps.map((s) => s.id));
       for (const step of plan.steps) {
         const stepItems = items.filter((i) => i.stepId === step.id);

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { GenerationRequest } from '../../src/contract/index.js';
 import { type JobItem, validateJob } from '../../src/job/index.js';
 import { idempotencyKey, type Journal, openJournal } from '../../src/journal/index.js';
+import { QuoteCache } from '../../src/plan/index.js';
 import { AssetResolver, prepareJobFiles } from '../../src/scheduler/assets.js';
 import { CompletionWatcher } from '../../src/scheduler/completion-watcher.js';
 import type { RunContext } from '../../src/scheduler/context.js';
@@ -22,7 +23,6 @@ import {
   type PaidCreate,
   runJournaledAttempt,
 } from '../../src/scheduler/journaled-attempt.js';
-import { QuoteCache } from '../../src/scheduler/quote-cache.js';
 import { seedItems, selectRun, toNewItem } from '../../src/scheduler/select-run.js';
 import { StopController } from '../../src/scheduler/stop-control.js';
 import {

@@ -3,7 +3,7 @@
  * charges) and prints cost per step and the total against the budget and the
  * live balance. Exit 3 when it does not fit, 2 when the job is invalid.
  */
-import { formatPlan, planJob, planJson } from '../../plan/index.js';
+import { formatPlan, PriceClasses, planJson, quotePriceClasses } from '../../plan/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { addCommonOptions, type CommonOptions } from '../options.js';
@@ -30,15 +30,29 @@ export async function planCommandAction(
   options: CommonOptions,
 ): Promise<void> {
   try {
-    const { validated, service } = await checkJob(io, jobPath, options, () =>
-      openService(io, options),
+    let classes: PriceClasses | undefined;
+    const { checked, service } = await checkJob(
+      io,
+      jobPath,
+      options,
+      () => openService(io, options),
+      (catalog) => {
+        const grouping = new PriceClasses(catalog);
+        classes = grouping;
+        return (item) => grouping.add(item);
+      },
     );
     if (!service) throw new Error('plan needs the service');
     try {
-      printWarnings(io, validated.warnings, validated.job.source.text);
-      const plan = await planJob(validated.job, validated.items, service.client);
+      const { job, catalog, scan } = checked;
+      printWarnings(io, scan.warnings, job.source.text);
+      const plan = await quotePriceClasses(
+        job,
+        classes ?? new PriceClasses(catalog),
+        service.client,
+      );
       io.stdout.write(
-        options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, validated.job.name),
+        options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, job.name),
       );
       if (plan.verdict !== 'ok') io.exitCode = EXIT.credits;
     } finally {

@@ -6,13 +6,16 @@
 import { resolve } from 'node:path';
 import {
   defaultModelCachePath,
-  expandJob,
   formatIssues,
   isJobFileError,
   type JobIssue,
+  type JobItem,
+  type JobScan,
+  type LoadedJob,
   loadJob,
   loadModelCatalog,
-  type ValidatedJob,
+  type ModelCatalog,
+  scanJob,
 } from '../../job/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
@@ -23,16 +26,26 @@ export interface ValidateCommandOptions extends CommonOptions {
   readonly offline?: boolean;
 }
 
+/** A job that passed every check: what `validate` prints and `plan` quotes. */
+export interface CheckedJob {
+  readonly job: LoadedJob;
+  readonly catalog: ModelCatalog;
+  readonly scan: JobScan;
+}
+
 /**
  * Loads, fetches contracts and expands. With a `service` the contracts come
- * from it (cached beside the job unless it is the in-process emulator).
+ * from it (cached beside the job unless it is the in-process emulator). The
+ * items are not kept: `itemsTo` (given the contracts) receives each one, so
+ * a 100,000-row job is counted or grouped without holding its items.
  */
 export async function checkJob(
   io: CliIo,
   jobPath: string,
   options: ValidateCommandOptions,
   openServiceFor: () => Promise<OpenedService>,
-): Promise<{ validated: ValidatedJob; service: OpenedService | undefined }> {
+  itemsTo: (catalog: ModelCatalog) => (item: JobItem) => void = () => () => undefined,
+): Promise<{ checked: CheckedJob; service: OpenedService | undefined }> {
   const job = loadJob(resolve(io.cwd, jobPath), { displayPath: jobPath });
   const cacheFile = options.emulator ? null : defaultModelCachePath(job.dir);
   let service: OpenedService | undefined;
@@ -43,7 +56,7 @@ export async function checkJob(
       offline: Boolean(options.offline),
       ...(service ? { lister: service.client, baseUrl: service.baseUrl } : {}),
     });
-    return { validated: { job, catalog, ...expandJob(job, catalog) }, service };
+    return { checked: { job, catalog, scan: scanJob(job, catalog, itemsTo(catalog)) }, service };
   } catch (error) {
     await service?.close();
     throw error;
@@ -85,26 +98,24 @@ export const validateCommand: CommandModule = {
         ),
     ).action(async (jobPath: string, options: ValidateCommandOptions) => {
       try {
-        const { validated, service } = await checkJob(io, jobPath, options, () =>
+        const { checked, service } = await checkJob(io, jobPath, options, () =>
           openService(io, options),
         );
         await service?.close();
-        const { job, items, byStep, warnings } = validated;
+        const { job, scan } = checked;
+        const { warnings } = scan;
         printWarnings(io, warnings, job.source.text);
-        const outputs = items.reduce((sum, item) => sum + item.expectedOutputs, 0);
+        const items = scan.steps.reduce((sum, step) => sum + step.items, 0);
+        const outputs = scan.steps.reduce((sum, step) => sum + step.outputs, 0);
         if (options.json) {
-          const steps = [...byStep].map(([id, list]) => ({
-            id,
-            items: list.length,
-            outputs: list.reduce((sum, item) => sum + item.expectedOutputs, 0),
-          }));
+          const steps = scan.steps.map(({ id, items, outputs }) => ({ id, items, outputs }));
           io.stdout.write(
-            `${JSON.stringify({ valid: true, name: job.name, items: items.length, outputs, steps, warnings })}\n`,
+            `${JSON.stringify({ valid: true, name: job.name, items, outputs, steps, warnings })}\n`,
           );
           return;
         }
         io.stdout.write(
-          `${jobPath}: valid (${job.steps.length} step${job.steps.length === 1 ? '' : 's'}, ${items.length} items, ${outputs} outputs)\n`,
+          `${jobPath}: valid (${job.steps.length} step${job.steps.length === 1 ? '' : 's'}, ${items} items, ${outputs} outputs)\n`,
         );
       } catch (error) {
         if (!reportJobErrors(io, error, options.json)) throw error;

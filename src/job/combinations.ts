@@ -1,0 +1,52 @@
+/**
+ * A step's combinations of template values: matrix combinations x rows of its
+ * `rows:` file (or the matrix alone, or one empty combination).
+ */
+import { basename } from 'node:path';
+import { expandMatrix, type MatrixSpec } from './matrix.js';
+import { type Row, RowsFileError, readRows } from './rows.js';
+import type { KeyPath } from './source-map.js';
+import type { LoadedStep, TemplateVars } from './types.js';
+
+export interface Combination {
+  readonly vars: TemplateVars;
+  /** 1-based row line, for labels. */
+  readonly row?: number;
+}
+
+/** matrix combinations x rows (or one empty combination). Undefined on error. */
+export function stepCombinations(
+  step: LoadedStep,
+  at: (path: KeyPath, message: string) => void,
+): Combination[] | undefined {
+  const matrix = expandMatrix(step.matrix as MatrixSpec | undefined);
+  if (step.matrix && matrix.length === 0) {
+    at(['matrix'], 'the matrix has no combinations left (everything excluded)');
+    return undefined;
+  }
+  if (step.rows === undefined) return matrix.map((vars) => ({ vars }));
+  let rows: Row[];
+  try {
+    rows = readRows(step.rows, basename(step.rows));
+  } catch (error) {
+    if (error instanceof RowsFileError) {
+      at(['rows'], error.message);
+      return undefined;
+    }
+    throw error;
+  }
+  const matrixNames = new Set(matrix.flatMap((c) => Object.keys(c)));
+  const clash = Object.keys(rows[0]?.vars ?? {}).find((name) => matrixNames.has(name));
+  if (clash) {
+    at(['rows'], `column \`${clash}\` is also a matrix value: rename one of them`);
+    return undefined;
+  }
+  const combos: Combination[] = [];
+  for (const combo of matrix) {
+    // Without a matrix the row's values are the item's: share them, do not copy.
+    const alone = Object.keys(combo).length === 0;
+    for (const row of rows)
+      combos.push({ vars: alone ? row.vars : { ...combo, ...row.vars }, row: row.line });
+  }
+  return combos;
+}
