@@ -14,7 +14,6 @@
  */
 import type { GenerationRequest } from '../contract/index.js';
 import type { JobItem } from '../job/index.js';
-import { canonicalJson } from '../shared/index.js';
 
 export const MEDIA_PLACEHOLDER_ORIGIN = 'https://ibatch.invalid/pending-upload';
 
