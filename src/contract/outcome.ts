@@ -46,8 +46,3 @@ const SAFETY_WORDS = /(safety|blocked|nsfw|moderat|content[_ -]?policy)/i;
 function isSafetyStatus(status: GenerationStatus): boolean {
   return SAFETY_WORDS.test(status.status) || SAFETY_WORDS.test(status.error ?? '');
 }
-
-/** Case-insensitive status comparison, as the reference's samples require. */
-export function statusIs(actual: string, expected: string): boolean {
-  return actual.trim().toLowerCase() === expected.toLowerCase();
-}

@@ -41,7 +41,6 @@ export const InfluencerEntrySchema = z.looseObject({
   ready: z.boolean(),
   status: z.string(),
 });
-export type InfluencerEntry = z.infer<typeof InfluencerEntrySchema>;
 
 export const InfluencerListSchema = z.looseObject({
   total: z.number().int(),
@@ -70,9 +69,6 @@ export const TrainingJobRequestSchema = z.strictObject({
 });
 export type TrainingJobRequest = z.infer<typeof TrainingJobRequestSchema>;
 
-export const TrainingStatusSchema = z.enum(['queued', 'processing', 'succeeded', 'failed']);
-export type TrainingStatus = z.infer<typeof TrainingStatusSchema>;
-
 export const TrainingJobSchema = z.looseObject({
   trainingId: z.string(),
   influencerId: z.string(),
@@ -88,11 +84,6 @@ export const TrainingJobSchema = z.looseObject({
 export type TrainingJob = z.infer<typeof TrainingJobSchema>;
 
 // ---------------------------------------------------------------- models
-
-export const FieldOptionSchema = z.looseObject({
-  value: z.unknown(),
-  label: z.string().optional(),
-});
 
 export const ModelFieldSchema = z.looseObject({
   name: z.string(),
@@ -128,7 +119,6 @@ export const ModelListSchema = z.looseObject({ models: z.array(ModelSchema) });
 export type ModelList = z.infer<typeof ModelListSchema>;
 
 export const ModelEnvelopeSchema = z.looseObject({ model: ModelSchema });
-export type ModelEnvelope = z.infer<typeof ModelEnvelopeSchema>;
 
 // ----------------------------------------------------------- generations
 
@@ -180,7 +170,6 @@ export const HistoryEntrySchema = z.looseObject({
   prompt: z.string().nullable().optional(),
   createdAt: z.string(),
 });
-export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 
 export const GenerationHistorySchema = z.looseObject({
   kind: KindSchema,

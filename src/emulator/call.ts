@@ -22,5 +22,3 @@ export interface Answer {
   status: number;
   body: unknown;
 }
-
-export const ok = (body: unknown, status = 200): Answer => ({ status, body });

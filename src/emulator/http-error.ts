@@ -9,6 +9,7 @@
 import type { ServerResponse } from 'node:http';
 import {
   ERROR_CODES,
+  type ErrorBody,
   type KnownErrorCode,
   meaningOfStatus,
   STATUS_FOR_CODE,
@@ -31,10 +32,6 @@ export type LocalErrorCode = keyof typeof LOCAL_STATUS_FOR_CODE;
 export type EmulatorErrorCode = KnownErrorCode | LocalErrorCode;
 
 export type ServerErrorStatus = 500 | 502 | 503 | 504;
-
-export interface ErrorBody {
-  error: { code: string; message: string; details?: unknown };
-}
 
 export class EmulatorHttpError extends IbatchError {
   readonly status: number;

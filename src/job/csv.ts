@@ -34,17 +34,11 @@ const CR = 0x0d;
 const LF = 0x0a;
 
 /**
- * Splits CSV text into records of fields (no header handling). Fields are
- * slices of the text, never built a character at a time: a 100,000-row file
- * would otherwise hold millions of tiny concatenated strings.
+ * Splits CSV text into records of fields (no header handling), one record at
+ * a time, in file order, keeping none. Fields are slices of the text, never
+ * built a character at a time: a 100,000-row file would otherwise hold
+ * millions of tiny concatenated strings.
  */
-export function parseCsvRecords(input: string): CsvRecord[] {
-  const records: CsvRecord[] = [];
-  forEachCsvRecord(input, (record) => records.push(record));
-  return records;
-}
-
-/** `parseCsvRecords` one record at a time, in file order, keeping none. */
 function forEachCsvRecord(input: string, onRecord: (record: CsvRecord) => void): void {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const n = text.length;

@@ -34,7 +34,6 @@ export {
   type JobFile,
   JobFileSchema,
   jobJsonSchema,
-  type StepSpec,
 } from './schema.js';
 export { jobIssueAt, type KeyPath } from './source-map.js';
 export type {

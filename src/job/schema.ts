@@ -96,7 +96,6 @@ export const StepSchema = z
     ),
   })
   .describe('A bulk generation step');
-export type StepSpec = z.infer<typeof StepSchema>;
 
 export const UploadSetSchema = z.strictObject({
   files: z.array(z.string().min(1)).min(1).describe('Globs relative to the job file'),
@@ -121,7 +120,6 @@ export const InfluencerSpecSchema = z.strictObject({
     })
     .describe('Must be true'),
 });
-export type InfluencerSpec = z.infer<typeof InfluencerSpecSchema>;
 
 export const JobFileSchema = z
   .strictObject({

@@ -34,9 +34,3 @@ export interface RunContext {
   /** Appends to the run's timeline (report, status) and logs it. */
   record(type: string, message: string, itemKey?: string, data?: Record<string, unknown>): void;
 }
-
-/** The items of one run, by key and by step. */
-export interface ItemIndex {
-  readonly byKey: ReadonlyMap<string, JobItem>;
-  readonly byStep: ReadonlyMap<string, readonly JobItem[]>;
-}

@@ -108,8 +108,3 @@ export function crashPoint(name: CrashPointName): void {
     if (fire) process.kill(process.pid, 'SIGKILL');
   }
 }
-
-/** Forgets the cached environment (tests of this module only). */
-export function resetCrashPointsForTests(): void {
-  armed = undefined;
-}
