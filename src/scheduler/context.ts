@@ -5,7 +5,7 @@
  */
 import type PQueue from 'p-queue';
 import type { ServiceClient } from '../api/index.js';
-import type { JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
+import type { LoadedJob, ModelCatalog } from '../job/index.js';
 import type { Journal } from '../journal/index.js';
 import type { QuoteCache } from '../plan/index.js';
 import type { Logger } from '../shared/index.js';
