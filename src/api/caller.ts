@@ -8,10 +8,10 @@ import type { z } from 'zod';
 import { ENDPOINTS, type EndpointId, ErrorBodySchema, endpointPath } from '../contract/index.js';
 import type { Logger, RequestGate, Sleep } from '../shared/index.js';
 import { ApiError, ContractError, failureOfThrown } from './errors.js';
-import type { ClientEvent } from './events.js';
+import { type ClientEvent, retryEvent } from './events.js';
 import type { ResolvedTimeouts } from './options.js';
 import { EMPTY_RATE_LIMIT, headerNumber, type RateLimitSnapshot } from './rate-limit.js';
-import { decideRetry, type Failure, parseRetryAfter, type RetryOptions } from './retry-policy.js';
+import { type Failure, parseRetryAfter, RetryCounter, type RetryOptions } from './retry-policy.js';
 import { type Exchange, send } from './transport.js';
 
 export interface CallSpec<T> {
@@ -59,8 +59,7 @@ export class Caller {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (spec.idempotencyKey !== undefined) headers['idempotency-key'] = spec.idempotencyKey;
     const repeatable = !endpoint.creates || spec.idempotencyKey !== undefined;
-    let faultRetries = 0;
-    let rateLimitRetries = 0;
+    const retries = new RetryCounter(repeatable, deps.retry);
 
     for (let attempt = 1; ; attempt++) {
       await deps.gate.acquire(endpoint.buckets, signal);
@@ -97,30 +96,17 @@ export class Caller {
         failure = failureOfThrown(caught);
         error = caught;
       }
-      const decision = decideRetry(
-        failure,
-        { faultRetries, rateLimitRetries, repeatable },
-        deps.retry,
-      );
+      const decision = retries.next(failure);
       if (!decision.retry) throw error;
-      if (decision.reason === 'rate-limited') rateLimitRetries++;
-      else faultRetries++;
-      const status = failure.type === 'status' ? failure.status : undefined;
-      deps.onEvent?.({
-        type: 'retry',
-        endpoint: spec.endpoint,
-        attempt: attempt + 1,
-        delayMs: decision.delayMs,
-        reason: decision.reason,
-        ...(status === undefined ? {} : { status }),
-      });
+      const event = retryEvent(spec.endpoint, attempt + 1, decision, failure);
+      deps.onEvent?.(event);
       deps.logger.debug(
         {
-          endpoint: spec.endpoint,
-          attempt: attempt + 1,
-          delayMs: decision.delayMs,
-          reason: decision.reason,
-          status,
+          endpoint: event.endpoint,
+          attempt: event.attempt,
+          delayMs: event.delayMs,
+          reason: event.reason,
+          status: event.status,
         },
         'retrying service request',
       );

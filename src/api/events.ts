@@ -1,6 +1,6 @@
 /** What the client reports while it works (progress displays, tests). */
 import type { ClientOperation } from './errors.js';
-import type { RetryReason } from './retry-policy.js';
+import type { Failure, RetryDecision, RetryReason } from './retry-policy.js';
 
 export interface RetryEvent {
   readonly type: 'retry';
@@ -14,3 +14,20 @@ export interface RetryEvent {
 }
 
 export type ClientEvent = RetryEvent;
+
+/** The event announcing that `attempt` follows after `decision`'s delay. */
+export function retryEvent(
+  endpoint: ClientOperation,
+  attempt: number,
+  decision: Extract<RetryDecision, { retry: true }>,
+  failure: Failure,
+): RetryEvent {
+  return {
+    type: 'retry',
+    endpoint,
+    attempt,
+    delayMs: decision.delayMs,
+    reason: decision.reason,
+    ...(failure.type === 'status' ? { status: failure.status } : {}),
+  };
+}

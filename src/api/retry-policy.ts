@@ -75,6 +75,37 @@ export function decideRetry(
   return { retry: true, delayMs: backoffWithJitter(context.faultRetries, options), reason };
 }
 
+/**
+ * The retries of one request, counted by kind: `next` decides and counts the
+ * retry it allows, so the client's calls and the upload PUT keep one set of books.
+ */
+export class RetryCounter {
+  #faultRetries = 0;
+  #rateLimitRetries = 0;
+
+  constructor(
+    private readonly repeatable: boolean,
+    private readonly options: RetryOptions,
+  ) {}
+
+  next(failure: Failure): RetryDecision {
+    const decision = decideRetry(
+      failure,
+      {
+        faultRetries: this.#faultRetries,
+        rateLimitRetries: this.#rateLimitRetries,
+        repeatable: this.repeatable,
+      },
+      this.options,
+    );
+    if (decision.retry) {
+      if (decision.reason === 'rate-limited') this.#rateLimitRetries++;
+      else this.#faultRetries++;
+    }
+    return decision;
+  }
+}
+
 function faultReason(failure: Failure): RetryReason | undefined {
   switch (failure.type) {
     case 'status':

@@ -8,13 +8,12 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { type AssetUpload, LIMITS } from '../contract/index.js';
-import type { Sleep } from '../shared/index.js';
-import { type Logger, UsageError } from '../shared/index.js';
+import { type Logger, type Sleep, UsageError } from '../shared/index.js';
 import { isSafeUrl } from './base-url.js';
 import { ApiError, ContractError, failureOfThrown } from './errors.js';
-import type { ClientEvent } from './events.js';
+import { type ClientEvent, retryEvent } from './events.js';
 import type { ResolvedTimeouts } from './options.js';
-import { decideRetry, type Failure, type RetryOptions } from './retry-policy.js';
+import { type Failure, RetryCounter, type RetryOptions } from './retry-policy.js';
 import { send } from './transport.js';
 
 /** Bytes in memory, a file path, or a stream (streams cannot be retried). */
@@ -61,8 +60,7 @@ export async function uploadAsset(
     ...presign.headers,
     'content-length': String(body.sizeBytes),
   };
-  let faultRetries = 0;
-  let rateLimitRetries = 0;
+  const retries = new RetryCounter(body.repeatable, deps.retry);
   for (let attempt = 1; ; attempt++) {
     let error: unknown;
     let failure: Failure;
@@ -98,23 +96,9 @@ export async function uploadAsset(
       failure = failureOfThrown(caught);
       error = caught;
     }
-    const decision = decideRetry(
-      failure,
-      { faultRetries, rateLimitRetries, repeatable: body.repeatable },
-      deps.retry,
-    );
+    const decision = retries.next(failure);
     if (!decision.retry) throw error;
-    if (decision.reason === 'rate-limited') rateLimitRetries++;
-    else faultRetries++;
-    const status = failure.type === 'status' ? failure.status : undefined;
-    deps.onEvent?.({
-      type: 'retry',
-      endpoint: 'upload',
-      attempt: attempt + 1,
-      delayMs: decision.delayMs,
-      reason: decision.reason,
-      ...(status === undefined ? {} : { status }),
-    });
+    deps.onEvent?.(retryEvent('upload', attempt + 1, decision, failure));
     await deps.sleep(decision.delayMs, options.signal);
   }
 }
