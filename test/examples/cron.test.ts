@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, runCommand } from './run-command.js';
+import { cleanEnv, runCommand } from '../helpers/index.js';
 import { createHost, type HostSetup, REPO } from './setup.js';
 
 interface CronEntry {

@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cleanEnv, runCommand } from './run-command.js';
+import { cleanEnv, runCommand } from '../helpers/index.js';
 import { createHost, EMULATOR_FLAGS, type HostSetup, REPO } from './setup.js';
 
 const WORKFLOW = path.join(REPO, 'examples/github-actions/ibatch.yml');

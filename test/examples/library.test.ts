@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, runCommand } from './run-command.js';
+import { cleanEnv, runCommand } from '../helpers/index.js';
 import { REPO } from './setup.js';
 
 interface Summary {

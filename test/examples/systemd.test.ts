@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, runCommand } from './run-command.js';
+import { cleanEnv, runCommand } from '../helpers/index.js';
 import { createHost, type HostSetup, REPO } from './setup.js';
 
 type Unit = Record<string, Record<string, string>>;

@@ -10,18 +10,17 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ManifestWriter, readManifest, writeReport } from '../../src/outputs/index.js';
 import { useChromium } from '../helpers/chromium.js';
+import { tempDir } from '../helpers/index.js';
 import { makePng, SAMPLES } from '../uploads/fixtures/media-samples.js';
-import { useTempDir } from '../uploads/temp-dir.js';
 import { fixtureReport } from './fixtures/report-data.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
-const tempDir = useTempDir('report-browser');
 
 const browser = useChromium();
 
 describe('report.html in a browser', () => {
   it('loads every image, shows the manifest totals, runs no injected script', async () => {
-    const dir = tempDir();
+    const dir = tempDir('report-browser');
     const data = fixtureReport();
     const colours: [number, number, number][] = [
       [230, 90, 60],

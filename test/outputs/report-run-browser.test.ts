@@ -12,27 +12,24 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readManifest } from '../../src/outputs/index.js';
 import { useChromium } from '../helpers/chromium.js';
+import { emulatorEnv, tempDir } from '../helpers/index.js';
 import {
   charges,
-  envFor,
+  emulators,
   makeWorkspace,
   runJobCli,
-  useEmulators,
 } from '../scheduler/fixtures/pipeline/helpers.js';
-import { useTempDir } from '../uploads/temp-dir.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
-const tempDir = useTempDir('report-run-browser');
-const emulators = useEmulators();
 
 const browser = useChromium();
 
 describe('report.html of a real run', () => {
   it('shows every output, loads every image, and its totals match manifest and ledger', async () => {
     const em = await emulators({ seed: 21 });
-    const dir = tempDir();
+    const dir = tempDir('report-run-browser');
     const job = makeWorkspace(dir, 'job.yaml');
-    const result = await runJobCli(job, envFor(em));
+    const result = await runJobCli(job, emulatorEnv(em));
     expect(result.code, result.stdout + result.stderr).toBe(0);
 
     const out = path.join(dir, 'out');
