@@ -15,4 +15,4 @@ export { scaledLimits } from './limits.js';
 export { BIN, DIST, REPO, repoPath } from './paths.js';
 export { type CommandResult, cleanEnv, type RunCommandOptions, runCommand } from './process.js';
 export { tempCopy, tempDir } from './temp.js';
-export { type UntilOptions, until } from './until.js';
+export { type Truthy, type UntilOptions, until } from './until.js';

@@ -4,6 +4,9 @@
  * time. No vitest import, so the chaos driver can use it outside a test run.
  */
 
+/** What a truthy result can be (a probe may answer `false`, `0` or `''` for "not yet"). */
+export type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
 export interface UntilOptions {
   /** Fails after this long; default 5000 ms. */
   readonly timeoutMs?: number;
@@ -21,12 +24,12 @@ export interface UntilOptions {
 export async function until<T>(
   probe: () => T | Promise<T>,
   options: UntilOptions = {},
-): Promise<NonNullable<T>> {
+): Promise<Truthy<T>> {
   const { timeoutMs = 5000, what = 'condition', everyMs = 20 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
-    if (value) return value as NonNullable<T>;
+    if (value) return value as Truthy<T>;
     if (Date.now() > deadline)
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
