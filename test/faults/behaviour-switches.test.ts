@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Behaviour, FaultScript } from '../../src/emulator/index.js';
-import { freshCase, said } from './harness.js';
+import { said } from '../helpers/index.js';
+import { freshCase } from './harness.js';
 
 const QUICKSTART = readFileSync(
   path.join(import.meta.dirname, '../../jobs/quickstart.yaml'),
