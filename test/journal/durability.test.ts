@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
+import { tempDir } from '../helpers/index.js';
 import { spawnFixture } from './child.js';
-import { tempDir } from './helpers.js';
 
 describe('kill -9 durability', () => {
   it('every intent the child reported committed is in the journal after SIGKILL', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const child = spawnFixture('intent-writer.ts', path);
     await child.waitFor((line) => line === 'item-300');
     await child.kill9();

@@ -1,29 +1,15 @@
-/** Temp dirs and journals for journal tests, removed after each test. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+/** Journals for journal tests, closed after each test (their temp dirs come from the kit). */
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
 import { type Journal, type OpenJournalOptions, openJournal } from '../../src/journal/index.js';
+import { defer, tempDir } from '../helpers/index.js';
 
-const cleanups: (() => void)[] = [];
-
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-});
-
-export function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ibatch-journal-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** Opens a journal that is closed after the test (fails the test if left open is impossible). */
+/** Opens a journal that is closed after the test. */
 export async function tempJournal(
   options: OpenJournalOptions = {},
-  path = join(tempDir(), 'nested', 'journal.db'),
+  path = join(tempDir('journal'), 'nested', 'journal.db'),
 ): Promise<Journal> {
   const journal = await openJournal(path, options);
-  cleanups.push(() => journal.close());
+  defer(() => journal.close());
   return journal;
 }
 

@@ -3,12 +3,12 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JournalLockedError, lockPathFor, openJournal } from '../../src/journal/index.js';
+import { tempDir } from '../helpers/index.js';
 import { spawnFixture } from './child.js';
-import { tempDir } from './helpers.js';
 
 describe('journal lock', () => {
   it('refuses a second opener with the holder pid and a --wait hint; close releases', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const first = await openJournal(path);
     const error = await openJournal(path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JournalLockedError);
@@ -22,7 +22,7 @@ describe('journal lock', () => {
   });
 
   it('read-only opens take no lock', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const writer = await openJournal(path);
     writer.createRun({ runId: 'r', jobName: 'j', jobPath: '/j', jobHash: 'h', budget: null });
     const reader = await openJournal(path, { readonly: true });
@@ -33,7 +33,7 @@ describe('journal lock', () => {
   });
 
   it('a waiting opener gets the journal once the holder closes; a bounded wait gives up', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const first = await openJournal(path);
     await expect(openJournal(path, { wait: 300 })).rejects.toBeInstanceOf(JournalLockedError);
     const waiting = openJournal(path, { wait: true });
@@ -44,7 +44,7 @@ describe('journal lock', () => {
   });
 
   it('takes over the lock of a SIGKILLed holder and says so', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const holder = spawnFixture('lock-holder.ts', path);
     await holder.waitFor((line) => line === 'locked');
     await expect(openJournal(path)).rejects.toThrow(`process ${holder.process.pid}`);
@@ -58,7 +58,7 @@ describe('journal lock', () => {
   });
 
   it('respects a lock held on another host', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     writeFileSync(
       lockPathFor(path),
       JSON.stringify({ pid: 1, hostname: `not-${hostname()}`, startedAt: Date.now() }),
