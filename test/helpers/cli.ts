@@ -10,6 +10,7 @@ import type { CliIo } from '../../src/cli/command.js';
 import { runCli } from '../../src/cli/main.js';
 import { defer } from './cleanup.js';
 import { BIN } from './paths.js';
+import { until } from './until.js';
 
 export interface CliResult {
   readonly code: number;
@@ -95,4 +96,19 @@ export function spawnCli(args: readonly string[], options: SpawnCliOptions): Spa
     await exited;
   });
   return { child, stdout: () => stdout, stderr: () => stderr, output: () => output, exited };
+}
+
+/** The first line the process prints on stdout (e.g. `ibatch emulator --json`'s URLs); fails if it exits first. */
+export function firstStdoutLine(run: SpawnedCli, timeoutMs = 20_000): Promise<string> {
+  return until(
+    () => {
+      const { exitCode, signalCode } = run.child;
+      if (exitCode !== null || signalCode !== null) {
+        throw new Error(`exited (${exitCode ?? signalCode}) before a line: ${run.stderr()}`);
+      }
+      const text = run.stdout();
+      return text.includes('\n') ? text.slice(0, text.indexOf('\n')) : undefined;
+    },
+    { timeoutMs, what: 'a first line on stdout' },
+  );
 }

@@ -4,6 +4,7 @@ export {
   type CliResult,
   capture,
   type Exit,
+  firstStdoutLine,
   runCliCaptured,
   type SpawnCliOptions,
   type SpawnedCli,

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, ContractError, createClient, TimeoutError } from '../../src/api/index.js';
 import { EmulatorAdmin } from '../../src/emulator/index.js';
 import { IbatchError } from '../../src/shared/index.js';
-import { REPO, runCliCaptured, spawnCli, tempDir, until } from '../helpers/index.js';
+import { firstStdoutLine, REPO, runCliCaptured, spawnCli, tempDir } from '../helpers/index.js';
 
 interface ChildEmulator {
   baseUrl: string;
@@ -28,16 +28,7 @@ beforeAll(async () => {
   const child = spawnCli(['emulator', '--json', '--port', '0', '--time-scale', '100'], {
     cwd: REPO,
   });
-  const line = await until(
-    () => {
-      if (child.child.exitCode !== null) {
-        throw new Error(`emulator exited with ${child.child.exitCode}: ${child.stderr()}`);
-      }
-      const [first] = child.stdout().split('\n');
-      return child.stdout().includes('\n') && first;
-    },
-    { timeoutMs: 20_000, what: 'the emulator to print its URLs' },
-  );
+  const line = await firstStdoutLine(child);
   em = JSON.parse(line) as ChildEmulator;
   admin = new EmulatorAdmin(em.adminUrl);
 });

@@ -11,7 +11,14 @@ import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { lockPathFor, openJournal, type RunRecord } from '../../src/journal/index.js';
 import { runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
-import { charges, chargesPerItem, envFor, imageJob, type Workspace, workspace } from './helpers.js';
+import {
+  charges,
+  chargesPerItem,
+  envFor,
+  imageJob,
+  type Workspace,
+  workspace,
+} from '../scheduler/helpers.js';
 
 const SCALE = 30;
 let em: RunningEmulator | undefined;
