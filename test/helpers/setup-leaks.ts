@@ -8,25 +8,32 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { describeHandle, openHandles, resourceCounts } from './handles.js';
+import { type TimerTracker, trackTimers } from './timers.js';
 
 /** How long closes in progress may take before what is still open counts as leaked. */
 const GRACE_MS = 2000;
 
 let baseline = new Map<string, number>();
 let baselineHandles = new Set<unknown>();
+let timers: TimerTracker | undefined;
 
 beforeAll(() => {
   baseline = resourceCounts();
   baselineHandles = new Set(openHandles());
+  timers = trackTimers();
 });
 
 afterAll(async () => {
+  const tracker = timers;
+  timers = undefined;
+  tracker?.stop();
+  const leaked = () => [...excess(resourceCounts(), baseline), ...(tracker?.live() ?? [])];
   const deadline = Date.now() + GRACE_MS;
-  let extra = excess(resourceCounts(), baseline);
+  let extra = leaked();
   while (extra.length > 0 && Date.now() < deadline) {
     // A macrotask turn: lets close callbacks and socket teardown run.
     await new Promise((resolve) => setTimeout(resolve, 10));
-    extra = excess(resourceCounts(), baseline);
+    extra = leaked();
   }
   if (extra.length === 0) return;
   const handles = openHandles()
