@@ -1,6 +1,11 @@
 /** Journals for journal tests, closed after each test (their temp dirs come from the kit). */
 import { join } from 'node:path';
-import { type Journal, type OpenJournalOptions, openJournal } from '../../src/journal/index.js';
+import {
+  idempotencyKey,
+  type Journal,
+  type OpenJournalOptions,
+  openJournal,
+} from '../../src/journal/index.js';
 import { defer, tempDir } from '../helpers/index.js';
 
 /** Opens a journal that is closed after the test. */
@@ -35,4 +40,39 @@ export function item(key: string, stepId = 'portraits', quotedCost = 10) {
     quotedCost,
     expectedOutputs: 1,
   };
+}
+
+/** The idempotency key of attempt `attempt` of `itemKey` in seedRun's run. */
+export const attemptKey = (itemKey: string, attempt = 1) =>
+  idempotencyKey({ jobName: 'spring', runId: 'run-1', stepId: 'portraits', itemKey, attempt });
+
+/** Records the intent of an attempt (its key from attemptKey), as the engine does before a create. */
+export function intendAttempt(
+  journal: Journal,
+  runId: string,
+  itemKey: string,
+  attemptNo = 1,
+  quotedCost = 10,
+) {
+  return journal.recordAttemptIntent({
+    runId,
+    itemKey,
+    attemptNo,
+    idempotencyKey: attemptKey(itemKey, attemptNo),
+    request: {},
+    requestHash: 'h',
+    quotedCost,
+  });
+}
+
+/** Records the service's answer to an attempt's create: charged, with its generation ids. */
+export function submitAttempt(
+  journal: Journal,
+  runId: string,
+  itemKey: string,
+  attemptNo: number,
+  generationIds: string[],
+  chargedCost = 10,
+): void {
+  journal.recordAttemptSubmitted({ runId, itemKey, attemptNo, chargedCost, generationIds });
 }
