@@ -76,3 +76,20 @@ export function submitAttempt(
 ): void {
   journal.recordAttemptSubmitted({ runId, itemKey, attemptNo, chargedCost, generationIds });
 }
+
+/** Records a failed attempt the service refunded; the item fails with it. */
+export function refundAttempt(
+  journal: Journal,
+  runId: string,
+  itemKey: string,
+  attemptNo = 1,
+): void {
+  journal.recordAttemptOutcome({
+    runId,
+    itemKey,
+    attemptNo,
+    state: 'failed',
+    itemState: 'failed',
+    refunded: true,
+  });
+}

@@ -3,6 +3,7 @@ import {
   intendAttempt,
   item,
   attemptKey as key,
+  refundAttempt,
   seedRun,
   submitAttempt,
   tempJournal,
@@ -149,14 +150,7 @@ describe('attempt lifecycle', () => {
       bytes: 3,
     });
     // A late duplicate outcome changes nothing.
-    journal.recordAttemptOutcome({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      state: 'failed',
-      itemState: 'failed',
-      refunded: true,
-    });
+    refundAttempt(journal, runId, 'a', 1);
     expect(journal.getItem(runId, 'a')?.state).toBe('succeeded');
   });
 
@@ -263,14 +257,7 @@ describe('budget', () => {
     expect(journal.getItem(runId, 'c')?.state).toBe('pending');
     // A refund frees room.
     submitAttempt(journal, runId, 'a', 1, ['g'], 10);
-    journal.recordAttemptOutcome({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      state: 'failed',
-      itemState: 'failed',
-      refunded: true,
-    });
+    refundAttempt(journal, runId, 'a', 1);
     expect(intent('c').kind).toBe('recorded');
     expect(journal.committedCredits(runId)).toBe(20);
   });
