@@ -9,5 +9,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     restoreMocks: true,
+    // Fails a test file that leaves a server, socket, timer or child open.
+    setupFiles: ['test/helpers/setup-leaks.ts'],
   },
 });

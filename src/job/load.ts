@@ -4,10 +4,10 @@
  * images). Everything found is reported at once in one `JobFileError`.
  * Model-dependent checks happen later, in `expandJob`.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { LIMITS, TRAINING_IMAGE_TYPES, uploadTypeOfFileName } from '../contract/index.js';
+import { sha256Hex } from '../shared/index.js';
 import { expandGlobs } from '../uploads/index.js';
 import { parseDuration } from './duration.js';
 import { uploadableProblem } from './files.js';
@@ -106,7 +106,7 @@ function normalise(
   return {
     file,
     dir,
-    textHash: createHash('sha256').update(text).digest('hex'),
+    textHash: sha256Hex(text),
     name: spec.name,
     ...(spec.budget !== undefined ? { budget: spec.budget } : {}),
     output: resolve(dir, spec.output ?? `out/${spec.name}`),

@@ -11,7 +11,6 @@
  * mean two WALs over one database, i.e. corruption. A journal with more than
  * one link is therefore refused (a symlink is the safe way to share one).
  */
-import { createHash } from 'node:crypto';
 import {
   closeSync,
   lstatSync,
@@ -22,6 +21,7 @@ import {
   statSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { sha256Hex } from '../shared/index.js';
 import { JournalLinkedError } from './errors.js';
 
 export interface JournalFile {
@@ -70,7 +70,7 @@ function canonical(path: string): string {
 function lockFileName(job: string | undefined): string {
   if (job === undefined) return 'journal.lock';
   const slug = job.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 40);
-  const hash = createHash('sha256').update(job).digest('hex').slice(0, 12);
+  const hash = sha256Hex(job).slice(0, 12);
   return `job-${slug}-${hash}.lock`;
 }
 

@@ -4,7 +4,7 @@
  * no separators, no `..`, no control or invisible characters, no reserved
  * Windows names or characters, no leading dot (hidden files), bounded length.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../shared/index.js';
 
 /** Longest segment in UTF-8 bytes; 255 is the usual filesystem limit, leave room for `.part-` temp names. */
 export const MAX_SEGMENT_BYTES = 120;
@@ -35,7 +35,7 @@ export function sanitizeSegment(raw: string): string {
 
 function truncateSegment(s: string, original: string): string {
   if (Buffer.byteLength(s, 'utf8') <= MAX_SEGMENT_BYTES) return s;
-  const hash = createHash('sha256').update(original).digest('hex').slice(0, 8);
+  const hash = sha256Hex(original).slice(0, 8);
   const dot = s.lastIndexOf('.');
   const ext = dot > 0 && s.length - dot <= 10 ? s.slice(dot) : '';
   const budget = MAX_SEGMENT_BYTES - Buffer.byteLength(`-${hash}${ext}`, 'utf8');

@@ -8,7 +8,6 @@
  * whose download was cut off is still pending and is fetched again in full;
  * its stale temp file is removed first.
  */
-import { createHash } from 'node:crypto';
 import { type Dirent, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
@@ -21,6 +20,7 @@ import {
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
+import { sha256Hex } from '../shared/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
 
@@ -150,7 +150,7 @@ export class DownloadStage {
     const holder = this.#claims.get(relative);
     if (holder !== undefined && holder !== owner) {
       const ext = path.posix.extname(relative);
-      const suffix = createHash('sha256').update(owner).digest('hex').slice(0, 8);
+      const suffix = sha256Hex(owner).slice(0, 8);
       relative = `${relative.slice(0, relative.length - ext.length)}-${suffix}${ext}`;
     }
     this.#claims.set(relative, owner);

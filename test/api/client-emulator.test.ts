@@ -2,7 +2,7 @@
  * Every endpoint through the client against the real emulator over HTTP,
  * success and error paths, with the emulator's faults and admin counters.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiError,
   ContractError,
@@ -19,9 +19,6 @@ let client: ServiceClient;
 beforeAll(async () => {
   env = await startEmulatorClient({ behaviour: { replayStatus: 200 } });
   client = env.client;
-});
-afterAll(async () => {
-  await env?.stop();
 });
 
 async function uploadPng(id: string): Promise<string> {

@@ -5,22 +5,22 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type ServiceClient } from '../../src/api/index.js';
-import { pngFor, type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import { pngFor, type RunningEmulator } from '../../src/emulator/index.js';
 import { type ContractProxy, startContractProxy } from '../helpers/contract-proxy.js';
+import { testEmulator } from '../helpers/index.js';
 
 let emulator: RunningEmulator;
 let proxy: ContractProxy;
 let client: ServiceClient;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ seed: 3, timeScale: 100 });
+  emulator = await testEmulator({ seed: 3, timeScale: 100 });
   proxy = await startContractProxy(emulator.baseUrl);
   client = createClient({ baseUrl: proxy.baseUrl, apiKey: emulator.accounts[0]!.apiKey });
 });
 afterAll(async () => {
   await client?.close();
   await proxy?.stop();
-  await emulator?.stop();
 });
 
 it('sends only requests the OpenAPI document accepts, for every method', async () => {

@@ -5,7 +5,7 @@
  * the client's own status and undici-error mapping), the retry policy and
  * `classifyError`; a few rows again end to end over loopback HTTP.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   ContractError,
@@ -20,6 +20,7 @@ import { type SendInit, toTransportError } from '../../src/api/transport.js';
 import type { FaultKind } from '../../src/emulator/index.js';
 import { classifyError } from '../../src/scheduler/classify.js';
 import { EXIT, type ExitCode, ensureIbatchError, type StopReason } from '../../src/shared/index.js';
+import { defer } from '../helpers/index.js';
 import { startEmulatorClient } from './helpers/emulator-client.js';
 import { json, startLocalServer } from './helpers/local-server.js';
 
@@ -201,26 +202,19 @@ describe('the failure table: transport failures', () => {
 });
 
 describe('the failure table end to end', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  });
-
   it('408 is retried like a 5xx, and once retries run out stops the run as unreachable', async () => {
     let answered = 0;
     const server = await startLocalServer((_req, res) => {
       answered++;
       json(res, 408, { error: { code: 'request_timeout', message: 'too slow' } });
     });
+    defer(() => server.stop());
     const client = createClient({
       baseUrl: server.baseUrl,
       apiKey: 'ifk_live_failure_table_0123456789',
       retry: { baseDelayMs: 1, maxDelayMs: 2, maxRetries: 2 },
     });
-    cleanups.push(
-      () => server.stop(),
-      () => client.close(),
-    );
+    defer(() => client.close());
     const error = await client.getAccount().catch((e: unknown) => e);
     expect(answered).toBe(3);
     expect(error).toBeInstanceOf(ApiError);
@@ -233,7 +227,6 @@ describe('the failure table end to end', () => {
       {},
       { retry: { baseDelayMs: 1, maxDelayMs: 2, maxRetries: 1 } },
     );
-    cleanups.push(() => env.stop());
     // `times`: one answer per attempt the client makes (1 + retries if retryable).
     const outcomeOf = async (fault: FaultKind, times: number): Promise<unknown> => {
       await env.emulator.admin.scriptFaults([{ fault, endpoint: 'getAccount', times }]);

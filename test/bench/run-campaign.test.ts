@@ -16,7 +16,7 @@ import {
 } from '../../bench/helpers.js';
 import { runNaiveClient } from '../../bench/naive-client.js';
 import { campaignRows } from '../../bench/run-campaign.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { testEmulator } from '../helpers/index.js';
 
 const TINY: CampaignSpec = {
   generations: 30,
@@ -62,34 +62,29 @@ describe('run benchmark on a tiny campaign', () => {
   }, 60_000);
 
   it('the naive client retries a 429 and keeps one charge per item', async () => {
-    const emulator = await startEmulator({
-      port: 0,
+    const emulator = await testEmulator({
       timeScale: 60,
       seed: 3,
       latency: { 'flux-portrait': [2000, 4000] },
     });
-    try {
-      const account = emulator.accounts[0];
-      if (!account) throw new Error('no account');
-      await emulator.admin.scriptFaults([
-        { endpoint: 'createGeneration', fault: 'rate-limit-burst', times: 3 },
-      ]);
-      const result = await runNaiveClient({
-        baseUrl: emulator.baseUrl,
-        apiKey: account.apiKey,
-        modelId: 'flux-portrait',
-        kind: 'image',
-        prompts: ['a', 'b', 'c', 'd', 'e'],
-        pollMs: 2000 / 60,
-      });
-      expect(result.succeeded).toBe(5);
-      expect(result.rateLimited).toBeGreaterThanOrEqual(3);
-      // (Its other workers do not pause when one is told to wait: the baseline
-      // sends early requests, which the benchmark reports beside ibatch's 0.)
-      const charges = (await emulator.admin.ledger(account.id)).filter((e) => e.type === 'charge');
-      expect(charges).toHaveLength(5);
-    } finally {
-      await emulator.stop();
-    }
+    const account = emulator.accounts[0];
+    if (!account) throw new Error('no account');
+    await emulator.admin.scriptFaults([
+      { endpoint: 'createGeneration', fault: 'rate-limit-burst', times: 3 },
+    ]);
+    const result = await runNaiveClient({
+      baseUrl: emulator.baseUrl,
+      apiKey: account.apiKey,
+      modelId: 'flux-portrait',
+      kind: 'image',
+      prompts: ['a', 'b', 'c', 'd', 'e'],
+      pollMs: 2000 / 60,
+    });
+    expect(result.succeeded).toBe(5);
+    expect(result.rateLimited).toBeGreaterThanOrEqual(3);
+    // (Its other workers do not pause when one is told to wait: the baseline
+    // sends early requests, which the benchmark reports beside ibatch's 0.)
+    const charges = (await emulator.admin.ledger(account.id)).filter((e) => e.type === 'charge');
+    expect(charges).toHaveLength(5);
   });
 });

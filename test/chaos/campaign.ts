@@ -106,15 +106,6 @@ function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i + 1);
 }
 
-/** `--limits` equal to the service's limits divided by `timeScale`, like the emulator's. */
-export function scaledLimitsSpec(timeScale: number): string {
-  return Object.entries(SERVICE_RATE_LIMITS)
-    .map(
-      ([bucket, w]) => `${bucket}=${w.count}/${Math.max(1, Math.round(w.windowMs / timeScale))}ms`,
-    )
-    .join(',');
-}
-
 /** Milliseconds the generations limit alone needs for `n` creates at `timeScale`. */
 export function creationFloorMs(n: number, timeScale: number): number {
   const w = SERVICE_RATE_LIMITS.generations;

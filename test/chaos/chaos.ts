@@ -12,14 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FaultConfig } from '../../src/emulator/index.js';
 import { mulberry32 } from '../../src/shared/prng.js';
-import {
-  creationFloorMs,
-  scaledLimitsSpec,
-  startCampaignEmulator,
-  writeCampaign,
-} from './campaign.js';
+// The pure parts of the kit only: `npm run chaos` runs this outside vitest.
+import { scaledLimits } from '../helpers/limits.js';
+import { creationFloorMs, startCampaignEmulator, writeCampaign } from './campaign.js';
 import { journalRuns, type KillPlan, type RunnerTarget, runOnce } from './runner.js';
-import { verifyCampaign } from './verify.js';
+import { type Verdict, verifyCampaign } from './verify.js';
 
 export interface ChaosOptions {
   /** SIGKILLs before the run may finish. */
@@ -44,16 +41,11 @@ export interface ChaosOptions {
   readonly keep?: boolean;
 }
 
-export interface ChaosSummary {
+/** The verdict's counts and states, plus what the campaign itself saw. */
+export interface ChaosSummary extends Omit<Verdict, 'violations'> {
   readonly kills: number;
   readonly crashPointKills: Readonly<Record<string, number>>;
   readonly spawns: number;
-  readonly items: number;
-  readonly chargedOnce: number;
-  readonly double: number;
-  readonly lost: number;
-  readonly outputs: number;
-  readonly refunds: number;
   readonly rateLimited: number;
   /** Requests the emulator saw arrive inside an announced Retry-After. */
   readonly early: number;
@@ -61,7 +53,6 @@ export interface ChaosSummary {
   readonly earlyAfter429: number;
   readonly finalExit: number | null;
   readonly seconds: number;
-  readonly states: Record<string, number>;
   readonly violations: readonly string[];
   readonly dir: string;
 }
@@ -112,7 +103,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       journalPath: files.journalPath,
       baseUrl: emulator.baseUrl,
       apiKey: account.apiKey,
-      limits: scaledLimitsSpec(options.timeScale),
+      limits: scaledLimits(options.timeScale),
     };
     const loop = await killLoop(options, target, started, log);
     const verdict = await verifyCampaign({

@@ -5,10 +5,8 @@
  * (`IBATCH_CRASH_AT`). Needs `npm run build` first.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-
-export const BIN = fileURLToPath(new URL('../../bin/ibatch.js', import.meta.url));
+import { BIN } from '../helpers/paths.js';
 
 /** The run(s) in a journal, read with plain SQL (no lock: the runner is dead). */
 export function journalRuns(journalPath: string): { runId: string; status: string }[] {

@@ -6,35 +6,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lockPathFor } from '../../src/journal/index.js';
-import {
-  imageJob,
-  killSpawned,
-  REPO,
-  spawnCli,
-  type Workspace,
-  waitFor,
-  workspace,
-} from '../scheduler/helpers.js';
-
-let ws: Workspace | undefined;
-let holder: ChildProcess | undefined;
-let server: Server | undefined;
-afterEach(async () => {
-  killSpawned();
-  if (holder?.exitCode === null) holder.kill('SIGKILL');
-  holder = undefined;
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  server = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
+import { DIST, defer, REPO, spawnCli, until } from '../helpers/index.js';
+import { imageJob, workspace } from '../scheduler/helpers.js';
 
 /** No stack frames and no "unexpected error": the user sees one sentence. */
 function expectNoStack(stderr: string): void {
@@ -42,9 +20,12 @@ function expectNoStack(stderr: string): void {
   expect(stderr).not.toContain('unexpected error');
 }
 
-/** A second real process that opened the journal for `job` (so holds that job's lock) and keeps it open. */
+/**
+ * A second real process that opened the journal for `job` (so holds that job's lock) and keeps it
+ * open; SIGKILLed after the test.
+ */
 async function holdJournal(journalPath: string, job: string): Promise<ChildProcess> {
-  const journalModule = path.join(REPO, 'dist', 'journal', 'index.js');
+  const journalModule = path.join(DIST, 'journal', 'index.js');
   const script = `
     const { openJournal } = await import(${JSON.stringify(journalModule)});
     await openJournal(${JSON.stringify(journalPath)}, { job: ${JSON.stringify(job)} });
@@ -54,12 +35,20 @@ async function holdJournal(journalPath: string, job: string): Promise<ChildProce
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  defer(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await closed;
+  });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  await waitFor('the holder to take the lock', () => {
-    if (child.exitCode !== null) throw new Error(`the holder exited with ${child.exitCode}`);
-    return out.includes('held');
-  });
+  await until(
+    () => {
+      if (child.exitCode !== null) throw new Error(`the holder exited with ${child.exitCode}`);
+      return out.includes('held');
+    },
+    { timeoutMs: 20_000, what: 'the holder to take the lock' },
+  );
   return child;
 }
 
@@ -72,8 +61,8 @@ describe('ibatch exits on errors (real process)', () => {
   ])(
     '`run --emulator` with the bad value `%s` of %s: a usage error, exit 2, one line, no stack',
     async (value, flag, expected) => {
-      ws = workspace(imageJob({ name: 'flags', n: 1 }));
-      const run = spawnCli(['run', ws.jobPath, '--emulator', flag, value], {}, ws.dir);
+      const ws = workspace(imageJob({ name: 'flags', n: 1 }));
+      const run = spawnCli(['run', ws.jobPath, '--emulator', flag, value], { cwd: ws.dir });
       const { code } = await run.exited;
       expect(code, run.stderr()).toBe(2);
       expect(run.stderr().trim()).toBe(
@@ -85,24 +74,24 @@ describe('ibatch exits on errors (real process)', () => {
   );
 
   it('`emulator --port -1` is a usage error naming the flag', async () => {
-    const run = spawnCli(['emulator', '--port', '-1'], {}, REPO);
+    const run = spawnCli(['emulator', '--port', '-1'], { cwd: REPO });
     expect((await run.exited).code, run.stderr()).toBe(2);
     expect(run.stderr()).toContain('Expected `--port` to be an integer >= 0, got `-1`');
     expectNoStack(run.stderr());
   }, 30_000);
 
   it('SIGINT while `run --wait` waits for another process holding the journal: exit 130, no stack', async () => {
-    ws = workspace(imageJob({ name: 'wait-int', n: 1 }));
-    holder = await holdJournal(ws.journalPath, 'wait-int');
+    const ws = workspace(imageJob({ name: 'wait-int', n: 1 }));
+    const holder = await holdJournal(ws.journalPath, 'wait-int');
     expect(existsSync(lockPathFor(ws.journalPath, 'wait-int'))).toBe(true);
-    const run = spawnCli(
-      ['run', ws.jobPath, '--emulator', '--wait'],
-      { IBATCH_LOG_FORMAT: 'json' },
-      ws.dir,
-    );
-    await waitFor('the run to wait for the lock', () =>
-      run.stderr().includes(`waiting for process ${holder?.pid}`),
-    );
+    const run = spawnCli(['run', ws.jobPath, '--emulator', '--wait'], {
+      env: { IBATCH_LOG_FORMAT: 'json' },
+      cwd: ws.dir,
+    });
+    await until(() => run.stderr().includes(`waiting for process ${holder.pid}`), {
+      timeoutMs: 20_000,
+      what: 'the run to wait for the lock',
+    });
     run.child.kill('SIGINT');
     const { code } = await run.exited;
     expect(code, run.stderr()).toBe(130);
@@ -112,24 +101,27 @@ describe('ibatch exits on errors (real process)', () => {
   }, 30_000);
 
   it('SIGINT while a start-up call hangs: exit 130, no stack', async () => {
-    ws = workspace(imageJob({ name: 'startup-int', n: 1 }));
+    const ws = workspace(imageJob({ name: 'startup-int', n: 1 }));
     let seen = 0;
     // Accepts every request and never answers.
-    server = createServer(() => {
+    const server = createServer(() => {
       seen++;
     });
-    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    defer(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
     const { port } = server.address() as AddressInfo;
-    const run = spawnCli(
-      ['run', ws.jobPath],
-      {
+    const run = spawnCli(['run', ws.jobPath], {
+      env: {
         IBATCH_BASE_URL: `http://127.0.0.1:${port}/api/v1`,
         IBATCH_API_KEY: 'ifk_live_cli_errors_test_0123456789',
         IBATCH_LOG_FORMAT: 'json',
       },
-      ws.dir,
-    );
-    await waitFor('a start-up request', () => seen > 0);
+      cwd: ws.dir,
+    });
+    await until(() => seen > 0, { timeoutMs: 20_000, what: 'a start-up request' });
     run.child.kill('SIGINT');
     const { code } = await run.exited;
     expect(code, run.stderr()).toBe(130);

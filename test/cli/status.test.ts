@@ -6,14 +6,13 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { StatusDocument } from '../../src/cli/status-view.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { openJournal } from '../../src/journal/index.js';
+import { runCliCaptured, testEmulator } from '../helpers/index.js';
 import {
   charges,
-  cli,
-  emulatorFor,
   envFor,
   imageJob,
   ledgerNet,
@@ -26,15 +25,11 @@ let em: RunningEmulator;
 let ws: Workspace;
 
 beforeEach(async () => {
-  em = await emulatorFor({ timeScale: SCALE });
-});
-afterEach(async () => {
-  await em?.stop();
-  ws?.cleanup();
+  em = await testEmulator({ timeScale: SCALE });
 });
 
 async function statusJson(args: string[], env: NodeJS.ProcessEnv = {}): Promise<StatusDocument> {
-  const result = await cli(['status', ...args, '--json'], env, ws.dir);
+  const result = await runCliCaptured(['status', ...args, '--json'], env, ws.dir);
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as StatusDocument;
 }
@@ -45,7 +40,11 @@ describe('ibatch status', () => {
     await em.admin.scriptFaults([
       { endpoint: 'createGeneration', fault: 'safety-block', times: 1 },
     ]);
-    const run = await cli(['run', ws.jobPath, '--run-id', 'st-1'], envFor(em, SCALE), ws.dir);
+    const run = await runCliCaptured(
+      ['run', ws.jobPath, '--run-id', 'st-1'],
+      envFor(em, SCALE),
+      ws.dir,
+    );
     expect(run.code, run.stderr).toBe(1);
 
     const doc = await statusJson([ws.jobPath]);
@@ -84,7 +83,7 @@ describe('ibatch status', () => {
     expect(doc.failures[0]?.error).toMatch(/safety/i);
     expect(doc.resume).toBeNull();
 
-    const text = await cli(['status', ws.jobPath], {}, ws.dir);
+    const text = await runCliCaptured(['status', ws.jobPath], {}, ws.dir);
     expect(text.stdout).toMatch(/run st-1 of status-done: completed_with_failures/);
     expect(text.stdout).toMatch(/shots\s+3\/4 done, 0 in flight, 1 failed, 0 queued/);
     expect(text.stdout).not.toMatch(/to resume/);
@@ -92,7 +91,7 @@ describe('ibatch status', () => {
 
   it('a run stopped by its budget: numbers match the journal and ledger, and it says how to resume', async () => {
     ws = workspace(imageJob({ name: 'status-stopped', n: 6, budget: 5 }));
-    const run = await cli(['run', ws.jobPath], envFor(em, SCALE), ws.dir);
+    const run = await runCliCaptured(['run', ws.jobPath], envFor(em, SCALE), ws.dir);
     expect(run.code, run.stderr).toBe(3);
 
     const doc = await statusJson([]); // journal of the cwd, newest run
@@ -121,19 +120,19 @@ describe('ibatch status', () => {
 
     const byId = await statusJson([record!.runId, '--journal', ws.journalPath]);
     expect(byId.run?.runId).toBe(record?.runId);
-    const text = await cli(['status', ws.jobPath], {}, ws.dir);
+    const text = await runCliCaptured(['status', ws.jobPath], {}, ws.dir);
     expect(text.stdout).toMatch(/to resume: raise the job's budget/);
     expect(text.stdout).toMatch(/credits: \d+ net of 5 budget/);
   }, 60_000);
 
   it('exits 2 when the journal, the job or the run is missing', async () => {
     ws = workspace(imageJob({ name: 'status-none', n: 1 }));
-    const noJournal = await cli(['status', ws.jobPath], {}, ws.dir);
+    const noJournal = await runCliCaptured(['status', ws.jobPath], {}, ws.dir);
     expect(noJournal.code).toBe(2);
     expect(noJournal.stderr).toMatch(/No journal/);
-    expect((await cli(['status', 'missing.yaml'], {}, ws.dir)).code).toBe(2);
-    await cli(['run', ws.jobPath], envFor(em, SCALE), ws.dir);
-    const noRun = await cli(['status', 'no-such-run'], {}, ws.dir);
+    expect((await runCliCaptured(['status', 'missing.yaml'], {}, ws.dir)).code).toBe(2);
+    await runCliCaptured(['run', ws.jobPath], envFor(em, SCALE), ws.dir);
+    const noRun = await runCliCaptured(['status', 'no-such-run'], {}, ws.dir);
     expect(noRun.code).toBe(2);
     expect(noRun.stderr).toMatch(/No run no-such-run/);
   }, 60_000);
@@ -142,13 +141,17 @@ describe('ibatch status', () => {
 describe('ibatch report', () => {
   it('rebuilds manifest.jsonl, manifest.csv and report.html of a run from the journal', async () => {
     ws = workspace(imageJob({ name: 'report-job', n: 3 }));
-    const run = await cli(['run', ws.jobPath, '--run-id', 'rp-1'], envFor(em, SCALE), ws.dir);
+    const run = await runCliCaptured(
+      ['run', ws.jobPath, '--run-id', 'rp-1'],
+      envFor(em, SCALE),
+      ws.dir,
+    );
     expect(run.code, run.stderr).toBe(0);
     const out = path.join(ws.dir, 'out');
     const original = readFileSync(path.join(out, 'manifest.jsonl'), 'utf8');
     for (const f of ['manifest.jsonl', 'manifest.csv', 'report.html']) rmSync(path.join(out, f));
 
-    const report = await cli(['report', 'rp-1'], {}, ws.dir);
+    const report = await runCliCaptured(['report', 'rp-1'], {}, ws.dir);
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout.trim()).toBe(path.join(out, 'report.html'));
     for (const f of ['manifest.jsonl', 'manifest.csv', 'report.html'])
@@ -156,11 +159,11 @@ describe('ibatch report', () => {
     expect(readFileSync(path.join(out, 'manifest.jsonl'), 'utf8')).toBe(original);
 
     const elsewhere = path.join(ws.dir, 'copy');
-    const byJob = await cli(['report', ws.jobPath, '--out', elsewhere], {}, ws.dir);
+    const byJob = await runCliCaptured(['report', ws.jobPath, '--out', elsewhere], {}, ws.dir);
     expect(byJob.code, byJob.stderr).toBe(0);
     expect(
       readFileSync(path.join(elsewhere, 'manifest.jsonl'), 'utf8').trim().split('\n'),
     ).toHaveLength(3);
-    expect((await cli(['report', 'nope'], {}, ws.dir)).code).toBe(2);
+    expect((await runCliCaptured(['report', 'nope'], {}, ws.dir)).code).toBe(2);
   }, 60_000);
 });

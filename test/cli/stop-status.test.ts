@@ -5,40 +5,25 @@
  * --json` shows the stop status matching the exit code, never `running`.
  * Spawned processes need `npm run build`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import {
-  charges,
-  cli,
-  emulatorFor,
-  imageJob,
-  killSpawned,
-  type Spawned,
-  slowEnv,
+  runCliCaptured,
+  type SpawnedCli,
   spawnCli,
-  type Workspace,
-  waitFor,
-  workspace,
-} from '../scheduler/helpers.js';
+  testEmulator,
+  until,
+} from '../helpers/index.js';
+import { charges, imageJob, slowEnv, type Workspace, workspace } from '../scheduler/helpers.js';
 
 const SCALE = 30;
-let em: RunningEmulator | undefined;
-let ws: Workspace | undefined;
-
-afterEach(async () => {
-  killSpawned();
-  await em?.stop();
-  em = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
 
 interface StopCase {
   /** Before the run starts. */
   readonly before?: (e: RunningEmulator) => Promise<unknown>;
   readonly budget?: number;
   /** Once the run has charged something. */
-  readonly during?: (e: RunningEmulator, run: Spawned) => Promise<unknown>;
+  readonly during?: (e: RunningEmulator, run: SpawnedCli) => Promise<unknown>;
   readonly exit: number;
   readonly status: string;
 }
@@ -60,10 +45,7 @@ const CASES: readonly [string, StopCase][] = [
   [
     'the service gone mid-run (unreachable after retries)',
     {
-      during: async (e) => {
-        await e.stop();
-        em = undefined;
-      },
+      during: (e) => e.stop(),
       exit: 4,
       status: 'stopped_unreachable',
     },
@@ -79,7 +61,7 @@ const CASES: readonly [string, StopCase][] = [
 ];
 
 async function statusOf(w: Workspace): Promise<{ status: string; finished: boolean }> {
-  const result = await cli(['status', w.jobPath, '--json'], {}, w.dir);
+  const result = await runCliCaptured(['status', w.jobPath, '--json'], {}, w.dir);
   expect(result.code, result.stderr).toBe(0);
   return (JSON.parse(result.stdout) as { run: { status: string; finished: boolean } }).run;
 }
@@ -88,15 +70,17 @@ describe('status after each way a run stops', () => {
   it.each(CASES)(
     '%s',
     async (_what, c) => {
-      const e = await emulatorFor({ timeScale: SCALE });
-      em = e;
-      ws = workspace(
+      const e = await testEmulator({ timeScale: SCALE });
+      const ws = workspace(
         imageJob({ name: 'stop-job', n: 20, ...(c.budget ? { budget: c.budget } : {}) }),
       );
       await c.before?.(e);
-      const run = spawnCli(['run', ws.jobPath], slowEnv(e, SCALE), ws.dir);
+      const run = spawnCli(['run', ws.jobPath], { env: slowEnv(e, SCALE), cwd: ws.dir });
       if (c.during) {
-        await waitFor('a first charge', async () => (await charges(e)).length >= 1);
+        await until(async () => (await charges(e)).length >= 1, {
+          timeoutMs: 20_000,
+          what: 'a first charge',
+        });
         await c.during(e, run);
       }
       const { code } = await run.exited;
@@ -107,17 +91,19 @@ describe('status after each way a run stops', () => {
   );
 
   it('a key refused at the start of a resume (exit 5) leaves the run stopped_unauthorized', async () => {
-    const e = await emulatorFor({ timeScale: SCALE });
-    em = e;
-    ws = workspace(imageJob({ name: 'resume-job', n: 20 }));
+    const e = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(imageJob({ name: 'resume-job', n: 20 }));
     const env = slowEnv(e, SCALE);
-    const first = spawnCli(['run', ws.jobPath], env, ws.dir);
-    await waitFor('a first charge', async () => (await charges(e)).length >= 1);
+    const first = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
+    await until(async () => (await charges(e)).length >= 1, {
+      timeoutMs: 20_000,
+      what: 'a first charge',
+    });
     first.child.kill('SIGINT');
     expect((await first.exited).code, first.stderr()).toBe(130);
     await e.admin.revokeKey(e.accounts[0]!.apiKey);
 
-    const again = spawnCli(['run', ws.jobPath], env, ws.dir);
+    const again = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
     expect((await again.exited).code, again.stderr()).toBe(5);
     expect((await statusOf(ws)).status).toBe('stopped_unauthorized');
   }, 60_000);

@@ -5,8 +5,9 @@
  * or 401) must be flagged as request violations, and nothing else may be.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pngFor, type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import { pngFor, type RunningEmulator } from '../../src/emulator/index.js';
 import { type ContractProxy, startContractProxy } from '../helpers/contract-proxy.js';
+import { testEmulator, until } from '../helpers/index.js';
 
 const UNKNOWN_UUID = '6a1f0c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
 
@@ -51,24 +52,25 @@ function invalid(method: 'GET' | 'POST', path: string, options: Parameters<typeo
   return call(method, path, options);
 }
 
-async function until<T>(
+/** Reads until `done` holds for what was read (the kit's until, with a predicate on the value). */
+async function readUntil<T extends object>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
   what: string,
 ): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return until(
+    async () => {
+      const value = await read();
+      return done(value) ? value : undefined;
+    },
+    { timeoutMs: 10_000, what, everyMs: 25 },
+  );
 }
 
 const errorCode = (result: Call) => (result.body as { error: { code: string } }).error.code;
 
 beforeAll(async () => {
-  emulator = await startEmulator({
+  emulator = await testEmulator({
     seed: 7,
     timeScale: 200,
     // A small upload budget so a real 429 is reachable within the test.
@@ -83,7 +85,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proxy?.stop();
-  await emulator?.stop();
 });
 
 describe('the emulator conforms to openapi/service.yaml', () => {
@@ -138,7 +139,7 @@ describe('the emulator conforms to openapi/service.yaml', () => {
     expect(conflict.status).toBe(409);
 
     const [id] = (created.body as { ids: string[] }).ids;
-    const finished = await until(
+    const finished = await readUntil(
       () => call('GET', `/generations/image/${id}`),
       (result) => (result.body as { terminal?: boolean }).terminal === true,
       'the image generation',
@@ -199,7 +200,7 @@ describe('the emulator conforms to openapi/service.yaml', () => {
     });
     expect(created.status).toBe(202);
     const { trainingId } = created.body as { trainingId: string };
-    const done = await until(
+    const done = await readUntil(
       () => call('GET', `/training/jobs/${trainingId}`),
       (result) => (result.body as { terminal?: boolean }).terminal === true,
       'the training job',
@@ -241,7 +242,7 @@ describe('the emulator conforms to openapi/service.yaml', () => {
   it('answers 429 with Retry-After once a bucket is empty', async () => {
     const presign = () =>
       call('POST', '/assets/presign', { body: { mimeType: 'image/png', sizeBytes: 10 } });
-    const limited = await until(presign, (result) => result.status === 429, 'a 429');
+    const limited = await readUntil(presign, (result) => result.status === 429, 'a 429');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FaultKind } from '../../src/emulator/index.js';
-import { api, emulator, until } from './helpers.js';
+import { until } from '../helpers/index.js';
+import { api, emulator } from './helpers.js';
 
 const body = { input: { prompt: 'x' } };
 

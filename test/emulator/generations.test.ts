@@ -9,7 +9,8 @@ import {
   QueuedGenerationSchema,
 } from '../../src/contract/index.js';
 import { crc32, EMULATOR_MODELS, PNG_SIGNATURE, priceOf } from '../../src/emulator/index.js';
-import { api, emulator, until } from './helpers.js';
+import { until } from '../helpers/index.js';
+import { api, emulator } from './helpers.js';
 
 // Outputs settle in 0.2-0.4 s: slow enough to observe `queued`, fast enough for tests.
 const FAST = {
@@ -32,8 +33,7 @@ async function waitTerminal(
       const r = await api(em, key, 'GET', `/generations/${kind}/${id}`);
       return r.body.terminal ? r : undefined;
     },
-    5000,
-    `generation ${id}`,
+    { timeoutMs: 5000, what: `generation ${id}` },
   );
 }
 

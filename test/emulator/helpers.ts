@@ -1,23 +1,10 @@
-/** Shared helpers of the emulator tests: real HTTP with fetch, deadline polling. */
-import { afterEach } from 'vitest';
-import {
-  type EmulatorOptions,
-  type RunningEmulator,
-  startEmulator,
-} from '../../src/emulator/index.js';
+/** Shared helpers of the emulator tests: real HTTP with fetch against a kit emulator. */
+import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { testEmulator } from '../helpers/index.js';
 
-const running = new Set<RunningEmulator>();
-
-afterEach(async () => {
-  await Promise.all([...running].map((e) => e.stop()));
-  running.clear();
-});
-
-/** Starts an emulator that is stopped after the current test. */
-export async function emulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const em = await startEmulator({ seed: 42, ...options });
-  running.add(em);
-  return em;
+/** Starts an emulator (seed 42) that is stopped after the current test. */
+export function emulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  return testEmulator({ seed: 42, ...options });
 }
 
 export interface Reply {
@@ -50,21 +37,6 @@ export async function api(
     headers: response.headers,
     body: text ? JSON.parse(text) : undefined,
   };
-}
-
-/** Polls `probe` until it returns a value, or fails after `ms`. */
-export async function until<T>(
-  probe: () => Promise<T | undefined>,
-  ms = 5000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** Presigns and PUTs `bytes` as `mimeType`; returns the asset URL. */

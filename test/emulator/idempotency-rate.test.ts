@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api, emulator, until } from './helpers.js';
+import { until } from '../helpers/index.js';
+import { api, emulator } from './helpers.js';
 
 const body = { input: { prompt: 'same' } };
 
@@ -107,7 +108,7 @@ describe('rate limits', () => {
     // The window is 1 s at timeScale 60: after Retry-After the request passes.
     await until(
       async () => ((await api(em, key, 'GET', '/account')).status === 200 ? true : undefined),
-      3000,
+      { timeoutMs: 3000 },
     );
     expect((await em.admin.stats()).accounts[0]!.buckets.requests.maxInAnyWindow).toBe(5);
   });

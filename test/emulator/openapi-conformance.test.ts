@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
 import { pngFor } from '../../src/emulator/index.js';
+import { until } from '../helpers/index.js';
 import { validateResponse } from '../helpers/openapi.js';
-import { api, emulator, until, upload } from './helpers.js';
+import { api, emulator, upload } from './helpers.js';
 
 /** Sends a request and returns the OpenAPI violations of its real response. */
-async function check(
-  em: RunningEmulator,
-  key: string | undefined,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const reply = await api(em, key, method, path, body, headers);
+async function check(...args: Parameters<typeof api>) {
+  const [, , method, path] = args;
+  const reply = await api(...args);
   const violations = validateResponse({
     method,
     path,

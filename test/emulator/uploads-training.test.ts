@@ -5,7 +5,8 @@ import {
   TrainingJobSchema,
 } from '../../src/contract/index.js';
 import { pngFor, TRAINING_COST } from '../../src/emulator/index.js';
-import { api, emulator, until, upload } from './helpers.js';
+import { until } from '../helpers/index.js';
+import { api, emulator, upload } from './helpers.js';
 
 describe('presigned uploads', () => {
   it('presigns, accepts the exact PUT on the upload origin and serves the asset', async () => {
@@ -91,8 +92,7 @@ describe('presigned uploads', () => {
         });
         return r.status === 403 ? r : undefined;
       },
-      3000,
-      'expiry',
+      { timeoutMs: 3000, what: 'expiry' },
     );
     expect(((await expired.json()) as { error: { code: string } }).error.code).toBe(
       'upload_expired',

@@ -8,9 +8,9 @@ import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, runCommand } from './run-command.js';
-import { createHost, type HostSetup, REPO } from './setup.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { cleanEnv, REPO, runCommand } from '../helpers/index.js';
+import { createHost, type HostSetup } from './setup.js';
 
 interface CronEntry {
   readonly schedule: readonly string[];
@@ -53,7 +53,6 @@ describe('examples/cron/crontab', () => {
   beforeEach(() => {
     host = createHost();
   });
-  afterEach(() => host.remove());
 
   function cronEnv(): NodeJS.ProcessEnv {
     // Cron's environment is nearly empty: HOME, LOGNAME and the crontab's own variables.

@@ -6,10 +6,10 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cleanEnv, runCommand } from './run-command.js';
-import { createHost, EMULATOR_FLAGS, type HostSetup, REPO } from './setup.js';
+import { cleanEnv, REPO, runCommand } from '../helpers/index.js';
+import { createHost, EMULATOR_FLAGS, type HostSetup } from './setup.js';
 
 const WORKFLOW = path.join(REPO, 'examples/github-actions/ibatch.yml');
 const VALIDATOR = path.join(REPO, 'node_modules/.bin/action-validator');
@@ -41,7 +41,6 @@ describe('examples/github-actions/ibatch.yml', () => {
   beforeEach(() => {
     host = createHost();
   });
-  afterEach(() => host.remove());
 
   it('passes action-validator; a broken copy does not', async () => {
     const ok = await runCommand(VALIDATOR, [WORKFLOW], { timeoutMs: 30_000 });

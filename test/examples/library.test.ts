@@ -3,12 +3,10 @@
  * `influencer-batch`, i.e. this package's dist: build first) against the
  * emulator it starts itself.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, runCommand } from './run-command.js';
-import { REPO } from './setup.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { cleanEnv, REPO, runCommand, tempDir } from '../helpers/index.js';
 
 interface Summary {
   status: string;
@@ -23,9 +21,8 @@ interface Summary {
 describe('examples/library/run.ts', () => {
   let dir: string;
   beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'ibatch-library-'));
+    dir = tempDir('library');
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('plans and runs the quickstart job, reporting typed events', async () => {
     const result = await runCommand(

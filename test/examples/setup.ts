@@ -3,12 +3,9 @@
  * installed CLI, an env file, a lock folder and a log folder. Example command
  * lines get their paths substituted into it and `--emulator` added.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+import { BIN, REPO, tempDir } from '../helpers/index.js';
 
 export interface HostSetup {
   readonly root: string;
@@ -20,7 +17,6 @@ export interface HostSetup {
   readonly nodeDir: string;
   /** Replaces the example's host paths with the temporary ones. */
   substitute(text: string): string;
-  remove(): void;
 }
 
 /** The job file name the examples use. */
@@ -28,17 +24,15 @@ export const EXAMPLE_JOB = 'jobs/campaign.yaml';
 /** Our run against the in-process emulator, time-scaled so it takes seconds. */
 export const EMULATOR_FLAGS = '--emulator --time-scale 40';
 
+/** A host layout in a temp folder, removed after the test. */
 export function createHost(): HostSetup {
-  const root = mkdtempSync(path.join(tmpdir(), 'ibatch-host-'));
+  const root = tempDir('host');
   const srv = path.join(root, 'srv');
   mkdirSync(path.join(srv, 'jobs'), { recursive: true });
   mkdirSync(path.join(srv, 'node_modules', '.bin'), { recursive: true });
   copyFileSync(path.join(REPO, 'jobs', 'quickstart.yaml'), path.join(srv, EXAMPLE_JOB));
   // As `npm install influencer-batch` would link it.
-  symlinkSync(
-    path.join(REPO, 'bin', 'ibatch.js'),
-    path.join(srv, 'node_modules', '.bin', 'ibatch'),
-  );
+  symlinkSync(BIN, path.join(srv, 'node_modules', '.bin', 'ibatch'));
   const envFile = path.join(root, 'ibatch.env');
   // A key that must never be needed (the emulator supplies its own) nor leak.
   writeFileSync(
@@ -66,6 +60,5 @@ export function createHost(): HostSetup {
         .replaceAll('/var/lock/', `${lockDir}/`)
         .replaceAll('/var/log/ibatch/', `${logDir}/`)
         .replaceAll(EXAMPLE_JOB, `${EXAMPLE_JOB} ${EMULATOR_FLAGS}`),
-    remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }

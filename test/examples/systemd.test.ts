@@ -7,9 +7,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, runCommand } from './run-command.js';
-import { createHost, type HostSetup, REPO } from './setup.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, REPO, runCommand } from '../helpers/index.js';
+import { createHost, type HostSetup } from './setup.js';
 
 type Unit = Record<string, Record<string, string>>;
 
@@ -75,7 +75,6 @@ describe('examples/systemd', () => {
   beforeEach(() => {
     host = createHost();
   });
-  afterEach(() => host.remove());
 
   it('has a timer that starts the oneshot service', () => {
     expect(timer.Timer?.Unit).toBe('ibatch.service');
@@ -119,7 +118,7 @@ describe('examples/systemd', () => {
     expect(second.code, second.stderr).toBe(0);
     const status = await runCommand(
       process.execPath,
-      [path.join(REPO, 'bin/ibatch.js'), 'status', 'jobs/campaign.yaml', '--json'],
+      [BIN, 'status', 'jobs/campaign.yaml', '--json'],
       { cwd, env, timeoutMs: 30_000 },
     );
     const doc = JSON.parse(status.stdout) as { runs: Array<{ runId: string; net: number }> };

@@ -4,15 +4,12 @@
  * `from:` them) must still run to the documented outcome under each one.
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Behaviour, FaultScript } from '../../src/emulator/index.js';
-import { freshCase, said } from './harness.js';
+import { repoPath, said } from '../helpers/index.js';
+import { freshCase } from './harness.js';
 
-const QUICKSTART = readFileSync(
-  path.join(import.meta.dirname, '../../jobs/quickstart.yaml'),
-  'utf8',
-);
+const QUICKSTART = readFileSync(repoPath('jobs', 'quickstart.yaml'), 'utf8');
 /** 4 image copies (2 creates x 8) + 4 clips x 30 credits. */
 const QUICKSTART_NET = 2 * 8 + 4 * 30;
 

@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { FaultKind } from '../../src/emulator/index.js';
-import { type CliResult, freshCase, ONE_IMAGE_JOB, said, TWO_IMAGES_JOB } from './harness.js';
+import { type CliResult, said, until } from '../helpers/index.js';
+import { freshCase, ONE_IMAGE_JOB, TWO_IMAGES_JOB } from './harness.js';
 
 function expectAllSucceeded(result: CliResult, items = 2): void {
   expect(result.code, said(result)).toBe(0);
@@ -201,11 +202,11 @@ describe('items and runs that end badly say so, with the right exit code', () =>
     // Slow generations (400 ms at this scale) so the revocation lands mid-run.
     const fc = await freshCase({ emulator: { latency: { 'flux-portrait': [20_000, 20_000] } } });
     const running = fc.run();
-    const deadline = Date.now() + 10_000;
-    while ((await fc.ledger()).length === 0) {
-      if (Date.now() > deadline) throw new Error('no create reached the emulator');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await until(async () => (await fc.ledger()).length > 0, {
+      timeoutMs: 10_000,
+      what: 'a create to reach the emulator',
+      everyMs: 10,
+    });
     await fc.em.admin.revokeKey(fc.account.apiKey);
     const first = await running;
     expect(first.code, said(first)).toBe(5);

@@ -1,34 +1,31 @@
 /**
  * Harness of the fault matrix: each case gets a FRESH emulator (in-process,
  * time-scaled, seeded), a temp folder with a small job, and runs `ibatch run`
- * in-process through `runCli` with a captured io. After the run the ledger of
+ * in-process with a captured io (the test kit's runner). After the run the ledger of
  * the emulator is held against the journal: every charge must belong to one
  * attempt of one item, and no item may keep more than one charge.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { afterEach, expect } from 'vitest';
-import type { CliIo } from '../../src/cli/command.js';
-import { runCli } from '../../src/cli/main.js';
-import {
-  type EmulatorOptions,
-  type FaultScript,
-  type LedgerEntry,
-  type RunningEmulator,
-  startEmulator,
+import { expect } from 'vitest';
+import type {
+  EmulatorOptions,
+  FaultScript,
+  LedgerEntry,
+  RunningEmulator,
 } from '../../src/emulator/index.js';
 import type { AccountCounters } from '../../src/emulator/stats.js';
 import { type ItemRecord, openJournal } from '../../src/journal/index.js';
+import {
+  type CliResult,
+  runCliCaptured,
+  scaledLimits,
+  tempDir,
+  testEmulator,
+} from '../helpers/index.js';
 
 /** Emulator windows and latencies are divided by this; our limits match. */
 export const TIME_SCALE = 50;
-/** The reference limits divided by `scale`, as a `--limits` spec. */
-export function scaledLimits(scale: number): string {
-  const minute = Math.round(60_000 / scale);
-  return `requests=120/${minute}ms,generations=20/${minute}ms,trainings=5/${Math.round(3_600_000 / scale)}ms,uploads=30/${minute}ms`;
-}
 export const SCALED_LIMITS = scaledLimits(TIME_SCALE);
 
 /** Two image items of one copy each (4 credits each on flux-portrait). */
@@ -55,12 +52,6 @@ generations:
       aspectRatio: "9:16"
 `;
 
-export interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 export interface FaultCase {
   readonly em: RunningEmulator;
   readonly dir: string;
@@ -86,23 +77,12 @@ export interface CaseFacts {
   readonly earlyRequests: number;
 }
 
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-  const pending = cleanups.splice(0);
-  await Promise.all(pending.map((cleanup) => cleanup()));
-});
-
 export async function freshCase(
   options: { emulator?: EmulatorOptions; job?: string; scripts?: FaultScript[] } = {},
 ): Promise<FaultCase> {
   const timeScale = options.emulator?.timeScale ?? TIME_SCALE;
-  const em = await startEmulator({ seed: 7, ...options.emulator, timeScale });
-  const dir = await mkdtemp(path.join(tmpdir(), 'ibatch-faults-'));
-  cleanups.push(async () => {
-    await em.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const em = await testEmulator({ seed: 7, ...options.emulator, timeScale });
+  const dir = tempDir('faults');
   const jobPath = path.join(dir, 'job.yaml');
   await writeFile(jobPath, options.job ?? TWO_IMAGES_JOB);
   if (options.scripts?.length) await em.admin.scriptFaults(options.scripts);
@@ -119,7 +99,7 @@ export async function freshCase(
     outDir,
     account,
     run: (runOptions = {}) =>
-      runInProcess(
+      runCliCaptured(
         [
           'run',
           jobPath,
@@ -133,7 +113,7 @@ export async function freshCase(
           'json',
           ...(runOptions.args ?? []),
         ],
-        { IBATCH_API_KEY: runOptions.apiKey ?? account.apiKey },
+        { PATH: process.env.PATH ?? '', IBATCH_API_KEY: runOptions.apiKey ?? account.apiKey },
         dir,
       ),
     ledger: () => em.admin.ledger(account.id),
@@ -161,35 +141,6 @@ export async function freshCase(
     },
   };
   return fc;
-}
-
-export async function runInProcess(
-  argv: readonly string[],
-  env: Record<string, string>,
-  cwd: string,
-): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer | string, _enc, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const io: CliIo = {
-    stdout: sink((s) => {
-      stdout += s;
-    }),
-    stderr: sink((s) => {
-      stderr += s;
-    }),
-    env: { PATH: process.env.PATH ?? '', ...env },
-    cwd,
-    exitCode: 0,
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
 }
 
 async function readItems(journalPath: string): Promise<ItemRecord[]> {
@@ -249,9 +200,4 @@ async function checkLedger(
     expect(attempts, `item ${item} keeps at most one net charge`).toBe(1);
   }
   return netByItem;
-}
-
-/** The run's stdout+stderr, for asserting on the words a user reads. */
-export function said(result: CliResult): string {
-  return `${result.stdout}\n${result.stderr}`;
 }

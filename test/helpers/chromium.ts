@@ -3,8 +3,10 @@
  * flags keep it off this machine's closed network. A missing browser fails
  * the test with the install command: a browser test never skips.
  */
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 
 export const CHROMIUM = process.env.IBATCH_CHROMIUM ?? '/usr/bin/chromium';
@@ -44,4 +46,44 @@ export function useChromium(): () => Browser {
     if (!browser) throw new Error('the browser is not running');
     return browser;
   };
+}
+
+/** A report page opened from disk; `external` collects every request that is not `file:`. */
+export async function openReport(
+  browser: Browser,
+  file: string,
+): Promise<{ page: Page; external: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const external: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith('file:')) external.push(request.url());
+  });
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  return { page, external };
+}
+
+/** Brings every (lazy) image into view, waits until all have loaded; their natural widths. */
+export async function loadedImageWidths(page: Page): Promise<number[]> {
+  for (const img of await page.locator('img').all()) await img.scrollIntoViewIfNeeded();
+  // The tsconfig has no DOM lib: page-side code is passed as strings.
+  await page.waitForFunction(
+    '[...document.images].every((img) => img.complete && img.naturalWidth > 0)',
+    undefined,
+    { timeout: 10_000 },
+  );
+  return (await page.evaluate('[...document.images].map((img) => img.naturalWidth)')) as number[];
+}
+
+/** The number the report shows in its `data-total="name"` cell. */
+export async function shownTotal(page: Page, name: string): Promise<number> {
+  return Number(await page.locator(`[data-total="${name}"]`).textContent());
+}
+
+/** Saves a full-page screenshot under test-artifacts/ (for a human to look at) and closes the page. */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  const dir = path.resolve('test-artifacts');
+  mkdirSync(dir, { recursive: true });
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: path.join(dir, name), fullPage: true });
+  await page.close();
 }

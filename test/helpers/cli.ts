@@ -1,7 +1,16 @@
-/** Runs `ibatch ARGS` in this process (no build needed), capturing its output. */
+/**
+ * The CLI under test, two ways: `runCliCaptured` runs `ibatch ARGS` in this
+ * process (no build needed, output captured); `spawnCli` runs
+ * `node bin/ibatch.js ARGS` as a real process (signals, SIGKILL, a second
+ * process; needs `npm run build`), killed when its test is done.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import type { CliIo } from '../../src/cli/command.js';
 import { runCli } from '../../src/cli/main.js';
+import { defer } from './cleanup.js';
+import { BIN } from './paths.js';
+import { until } from './until.js';
 
 export interface CliResult {
   readonly code: number;
@@ -31,4 +40,75 @@ export async function runCliCaptured(
   const io: CliIo = { stdout, stderr, env, cwd, exitCode: 0 };
   const code = await runCli(args, io);
   return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** The run's stdout and stderr together, for asserting on the words a user reads. */
+export function said(result: CliResult): string {
+  return `${result.stdout}\n${result.stderr}`;
+}
+
+export interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface SpawnedCli {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** stdout and stderr interleaved as they arrived. */
+  output(): string;
+  /** Resolves once the process has exited and its output is closed. */
+  readonly exited: Promise<Exit>;
+}
+
+export interface SpawnCliOptions {
+  readonly cwd: string;
+  /** The child's whole environment besides PATH (nothing else leaks in from ours). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** `node bin/ibatch.js ARGS` as a real process; SIGKILLed after the test if still running. */
+export function spawnCli(args: readonly string[], options: SpawnCliOptions): SpawnedCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+    output += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    output += chunk.toString('utf8');
+  });
+  const exited = new Promise<Exit>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  defer(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, output: () => output, exited };
+}
+
+/** The first line the process prints on stdout (e.g. `ibatch emulator --json`'s URLs); fails if it exits first. */
+export function firstStdoutLine(run: SpawnedCli, timeoutMs = 20_000): Promise<string> {
+  return until(
+    () => {
+      const { exitCode, signalCode } = run.child;
+      if (exitCode !== null || signalCode !== null) {
+        throw new Error(`exited (${exitCode ?? signalCode}) before a line: ${run.stderr()}`);
+      }
+      const text = run.stdout();
+      return text.includes('\n') ? text.slice(0, text.indexOf('\n')) : undefined;
+    },
+    { timeoutMs, what: 'a first line on stdout' },
+  );
 }

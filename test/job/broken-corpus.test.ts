@@ -5,11 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
-import { runIbatch, tempCopy } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { emulatorEnv, repoPath, runCliCaptured, tempCopy, testEmulator } from '../helpers/index.js';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures', 'broken');
+const FIXTURES = repoPath('test', 'job', 'fixtures', 'broken');
 const expected = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as Record<
   string,
   { at: string; path: string }
@@ -18,19 +18,12 @@ const expected = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8'
 describe('broken job files', () => {
   let emulator: RunningEmulator;
   let env: NodeJS.ProcessEnv;
-  let copy: { dir: string; cleanup: () => void };
+  let dir: string;
 
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0 });
-    const account = emulator.accounts[0];
-    if (!account) throw new Error('emulator without account');
-    env = { IBATCH_BASE_URL: emulator.baseUrl, IBATCH_API_KEY: account.apiKey };
-    copy = tempCopy(FIXTURES);
-  });
-
-  afterAll(async () => {
-    await emulator?.stop();
-    copy?.cleanup();
+    emulator = await testEmulator();
+    env = emulatorEnv(emulator);
+    dir = tempCopy(FIXTURES, 'job');
   });
 
   it('has at least 30 cases', () => {
@@ -40,7 +33,7 @@ describe('broken job files', () => {
   for (const [name, want] of Object.entries(expected)) {
     it(`${name}: exit 2 at ${want.at} ${want.path || '(root)'}`, async () => {
       const file = `${name}.yaml`;
-      const run = await runIbatch(['validate', file], { cwd: copy.dir, env });
+      const run = await runCliCaptured(['validate', file], env, dir);
       expect(run.code, run.stderr).toBe(2);
       const prefix = `${file}:${want.at}  ${want.path || '(root)'}  `;
       expect(

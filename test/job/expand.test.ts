@@ -1,19 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expandJob, isJobFileError, type JobItem, loadJob } from '../../src/job/index.js';
 import { expandMatrix } from '../../src/job/matrix.js';
-import { emulatorCatalog, tempDir } from './helpers.js';
+import { tempDir } from '../helpers/index.js';
+import { emulatorCatalog } from './helpers.js';
 
 const models = emulatorCatalog();
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
 
 function expand(yaml: string, files: Record<string, string | Buffer> = {}): JobItem[] {
-  const { dir, cleanup } = tempDir();
-  cleanups.push(cleanup);
+  const dir = tempDir('job');
   for (const [name, content] of Object.entries(files)) {
     mkdirSync(join(dir, name, '..'), { recursive: true });
     writeFileSync(join(dir, name), content);

@@ -1,12 +1,8 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadModelCatalog, ModelCatalogError } from '../../src/job/index.js';
-import { emulatorCatalog, tempDir } from './helpers.js';
-
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+import { tempDir } from '../helpers/index.js';
+import { emulatorCatalog } from './helpers.js';
 
 function counter() {
   const models = [...emulatorCatalog().values()];
@@ -20,8 +16,7 @@ function counter() {
 
 describe('model contract cache', () => {
   it('reuses the cache within the TTL, refetches after it, and serves --offline from it', async () => {
-    const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
+    const dir = tempDir('job');
     const cacheFile = join(dir, '.ibatch', 'models.json');
     const lister = counter();
     let now = 1_000;
@@ -44,8 +39,7 @@ describe('model contract cache', () => {
   });
 
   it('fails clearly offline without a cache', async () => {
-    const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
+    const dir = tempDir('job');
     const error = await loadModelCatalog({
       cacheFile: join(dir, 'none.json'),
       offline: true,

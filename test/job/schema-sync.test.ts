@@ -1,10 +1,10 @@
 /** The committed JSON Schema must equal the one generated from the zod schema. */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jobJsonSchema } from '../../src/job/index.js';
+import { repoPath } from '../helpers/index.js';
 
-const COMMITTED = join(import.meta.dirname, '..', '..', 'schema', 'job.schema.json');
+const COMMITTED = repoPath('schema', 'job.schema.json');
 
 describe('schema/job.schema.json', () => {
   it('is in sync with src/job/schema.ts (regenerate: node bin/ibatch.js schema > schema/job.schema.json)', () => {

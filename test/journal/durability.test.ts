@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
+import { repoPath, tempDir } from '../helpers/index.js';
 import { spawnFixture } from './child.js';
-import { tempDir } from './helpers.js';
 
 describe('kill -9 durability', () => {
   it('every intent the child reported committed is in the journal after SIGKILL', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const child = spawnFixture('intent-writer.ts', path);
     await child.waitFor((line) => line === 'item-300');
     await child.kill9();
@@ -33,7 +33,7 @@ describe('kill -9 durability', () => {
 
   it('the journal has no place for an API key', () => {
     const schema = readFileSync(
-      new URL('../../src/journal/migrations/0001-initial.ts', import.meta.url),
+      repoPath('src', 'journal', 'migrations', '0001-initial.ts'),
       'utf8',
     );
     expect(schema).not.toMatch(/api_?key|authorization|secret|token/i);

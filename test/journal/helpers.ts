@@ -1,29 +1,20 @@
-/** Temp dirs and journals for journal tests, removed after each test. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+/** Journals for journal tests, closed after each test (their temp dirs come from the kit). */
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
-import { type Journal, type OpenJournalOptions, openJournal } from '../../src/journal/index.js';
+import {
+  idempotencyKey,
+  type Journal,
+  type OpenJournalOptions,
+  openJournal,
+} from '../../src/journal/index.js';
+import { defer, tempDir } from '../helpers/index.js';
 
-const cleanups: (() => void)[] = [];
-
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-});
-
-export function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ibatch-journal-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** Opens a journal that is closed after the test (fails the test if left open is impossible). */
+/** Opens a journal that is closed after the test. */
 export async function tempJournal(
   options: OpenJournalOptions = {},
-  path = join(tempDir(), 'nested', 'journal.db'),
+  path = join(tempDir('journal'), 'nested', 'journal.db'),
 ): Promise<Journal> {
   const journal = await openJournal(path, options);
-  cleanups.push(() => journal.close());
+  defer(() => journal.close());
   return journal;
 }
 
@@ -49,4 +40,56 @@ export function item(key: string, stepId = 'portraits', quotedCost = 10) {
     quotedCost,
     expectedOutputs: 1,
   };
+}
+
+/** The idempotency key of attempt `attempt` of `itemKey` in seedRun's run. */
+export const attemptKey = (itemKey: string, attempt = 1) =>
+  idempotencyKey({ jobName: 'spring', runId: 'run-1', stepId: 'portraits', itemKey, attempt });
+
+/** Records the intent of an attempt (its key from attemptKey), as the engine does before a create. */
+export function intendAttempt(
+  journal: Journal,
+  runId: string,
+  itemKey: string,
+  attemptNo = 1,
+  quotedCost = 10,
+) {
+  return journal.recordAttemptIntent({
+    runId,
+    itemKey,
+    attemptNo,
+    idempotencyKey: attemptKey(itemKey, attemptNo),
+    request: {},
+    requestHash: 'h',
+    quotedCost,
+  });
+}
+
+/** Records the service's answer to an attempt's create: charged, with its generation ids. */
+export function submitAttempt(
+  journal: Journal,
+  runId: string,
+  itemKey: string,
+  attemptNo: number,
+  generationIds: string[],
+  chargedCost = 10,
+): void {
+  journal.recordAttemptSubmitted({ runId, itemKey, attemptNo, chargedCost, generationIds });
+}
+
+/** Records a failed attempt the service refunded; the item fails with it. */
+export function refundAttempt(
+  journal: Journal,
+  runId: string,
+  itemKey: string,
+  attemptNo = 1,
+): void {
+  journal.recordAttemptOutcome({
+    runId,
+    itemKey,
+    attemptNo,
+    state: 'failed',
+    itemState: 'failed',
+    refunded: true,
+  });
 }

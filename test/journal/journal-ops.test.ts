@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { idempotencyKey } from '../../src/journal/index.js';
-import { item, seedRun, tempJournal } from './helpers.js';
-
-const key = (itemKey: string, attempt = 1) =>
-  idempotencyKey({ jobName: 'spring', runId: 'run-1', stepId: 'portraits', itemKey, attempt });
+import {
+  intendAttempt,
+  item,
+  attemptKey as key,
+  refundAttempt,
+  seedRun,
+  submitAttempt,
+  tempJournal,
+} from './helpers.js';
 
 describe('runs', () => {
   it('creates, finds the unfinished one, updates status, budget and not-before', async () => {
@@ -99,20 +103,8 @@ describe('attempt lifecycle', () => {
     expect(replay.kind).toBe('existing');
     expect(journal.spendSummary(runId)).toMatchObject({ reserved: 10, committed: 10 });
 
-    journal.recordAttemptSubmitted({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      chargedCost: 12,
-      generationIds: ['g1'],
-    });
-    journal.recordAttemptSubmitted({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      chargedCost: 12,
-      generationIds: ['g1'],
-    });
+    submitAttempt(journal, runId, 'a', 1, ['g1'], 12);
+    submitAttempt(journal, runId, 'a', 1, ['g1'], 12);
     expect(journal.getItem(runId, 'a')).toMatchObject({
       state: 'submitted',
       reservedCredits: 0,
@@ -159,14 +151,7 @@ describe('attempt lifecycle', () => {
       bytes: 3,
     });
     // A late duplicate outcome changes nothing.
-    journal.recordAttemptOutcome({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      state: 'failed',
-      itemState: 'failed',
-      refunded: true,
-    });
+    refundAttempt(journal, runId, 'a', 1);
     expect(journal.getItem(runId, 'a')?.state).toBe('succeeded');
   });
 
@@ -174,22 +159,8 @@ describe('attempt lifecycle', () => {
     const journal = await tempJournal();
     const runId = seedRun(journal, 25);
     journal.addItems(runId, [item('a')]);
-    journal.recordAttemptIntent({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      idempotencyKey: key('a', 1),
-      request: {},
-      requestHash: 'h',
-      quotedCost: 10,
-    });
-    journal.recordAttemptSubmitted({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      chargedCost: 10,
-      generationIds: ['g1'],
-    });
+    intendAttempt(journal, runId, 'a', 1, 10);
+    submitAttempt(journal, runId, 'a', 1, ['g1'], 10);
     journal.recordAttemptOutcome({
       runId,
       itemKey: 'a',
@@ -205,22 +176,8 @@ describe('attempt lifecycle', () => {
       chargedCredits: 10,
       refundedCredits: 10,
     });
-    journal.recordAttemptIntent({
-      runId,
-      itemKey: 'a',
-      attemptNo: 2,
-      idempotencyKey: key('a', 2),
-      request: {},
-      requestHash: 'h',
-      quotedCost: 10,
-    });
-    journal.recordAttemptSubmitted({
-      runId,
-      itemKey: 'a',
-      attemptNo: 2,
-      chargedCost: 10,
-      generationIds: ['g2'],
-    });
+    intendAttempt(journal, runId, 'a', 2, 10);
+    submitAttempt(journal, runId, 'a', 2, ['g2'], 10);
     journal.recordAttemptOutcome({
       runId,
       itemKey: 'a',
@@ -242,15 +199,7 @@ describe('attempt lifecycle', () => {
     const journal = await tempJournal();
     const runId = seedRun(journal, 100);
     journal.addItems(runId, [item('a')]);
-    journal.recordAttemptIntent({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      idempotencyKey: key('a'),
-      request: {},
-      requestHash: 'h',
-      quotedCost: 10,
-    });
+    intendAttempt(journal, runId, 'a', 1, 10);
     journal.recordAttemptOutcome({
       runId,
       itemKey: 'a',
@@ -297,16 +246,7 @@ describe('budget', () => {
     const journal = await tempJournal();
     const runId = seedRun(journal, 25);
     journal.addItems(runId, [item('a'), item('b'), item('c')]);
-    const intent = (itemKey: string) =>
-      journal.recordAttemptIntent({
-        runId,
-        itemKey,
-        attemptNo: 1,
-        idempotencyKey: key(itemKey),
-        request: {},
-        requestHash: 'h',
-        quotedCost: 10,
-      });
+    const intent = (itemKey: string) => intendAttempt(journal, runId, itemKey);
     expect(intent('a').kind).toBe('recorded');
     expect(intent('b').kind).toBe('recorded');
     const refused = intent('c');
@@ -317,21 +257,8 @@ describe('budget', () => {
     expect(journal.getAttempt(runId, 'c', 1)).toBeUndefined();
     expect(journal.getItem(runId, 'c')?.state).toBe('pending');
     // A refund frees room.
-    journal.recordAttemptSubmitted({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      chargedCost: 10,
-      generationIds: ['g'],
-    });
-    journal.recordAttemptOutcome({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      state: 'failed',
-      itemState: 'failed',
-      refunded: true,
-    });
+    submitAttempt(journal, runId, 'a', 1, ['g'], 10);
+    refundAttempt(journal, runId, 'a', 1);
     expect(intent('c').kind).toBe('recorded');
     expect(journal.committedCredits(runId)).toBe(20);
   });
@@ -370,31 +297,9 @@ describe('summaries, assets, influencers, events', () => {
     const journal = await tempJournal();
     const runId = seedRun(journal);
     journal.addItems(runId, [item('a'), item('b'), item('c', 'clips')]);
-    journal.recordAttemptIntent({
-      runId,
-      itemKey: 'c',
-      attemptNo: 1,
-      idempotencyKey: key('c'),
-      request: {},
-      requestHash: 'h',
-      quotedCost: 5,
-    });
-    journal.recordAttemptIntent({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      idempotencyKey: key('a'),
-      request: {},
-      requestHash: 'h',
-      quotedCost: 10,
-    });
-    journal.recordAttemptSubmitted({
-      runId,
-      itemKey: 'a',
-      attemptNo: 1,
-      chargedCost: 10,
-      generationIds: ['g'],
-    });
+    intendAttempt(journal, runId, 'c', 1, 5);
+    intendAttempt(journal, runId, 'a', 1, 10);
+    submitAttempt(journal, runId, 'a', 1, ['g'], 10);
     expect(journal.progressByStep(runId)).toEqual([
       { stepId: 'portraits', total: 2, states: { submitted: 1, pending: 1 } },
       { stepId: 'clips', total: 1, states: { submitting: 1 } },

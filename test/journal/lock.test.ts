@@ -8,12 +8,12 @@ import {
   lockPathFor,
   openJournal,
 } from '../../src/journal/index.js';
+import { tempDir } from '../helpers/index.js';
 import { spawnFixture } from './child.js';
-import { tempDir } from './helpers.js';
 
 describe('journal lock', () => {
   it('refuses a second opener with the holder pid and a --wait hint; close releases', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const first = await openJournal(path);
     const error = await openJournal(path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JournalLockedError);
@@ -27,7 +27,7 @@ describe('journal lock', () => {
   });
 
   it('read-only opens take no lock', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const writer = await openJournal(path);
     writer.createRun({ runId: 'r', jobName: 'j', jobPath: '/j', jobHash: 'h', budget: null });
     const reader = await openJournal(path, { readonly: true });
@@ -38,7 +38,7 @@ describe('journal lock', () => {
   });
 
   it('a waiting opener gets the journal once the holder closes; a bounded wait gives up', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const first = await openJournal(path);
     await expect(openJournal(path, { wait: 300 })).rejects.toBeInstanceOf(JournalLockedError);
     const waiting = openJournal(path, { wait: true });
@@ -49,7 +49,7 @@ describe('journal lock', () => {
   });
 
   it('takes over the lock of a SIGKILLed holder and says so', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const holder = spawnFixture('lock-holder.ts', path);
     await holder.waitFor((line) => line === 'locked');
     await expect(openJournal(path)).rejects.toThrow(`process ${holder.process.pid}`);
@@ -63,7 +63,7 @@ describe('journal lock', () => {
   });
 
   it('respects a lock held on another host', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     mkdirSync(dirname(lockPathFor(path)), { recursive: true });
     writeFileSync(
       lockPathFor(path),

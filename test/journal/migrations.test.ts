@@ -7,7 +7,7 @@ import {
   openJournal,
 } from '../../src/journal/index.js';
 import { MIGRATIONS } from '../../src/journal/migrations/index.js';
-import { tempDir } from './helpers.js';
+import { tempDir } from '../helpers/index.js';
 
 function indexNames(path: string): string[] {
   const db = new Database(path, { readonly: true });
@@ -29,7 +29,7 @@ describe('migrations', () => {
   });
 
   it('creates a fresh journal at the latest version with WAL, FULL sync and foreign keys', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const journal = await openJournal(path);
     journal.close();
     const db = new Database(path);
@@ -39,7 +39,7 @@ describe('migrations', () => {
   });
 
   it('migrates a version-1 journal and keeps its data', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const old = new Database(path);
     old.exec(MIGRATIONS[0]!.sql);
     old.pragma('user_version = 1');
@@ -100,7 +100,7 @@ describe('migrations', () => {
   });
 
   it('refuses a journal from a newer ibatch', async () => {
-    const path = join(tempDir(), 'journal.db');
+    const path = join(tempDir('journal'), 'journal.db');
     const db = new Database(path);
     db.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 1}`);
     db.close();

@@ -8,18 +8,16 @@
  */
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
-import type { RunningEmulator } from '../../src/emulator/index.js';
 import { validateJob } from '../../src/job/index.js';
 import { type AttemptRecord, idempotencyKey, openJournal } from '../../src/journal/index.js';
 import { toNewItem } from '../../src/scheduler/select-run.js';
 import { accountFingerprint } from '../../src/shared/index.js';
-import { charges, cli, emulatorFor, envFor } from '../scheduler/helpers.js';
-import { tempDir } from './helpers.js';
+import { repoPath, runCliCaptured, tempDir, testEmulator } from '../helpers/index.js';
+import { charges, envFor } from '../scheduler/helpers.js';
 
-const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'old-release');
+const FIXTURE = repoPath('test', 'journal', 'fixtures', 'old-release');
 const facts = JSON.parse(readFileSync(path.join(FIXTURE, 'facts.json'), 'utf8')) as {
   runId: string;
   emulatorSeed: number;
@@ -28,15 +26,9 @@ const facts = JSON.parse(readFileSync(path.join(FIXTURE, 'facts.json'), 'utf8'))
   accountFingerprint: string;
 };
 
-let em: RunningEmulator | undefined;
-afterEach(async () => {
-  await em?.stop();
-  em = undefined;
-});
-
 /** A copy of the fixture laid out as a job folder: job.yaml, out/, .ibatch/journal.db. */
 function copyFixture(): { dir: string; jobPath: string; journalPath: string } {
-  const dir = tempDir();
+  const dir = tempDir('journal');
   cpSync(path.join(FIXTURE, 'job.yaml'), path.join(dir, 'job.yaml'));
   cpSync(path.join(FIXTURE, 'out'), path.join(dir, 'out'), { recursive: true });
   mkdirSync(path.join(dir, '.ibatch'));
@@ -70,14 +62,14 @@ describe('a journal written by release 0c8bfc1', () => {
     const done = before.attempts.filter((a) => a.state === 'succeeded');
     expect(done).toHaveLength(3);
 
-    em = await emulatorFor({ seed: facts.emulatorSeed, timeScale: facts.timeScale });
+    const em = await testEmulator({ seed: facts.emulatorSeed, timeScale: facts.timeScale });
     const apiKey = em.accounts[0]?.apiKey ?? '';
     expect(apiKey).toBe(facts.apiKey);
     expect(accountFingerprint(apiKey)).toBe(facts.accountFingerprint);
 
     // `--run-id` resumes the named run whatever service it last talked to
     // (docs/ci.md): the old emulator's port is gone.
-    const result = await cli(
+    const result = await runCliCaptured(
       ['run', ws.jobPath, '--run-id', facts.runId],
       envFor(em, facts.timeScale),
       ws.dir,
@@ -115,7 +107,7 @@ describe('a journal written by release 0c8bfc1', () => {
   it('the current code computes the stored item keys, request hashes and idempotency keys', async () => {
     const ws = copyFixture();
     const stored = await readStored(ws.journalPath);
-    em = await emulatorFor({ seed: facts.emulatorSeed, timeScale: facts.timeScale });
+    const em = await testEmulator({ seed: facts.emulatorSeed, timeScale: facts.timeScale });
     // The model catalog comes from the emulator, like a run's.
     const client = createClient({ baseUrl: em.baseUrl, apiKey: facts.apiKey });
     const { job, items } = await validateJob(ws.jobPath, {

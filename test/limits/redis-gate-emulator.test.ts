@@ -8,10 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { type RateLimits, SERVICE_RATE_LIMITS } from '../../src/contract/index.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { createRedisGate } from '../../src/limits/index.js';
 import { accountFingerprint } from '../../src/shared/index.js';
-import { newAccountKey, testRedis, waitFor } from './redis-helpers.js';
+import { testEmulator, until } from '../helpers/index.js';
+import { newAccountKey, testRedis } from './redis-helpers.js';
 
 /** 60 s windows become 2 s: generations 20 and requests 120 per 2 s. */
 const TIME_SCALE = 30;
@@ -28,25 +29,21 @@ async function withEmulator<T>(
   timeScale: number,
   body: (emulator: RunningEmulator) => Promise<T>,
 ): Promise<T> {
-  const emulator = await startEmulator({
+  const emulator = await testEmulator({
     timeScale,
     seed: 8,
     accounts: [{ credits: 10_000_000 }, { credits: 10_000_000 }],
   });
-  try {
-    // Warm the emulator's create path on the OTHER account: a cold first burst
-    // is stamped hundreds of ms late on a busy box, which no margin should hide.
-    const warm = createClient({ baseUrl: emulator.baseUrl, apiKey: emulator.accounts[1]!.apiKey });
-    await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        warm.createGeneration('sdxl-lite', { input: { prompt: `warm ${i}` } }),
-      ),
-    );
-    await warm.close();
-    return await body(emulator);
-  } finally {
-    await emulator.stop();
-  }
+  // Warm the emulator's create path on the OTHER account: a cold first burst
+  // is stamped hundreds of ms late on a busy box, which no margin should hide.
+  const warm = createClient({ baseUrl: emulator.baseUrl, apiKey: emulator.accounts[1]!.apiKey });
+  await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      warm.createGeneration('sdxl-lite', { input: { prompt: `warm ${i}` } }),
+    ),
+  );
+  await warm.close();
+  return await body(emulator);
 }
 
 const RUNNER = fileURLToPath(new URL('./fixtures/redis-runner.ts', import.meta.url));
@@ -161,23 +158,27 @@ describe('shared gate with the emulator', () => {
         }),
       );
       try {
-        await waitFor(() => creates >= 40, 5000, 'shared creates');
+        await until(() => creates >= 40, { timeoutMs: 5000, what: 'shared creates' });
         await redis.kill();
-        await waitFor(
-          () => modes.every((m) => m.includes('local')),
-          3000,
-          'every runner on local limits',
-        );
+        await until(() => modes.every((m) => m.includes('local')), {
+          timeoutMs: 3000,
+          what: 'every runner on local limits',
+        });
         const atKill = creates;
-        await waitFor(() => creates >= atKill + 30, 5000, 'creates on local limits');
+        await until(() => creates >= atKill + 30, {
+          timeoutMs: 5000,
+          what: 'creates on local limits',
+        });
         await testRedis(redis.port);
-        await waitFor(
-          () => modes.every((m) => m.at(-1) === 'shared'),
-          5000,
-          'every runner back on Redis',
-        );
+        await until(() => modes.every((m) => m.at(-1) === 'shared'), {
+          timeoutMs: 5000,
+          what: 'every runner back on Redis',
+        });
         const atReturn = creates;
-        await waitFor(() => creates >= atReturn + 40, 5000, 'creates on shared limits again');
+        await until(() => creates >= atReturn + 40, {
+          timeoutMs: 5000,
+          what: 'creates on shared limits again',
+        });
       } finally {
         stop = true;
         await Promise.allSettled(lanes);

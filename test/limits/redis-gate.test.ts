@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import type { Bucket } from '../../src/contract/index.js';
 import { createGate, GateClosedError, type RateGate } from '../../src/limits/index.js';
 import { EXIT, UsageError } from '../../src/shared/index.js';
+import { until } from '../helpers/index.js';
 import { maxInWindow, settle } from './helpers.js';
-import { newAccountKey, sharedGate, testRedis, waitFor } from './redis-helpers.js';
+import { newAccountKey, sharedGate, testRedis } from './redis-helpers.js';
 
 /** Acquires in `lanes` concurrent loops until `untilMs`; returns the grant stamps. */
 async function run(gate: RateGate, buckets: Bucket[], lanes: number, untilMs: number) {
@@ -96,7 +97,7 @@ describe('shared gate over Redis', () => {
     // b has not heard of it yet: wait until Redis holds it (key layout: src/limits/redis/scripts.ts).
     const probe = new Redis(redis.url);
     try {
-      await waitFor(async () => (await probe.exists(`ibatch:{${accountKey}}:pause`)) === 1);
+      await until(async () => (await probe.exists(`ibatch:{${accountKey}}:pause`)) === 1);
     } finally {
       probe.disconnect();
     }
@@ -155,19 +156,27 @@ describe('shared gate over Redis', () => {
     const lanes = gates.map(async (gate) => {
       while (!stop) await gate.acquire(['generations']);
     });
-    await waitFor(() => all.length >= 15, 3000, 'shared grants');
+    await until(() => all.length >= 15, { timeoutMs: 3000, what: 'shared grants' });
     await redis.kill();
-    await waitFor(
-      () => events.every((e) => e.includes('local')),
-      3000,
-      'both runners to fall back',
-    );
+    await until(() => events.every((e) => e.includes('local')), {
+      timeoutMs: 3000,
+      what: 'both runners to fall back',
+    });
     const killedAt = Date.now();
-    await waitFor(() => all.filter((t) => t > killedAt).length >= 8, 4000, 'local grants');
+    await until(() => all.filter((t) => t > killedAt).length >= 8, {
+      timeoutMs: 4000,
+      what: 'local grants',
+    });
     await testRedis(redis.port);
-    await waitFor(() => events.every((e) => e.at(-1) === 'shared'), 5000, 'both back on Redis');
+    await until(() => events.every((e) => e.at(-1) === 'shared'), {
+      timeoutMs: 5000,
+      what: 'both back on Redis',
+    });
     const backAt = Date.now();
-    await waitFor(() => all.filter((t) => t > backAt).length >= 10, 4000, 'shared grants again');
+    await until(() => all.filter((t) => t > backAt).length >= 10, {
+      timeoutMs: 4000,
+      what: 'shared grants again',
+    });
     stop = true;
     for (const gate of gates) gate.close();
     await Promise.allSettled(lanes);

@@ -28,17 +28,3 @@ export function sharedGate(overrides: Partial<RateLimits>, options: RedisGateOpt
   gates.push(gate);
   return gate;
 }
-
-/** Resolves when `predicate` holds, polling every 10 ms; rejects after `timeoutMs`. */
-export async function waitFor(
-  predicate: () => boolean | Promise<boolean>,
-  timeoutMs = 5000,
-  what = 'condition',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline)
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -10,10 +10,9 @@ import {
   downloadOutput,
   isAlreadyDownloaded,
 } from '../../src/outputs/index.js';
+import { tempDir } from '../helpers/index.js';
 import { makePng, SAMPLES } from '../uploads/fixtures/media-samples.js';
-import { useTempDir } from '../uploads/temp-dir.js';
 
-const tempDir = useTempDir('download');
 const servers: Server[] = [];
 
 afterEach(async () => {
@@ -51,7 +50,7 @@ describe('downloadOutput', () => {
       res.setHeader('content-type', 'image/jpeg'); // wrong: the bytes are a PNG
       res.end(PNG);
     });
-    const dir = tempDir();
+    const dir = tempDir('download');
     const result = await downloadOutput({
       url: `${base}/out/1`,
       dest: (type) => path.join(dir, 'step', `item-1.${type.ext}`),
@@ -78,7 +77,7 @@ describe('downloadOutput', () => {
       );
       res.end(body);
     });
-    const dir = tempDir();
+    const dir = tempDir('download');
     const video = await downloadOutput({
       url: `${base}/video`,
       dest: path.join(dir, 'v.mp4'),
@@ -97,7 +96,7 @@ describe('downloadOutput', () => {
       res.statusCode = req.url === '/gone' ? 404 : 503;
       res.end('nope');
     });
-    const dir = tempDir();
+    const dir = tempDir('download');
     const gone = await failure(
       downloadOutput({ url: `${base}/gone`, dest: path.join(dir, 'a.png'), maxBytes: 10 }),
     );
@@ -114,7 +113,7 @@ describe('downloadOutput', () => {
       res.setHeader('content-type', req.url === '/html' ? 'text/html' : 'video/mp4');
       res.end(req.url === '/html' ? SAMPLES.html : SAMPLES.mp4);
     });
-    const dir = tempDir();
+    const dir = tempDir('download');
     const html = await failure(
       downloadOutput({ url: `${base}/html`, dest: path.join(dir, 'x'), maxBytes: 1e6 }),
     );
@@ -147,7 +146,7 @@ describe('downloadOutput', () => {
       };
       pump();
     });
-    const dir = tempDir();
+    const dir = tempDir('download');
     const declared = await failure(
       downloadOutput({ url: `${base}/declared`, dest: path.join(dir, 'a.png'), maxBytes: 4000 }),
     );
@@ -171,7 +170,7 @@ describe('downloadOutput', () => {
       const timer = setInterval(() => res.write(Buffer.alloc(1)), 20);
       res.on('close', () => clearInterval(timer));
     });
-    const dir = tempDir();
+    const dir = tempDir('download');
     const error = await failure(
       downloadOutput({
         url: `${base}/slow`,
@@ -199,7 +198,7 @@ describe('downloadOutput', () => {
       res.setHeader('location', req.url === '/same' ? '/final' : `${other}/final`);
       res.end();
     });
-    const dir = tempDir();
+    const dir = tempDir('download');
     const same = await downloadOutput({
       url: `${base}/same`,
       dest: path.join(dir, 'same.png'),
@@ -218,7 +217,7 @@ describe('downloadOutput', () => {
       // never answers
     });
     const controller = new AbortController();
-    const dir = tempDir();
+    const dir = tempDir('download');
     const pending = downloadOutput({
       url: `${base}/hang`,
       dest: path.join(dir, 'a.png'),
@@ -232,7 +231,7 @@ describe('downloadOutput', () => {
 
 describe('isAlreadyDownloaded and createDownloadQueue', () => {
   it('answers false for a missing, edited or hash-less file', async () => {
-    const dir = tempDir();
+    const dir = tempDir('download');
     const file = path.join(dir, 'a.png');
     await expect(isAlreadyDownloaded(file, sha(PNG))).resolves.toBe(false);
     writeFileSync(file, PNG);

@@ -7,10 +7,9 @@ import {
   readManifest,
   summarizeCosts,
 } from '../../src/outputs/index.js';
-import { useTempDir } from '../uploads/temp-dir.js';
+import { tempDir } from '../helpers/index.js';
 import { FIXTURE_ROWS, FIXTURE_TOTALS } from './fixtures/rows.js';
 
-const tempDir = useTempDir('manifest');
 const [first, second, failed, video, blocked] = FIXTURE_ROWS as [
   (typeof FIXTURE_ROWS)[number],
   (typeof FIXTURE_ROWS)[number],
@@ -27,7 +26,7 @@ const jsonlRows = (dir: string) =>
 
 describe('ManifestWriter', () => {
   it('appends each row to JSONL and CSV as it goes (readable before close)', () => {
-    const dir = tempDir();
+    const dir = tempDir('manifest');
     const writer = ManifestWriter.open(dir);
     expect(writer.append(first)).toBe('appended');
     expect(jsonlRows(dir)).toEqual([first]);
@@ -44,7 +43,7 @@ describe('ManifestWriter', () => {
   });
 
   it('does not duplicate rows on resume and replaces a superseded row', () => {
-    const dir = tempDir();
+    const dir = tempDir('manifest');
     const writer = ManifestWriter.open(dir);
     writer.append(first);
     writer.append(failed);
@@ -70,7 +69,7 @@ describe('ManifestWriter', () => {
   });
 
   it('survives a line torn by a crash: the torn line is dropped and both files repaired', () => {
-    const dir = tempDir();
+    const dir = tempDir('manifest');
     const writer = ManifestWriter.open(dir);
     writer.append(first);
     writer.close();
@@ -83,7 +82,7 @@ describe('ManifestWriter', () => {
   });
 
   it('rewrites atomically from the journal and validates rows', () => {
-    const dir = tempDir();
+    const dir = tempDir('manifest');
     writeFileSync(path.join(dir, 'manifest.jsonl'), `${JSON.stringify(first)}\n`);
     const writer = ManifestWriter.open(dir);
     writer.rewrite([video, blocked]);

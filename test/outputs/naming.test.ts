@@ -12,9 +12,7 @@ import {
   resolveInside,
   sanitizeSegment,
 } from '../../src/outputs/index.js';
-import { useTempDir } from '../uploads/temp-dir.js';
-
-const tempDir = useTempDir('naming');
+import { tempDir } from '../helpers/index.js';
 
 const HOSTILE = [
   '../',
@@ -112,7 +110,7 @@ describe('renderOutputPath', () => {
   });
 
   it('never leaves the output folder, whatever the values (property)', () => {
-    const root = tempDir();
+    const root = tempDir('naming');
     const hostile = fc.oneof(
       fc.constantFrom(...HOSTILE),
       fc.string({ unit: 'binary', maxLength: 300 }),
@@ -147,7 +145,7 @@ describe('renderOutputPath', () => {
 
 describe('resolveInside', () => {
   it('accepts plain relative paths and rejects escapes', () => {
-    const root = tempDir();
+    const root = tempDir('naming');
     expect(resolveInside(root, 'a/b.png')).toBe(path.join(root, 'a', 'b.png'));
     for (const bad of [
       '../x',
@@ -165,8 +163,8 @@ describe('resolveInside', () => {
   });
 
   it('rejects a path through a symlinked folder that leads outside', () => {
-    const root = tempDir();
-    const outside = tempDir();
+    const root = tempDir('naming');
+    const outside = tempDir('naming');
     symlinkSync(outside, path.join(root, 'link'));
     expect(() => resolveInside(root, 'link/x.png')).toThrow(/link outside/);
     expect(() => resolveInside(root, 'link/deeper/x.png')).toThrow(PathEscapeError);
@@ -177,7 +175,7 @@ describe('resolveInside', () => {
   });
 
   it('rejects an existing symlink as the target', () => {
-    const root = tempDir();
+    const root = tempDir('naming');
     symlinkSync(path.join(root, 'elsewhere'), path.join(root, 'x.png'));
     expect(() => resolveInside(root, 'x.png')).toThrow(PathEscapeError);
   });

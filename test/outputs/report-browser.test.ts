@@ -6,22 +6,24 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ManifestWriter, readManifest, writeReport } from '../../src/outputs/index.js';
-import { useChromium } from '../helpers/chromium.js';
+import {
+  loadedImageWidths,
+  openReport,
+  saveScreenshot,
+  shownTotal,
+  useChromium,
+} from '../helpers/chromium.js';
+import { tempDir } from '../helpers/index.js';
 import { makePng, SAMPLES } from '../uploads/fixtures/media-samples.js';
-import { useTempDir } from '../uploads/temp-dir.js';
 import { fixtureReport } from './fixtures/report-data.js';
-
-const ARTIFACTS = path.resolve('test-artifacts');
-const tempDir = useTempDir('report-browser');
 
 const browser = useChromium();
 
 describe('report.html in a browser', () => {
   it('loads every image, shows the manifest totals, runs no injected script', async () => {
-    const dir = tempDir();
+    const dir = tempDir('report-browser');
     const data = fixtureReport();
     const colours: [number, number, number][] = [
       [230, 90, 60],
@@ -50,29 +52,13 @@ describe('report.html in a browser', () => {
     const charged = [...charges.values()].reduce((sum, c) => sum + c.cost, 0);
     const refunded = [...charges.values()].reduce((sum, c) => sum + (c.refunded ? c.cost : 0), 0);
 
-    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
-    const blocked: string[] = [];
-    page.on('request', (request) => {
-      if (!request.url().startsWith('file:')) blocked.push(request.url());
-    });
-    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    const { page, external: blocked } = await openReport(browser(), file);
     const imageCount = await page.locator('img').count();
     expect(imageCount).toBe(readManifest(dir).filter((r) => r.file && r.kind === 'image').length);
-    // Lazy images load when near the viewport: bring each into view, then wait for all.
-    for (const img of await page.locator('img').all()) await img.scrollIntoViewIfNeeded();
-    // The tsconfig has no DOM lib: page-side code is passed as strings.
-    await page.waitForFunction(
-      '[...document.images].every((img) => img.complete && img.naturalWidth > 0)',
-      undefined,
-      { timeout: 10_000 },
-    );
-    const widths = (await page.evaluate(
-      '[...document.images].map((img) => img.naturalWidth)',
-    )) as number[];
+    const widths = await loadedImageWidths(page);
     expect(widths).toEqual(Array(imageCount).fill(64));
 
-    const shown = async (name: string) =>
-      Number(await page.locator(`[data-total="${name}"]`).textContent());
+    const shown = (name: string) => shownTotal(page, name);
     expect(await shown('charged')).toBe(charged);
     expect(await shown('refunded')).toBe(refunded);
     expect(await shown('net')).toBe(charged - refunded);
@@ -86,9 +72,6 @@ describe('report.html in a browser', () => {
     expect(await page.locator('article.tile:visible').count()).toBe(1);
     await page.getByRole('button', { name: 'all' }).click();
 
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.evaluate('window.scrollTo(0, 0)');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'report.png'), fullPage: true });
-    await page.close();
+    await saveScreenshot(page, 'report.png');
   }, 60_000);
 });

@@ -6,33 +6,32 @@
  * charge) and the emulator's ledger. Saves test-artifacts/report-run.png.
  * A missing browser FAILS the test.
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readManifest } from '../../src/outputs/index.js';
-import { useChromium } from '../helpers/chromium.js';
+import {
+  loadedImageWidths,
+  openReport,
+  saveScreenshot,
+  shownTotal,
+  useChromium,
+} from '../helpers/chromium.js';
+import { emulatorEnv, tempDir } from '../helpers/index.js';
 import {
   charges,
-  envFor,
+  emulators,
   makeWorkspace,
   runJobCli,
-  useEmulators,
 } from '../scheduler/fixtures/pipeline/helpers.js';
-import { useTempDir } from '../uploads/temp-dir.js';
-
-const ARTIFACTS = path.resolve('test-artifacts');
-const tempDir = useTempDir('report-run-browser');
-const emulators = useEmulators();
 
 const browser = useChromium();
 
 describe('report.html of a real run', () => {
   it('shows every output, loads every image, and its totals match manifest and ledger', async () => {
     const em = await emulators({ seed: 21 });
-    const dir = tempDir();
+    const dir = tempDir('report-run-browser');
     const job = makeWorkspace(dir, 'job.yaml');
-    const result = await runJobCli(job, envFor(em));
+    const result = await runJobCli(job, emulatorEnv(em));
     expect(result.code, result.stdout + result.stderr).toBe(0);
 
     const out = path.join(dir, 'out');
@@ -49,30 +48,15 @@ describe('report.html of a real run', () => {
       .reduce((a, e) => a + e.amount, 0);
     expect(charged).toBe(ledgerCharged);
 
-    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
-    const external: string[] = [];
-    page.on('request', (request) => {
-      if (!request.url().startsWith('file:')) external.push(request.url());
-    });
-    await page.goto(pathToFileURL(path.join(out, 'report.html')).href, { waitUntil: 'load' });
+    const { page, external } = await openReport(browser(), path.join(out, 'report.html'));
 
     const imageRows = rows.filter((r) => r.kind === 'image' && r.file);
     expect(await page.locator('img').count()).toBe(imageRows.length);
     expect(await page.locator('video').count()).toBe(rows.length - imageRows.length);
-    for (const img of await page.locator('img').all()) await img.scrollIntoViewIfNeeded();
-    // The tsconfig has no DOM lib: page-side code is passed as strings.
-    await page.waitForFunction(
-      '[...document.images].every((img) => img.complete && img.naturalWidth > 0)',
-      undefined,
-      { timeout: 10_000 },
-    );
-    const widths = (await page.evaluate(
-      '[...document.images].map((img) => img.naturalWidth)',
-    )) as number[];
+    const widths = await loadedImageWidths(page);
     expect(widths.every((w) => w > 0)).toBe(true);
 
-    const shown = async (name: string) =>
-      Number(await page.locator(`[data-total="${name}"]`).textContent());
+    const shown = (name: string) => shownTotal(page, name);
     expect(await shown('charged')).toBe(charged);
     expect(await shown('refunded')).toBe(0);
     expect(await shown('net')).toBe(charged);
@@ -89,9 +73,6 @@ describe('report.html of a real run', () => {
     expect(text).toContain(characters[0]?.id);
     expect(external).toEqual([]);
 
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.evaluate('window.scrollTo(0, 0)');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'report-run.png'), fullPage: true });
-    await page.close();
+    await saveScreenshot(page, 'report-run.png');
   }, 60_000);
 });

@@ -2,11 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPORT_FILE, renderReport, writeReport } from '../../src/outputs/index.js';
-import { useTempDir } from '../uploads/temp-dir.js';
+import { tempDir } from '../helpers/index.js';
 import { fixtureReport, HOSTILE_PROMPT } from './fixtures/report-data.js';
 import { FIXTURE_TOTALS } from './fixtures/rows.js';
-
-const tempDir = useTempDir('report');
 
 describe('renderReport', () => {
   const page = renderReport(fixtureReport());
@@ -56,7 +54,7 @@ describe('renderReport', () => {
 
 describe('writeReport', () => {
   it('writes report.html atomically (no temp file left)', () => {
-    const dir = tempDir();
+    const dir = tempDir('report');
     const file = writeReport(dir, fixtureReport());
     expect(file).toBe(path.join(dir, REPORT_FILE));
     expect(readFileSync(file, 'utf8')).toContain('<!doctype html>');

@@ -5,28 +5,21 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expandJob, isJobFileError, loadJob } from '../../src/job/index.js';
-import { emulatorCatalog, tempDir } from '../job/helpers.js';
-import { REPO } from '../scheduler/helpers.js';
-
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+import { repoPath, tempDir } from '../helpers/index.js';
+import { emulatorCatalog } from '../job/helpers.js';
 
 /** The `{...}` placeholders of the "Output names" section of docs/outputs.md. */
 function documentedPlaceholders(): string[] {
-  const doc = readFileSync(join(REPO, 'docs', 'outputs.md'), 'utf8');
+  const doc = readFileSync(repoPath('docs', 'outputs.md'), 'utf8');
   const section = doc.split('## Output names')[1]?.split('\n## ')[0] ?? '';
   return [...new Set([...section.matchAll(/`([^`]*\{[^`]*\}[^`]*)`/g)].map((m) => m[1] ?? ''))];
 }
 
 /** Problems `validate` reports for a job whose one step uses `filename`. */
 function filenameIssues(filename: string): string[] {
-  const { dir, cleanup } = tempDir();
-  cleanups.push(cleanup);
-  const job = join(dir, 'job.yaml');
+  const job = join(tempDir('job'), 'job.yaml');
   writeFileSync(
     job,
     [

@@ -6,11 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as library from '../../src/index.js';
-
-const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+import { DIST } from '../helpers/index.js';
 
 describe('influencer-batch exports', () => {
   it('exports the five core functions, connect, errors and building blocks only', () => {

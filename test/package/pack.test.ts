@@ -8,12 +8,10 @@
  * one), hence the 10-minute hook timeout. Dependencies come from the npm
  * registry or the local cache (--prefer-offline).
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, runCommand } from '../examples/run-command.js';
-import { REPO } from '../examples/setup.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, REPO, runCommand, tempDir } from '../helpers/index.js';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
@@ -30,7 +28,7 @@ describe('npm pack and install', () => {
   let packed: PackResult;
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'ibatch-pack-'));
+    dir = tempDir('pack');
     app = path.join(dir, 'app');
     mkdirSync(app);
     // dist/ is already built (`pretest`). `--ignore-scripts` keeps `prepare`
@@ -58,10 +56,6 @@ describe('npm pack and install', () => {
     );
     expect(install.code, install.stderr).toBe(0);
   }, 600_000);
-
-  afterAll(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
 
   it('ships dist with declarations, the bin, schema and the quickstart job; no state or sources', () => {
     const files = packed.files.map((f) => f.path);

@@ -6,27 +6,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { formatCsv } from '../../src/job/index.js';
 import { openJournal } from '../../src/journal/index.js';
-import {
-  cli,
-  emulatorFor,
-  envFor,
-  ledgerNet,
-  type Workspace,
-  workspace,
-} from '../scheduler/helpers.js';
+import { runCliCaptured, testEmulator } from '../helpers/index.js';
+import { envFor, ledgerNet, workspace } from '../scheduler/helpers.js';
 
 const SCALE = 60;
-let em: RunningEmulator | undefined;
-let ws: Workspace | undefined;
-
-afterEach(async () => {
-  await em?.stop();
-  ws?.cleanup();
-});
 
 async function previewCalls(emulator: RunningEmulator): Promise<number> {
   const stats = await emulator.admin.stats();
@@ -59,18 +46,18 @@ function textRowsJob(dir: string, rows: number, name: string): void {
 
 describe('plan and run share one quoting rule', () => {
   it('plan total equals the run reserved and charged total, one preview per price class each', async () => {
-    em = await emulatorFor({ timeScale: SCALE });
-    ws = workspace('');
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace('');
     textRowsJob(ws.dir, 12, 'quote-rule');
     const env = envFor(em, SCALE);
 
-    const planned = await cli(['plan', ws.jobPath, '--json'], env, ws.dir);
+    const planned = await runCliCaptured(['plan', ws.jobPath, '--json'], env, ws.dir);
     expect(planned.code, planned.stderr).toBe(0);
     const plan = JSON.parse(planned.stdout) as { total: number; quotes: number };
     expect(plan.quotes).toBe(2);
     expect(await previewCalls(em)).toBe(2);
 
-    const run = await cli(['run', ws.jobPath], env, ws.dir);
+    const run = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(run.code, run.stderr).toBe(0);
     expect(await previewCalls(em)).toBe(4); // the run's own two, one per class
 
@@ -89,10 +76,10 @@ describe('plan and run share one quoting rule', () => {
   });
 
   it('plans a 3,000-row text-only CSV with at most one preview per price class', async () => {
-    em = await emulatorFor({ timeScale: SCALE });
-    ws = workspace('');
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace('');
     textRowsJob(ws.dir, 3000, 'quote-rule-rows');
-    const planned = await cli(['plan', ws.jobPath, '--json'], envFor(em, SCALE), ws.dir);
+    const planned = await runCliCaptured(['plan', ws.jobPath, '--json'], envFor(em, SCALE), ws.dir);
     expect(planned.code, planned.stderr).toBe(0);
     const plan = JSON.parse(planned.stdout) as {
       total: number;

@@ -7,13 +7,13 @@
  */
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { priceOf, type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { priceOf, type RunningEmulator } from '../../src/emulator/index.js';
 import { validateJob } from '../../src/job/index.js';
 import { priceClassOf, quoteRequestOf, SOURCE_GENERATION_STAND_IN } from '../../src/plan/index.js';
-import { emulatorCatalog, runIbatch, tempDir } from '../job/helpers.js';
+import { emulatorEnv, REPO, runCliCaptured, tempDir, testEmulator } from '../helpers/index.js';
+import { emulatorCatalog } from '../job/helpers.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 /**
  * Preview calls per shipped job. Before one quoting rule the plan quoted each
  * distinct request (3, 9 and 7); requests that differ only in prompt text or
@@ -44,29 +44,23 @@ interface PlanDoc {
 describe('plan on the emulator', () => {
   let emulator: RunningEmulator;
   let env: NodeJS.ProcessEnv;
-  let work: { dir: string; cleanup: () => void };
+  let work: string;
 
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0 });
-    const account = emulator.accounts[0];
-    if (!account) throw new Error('emulator without account');
-    env = { IBATCH_BASE_URL: emulator.baseUrl, IBATCH_API_KEY: account.apiKey };
+    emulator = await testEmulator();
+    env = emulatorEnv(emulator);
     // Copies, so the model cache written beside each job stays out of the repo.
-    work = tempDir();
+    work = tempDir('plan');
     for (const folder of ['jobs', 'examples', 'schema'])
-      cpSync(join(ROOT, folder), join(work.dir, folder), { recursive: true });
-  });
-  afterAll(async () => {
-    await emulator?.stop();
-    work?.cleanup();
+      cpSync(join(REPO, folder), join(work, folder), { recursive: true });
   });
 
   for (const [job, expectedQuotes] of Object.entries(JOBS)) {
     it(`${job}: plan --emulator quotes every item at exactly priceOf, once per price class`, async () => {
-      const run = await runIbatch(['plan', job, '--emulator', '--json'], { cwd: work.dir });
+      const run = await runCliCaptured(['plan', job, '--emulator', '--json'], {}, work);
       expect(run.code, run.stderr).toBe(0);
       const plan = JSON.parse(run.stdout) as PlanDoc;
-      const { job: loaded, items } = await validateJob(join(work.dir, job), {
+      const { job: loaded, items } = await validateJob(join(work, job), {
         models: emulatorCatalog(),
       });
       const catalog = emulatorCatalog();
@@ -91,7 +85,7 @@ describe('plan on the emulator', () => {
       expect(plan.total).toBeCloseTo(all, 6);
       expect(plan.trainings).toBe(loaded.influencers.size);
 
-      const text = await runIbatch(['plan', job, '--emulator'], { cwd: work.dir });
+      const text = await runCliCaptured(['plan', job, '--emulator'], {}, work);
       expect(text.code, text.stderr).toBe(0);
       expect(text.stdout).not.toMatch(/at run time/);
       expect(text.stdout).toMatch(new RegExp(`quotes\\s+${distinct.size} `));
@@ -99,7 +93,7 @@ describe('plan on the emulator', () => {
   }
 
   it('quotes from: items with the stand-in source and keeps job-local influencers out', async () => {
-    const { items } = await validateJob(join(work.dir, 'examples/influencer-series/series.yaml'), {
+    const { items } = await validateJob(join(work, 'examples/influencer-series/series.yaml'), {
       models: emulatorCatalog(),
     });
     const clips = items.filter((i) => i.source !== undefined);
@@ -116,37 +110,31 @@ describe('plan on the emulator', () => {
   });
 
   it('falls back to "priced at run time" when preview resolves references (strict mode)', async () => {
-    const strict = await startEmulator({ port: 0, behaviour: { previewChecksReferences: true } });
-    try {
-      const account = strict.accounts[0];
-      if (!account) throw new Error('emulator without account');
-      const strictEnv = { IBATCH_BASE_URL: strict.baseUrl, IBATCH_API_KEY: account.apiKey };
-      const job = 'examples/influencer-series/series.yaml';
-      const run = await runIbatch(['plan', job, '--json'], { cwd: work.dir, env: strictEnv });
-      expect(run.code, run.stderr).toBe(0);
-      const plan = JSON.parse(run.stdout) as PlanDoc;
-      const byId = Object.fromEntries(plan.steps.map((s) => [s.id, s]));
-      // The stand-in source is unknown (404) and the placeholder URL is no owned asset (400).
-      expect(byId.clips).toMatchObject({ items: 6, unquoted: 6, cost: 0 });
-      expect(byId.clips?.unquotedReason).toMatch(/generationId/);
-      expect(byId.retouch).toMatchObject({ items: 1, unquoted: 1, cost: 0 });
-      expect(byId.retouch?.unquotedReason).toMatch(/^input\.image/);
-      expect(byId.photos).toMatchObject({ unquoted: 0, cost: 24 });
-      expect(plan.total).toBe(24);
-      const text = await runIbatch(['plan', job], { cwd: work.dir, env: strictEnv });
-      expect(text.code, text.stderr).toBe(0);
-      expect(text.stdout).toMatch(/6 item\(s\) of clips can only be priced at run time/);
-      expect(await strict.admin.ledger()).toEqual([]);
-    } finally {
-      await strict.stop();
-    }
+    const strict = await testEmulator({ behaviour: { previewChecksReferences: true } });
+    const strictEnv = emulatorEnv(strict);
+    const job = 'examples/influencer-series/series.yaml';
+    const run = await runCliCaptured(['plan', job, '--json'], strictEnv, work);
+    expect(run.code, run.stderr).toBe(0);
+    const plan = JSON.parse(run.stdout) as PlanDoc;
+    const byId = Object.fromEntries(plan.steps.map((s) => [s.id, s]));
+    // The stand-in source is unknown (404) and the placeholder URL is no owned asset (400).
+    expect(byId.clips).toMatchObject({ items: 6, unquoted: 6, cost: 0 });
+    expect(byId.clips?.unquotedReason).toMatch(/generationId/);
+    expect(byId.retouch).toMatchObject({ items: 1, unquoted: 1, cost: 0 });
+    expect(byId.retouch?.unquotedReason).toMatch(/^input\.image/);
+    expect(byId.photos).toMatchObject({ unquoted: 0, cost: 24 });
+    expect(plan.total).toBe(24);
+    const text = await runCliCaptured(['plan', job], strictEnv, work);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/6 item\(s\) of clips can only be priced at run time/);
+    expect(await strict.admin.ledger()).toEqual([]);
   });
 
   it('exits 3 when the total exceeds the budget, and charges nothing', async () => {
-    const file = join(work.dir, 'jobs', 'over-budget.yaml');
-    const text = readFileSync(join(work.dir, 'jobs', 'quickstart.yaml'), 'utf8');
+    const file = join(work, 'jobs', 'over-budget.yaml');
+    const text = readFileSync(join(work, 'jobs', 'quickstart.yaml'), 'utf8');
     writeFileSync(file, text.replace('budget: 200', 'budget: 1'));
-    const run = await runIbatch(['plan', 'jobs/over-budget.yaml'], { cwd: work.dir, env });
+    const run = await runCliCaptured(['plan', 'jobs/over-budget.yaml'], env, work);
     expect(run.code).toBe(3);
     expect(run.stdout).toMatch(/OVER BUDGET/);
     expect(await emulator.admin.ledger()).toEqual([]);

@@ -5,14 +5,13 @@
  * purchaseUrl and resumes after a top-up. The ledger shows each item charged
  * exactly once, at the emulator's price.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { priceOf, type RunningEmulator } from '../../src/emulator/index.js';
 import { openJournal } from '../../src/journal/index.js';
+import { runCliCaptured, testEmulator } from '../helpers/index.js';
 import {
   charges,
   chargesPerItem,
-  cli,
-  emulatorFor,
   envFor,
   imageJob,
   ledgerNet,
@@ -26,11 +25,7 @@ let em: RunningEmulator;
 let ws: Workspace;
 
 beforeEach(async () => {
-  em = await emulatorFor({ timeScale: SCALE });
-});
-afterEach(async () => {
-  await em?.stop();
-  ws?.cleanup();
+  em = await testEmulator({ timeScale: SCALE });
 });
 
 function itemPrice(): number {
@@ -54,7 +49,7 @@ describe('budget', () => {
     ws = workspace(imageJob({ name: 'budget-job', n: N, budget }));
     const env = envFor(em, SCALE);
 
-    const first = await cli(['run', ws.jobPath], env, ws.dir);
+    const first = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(first.code, first.stderr).toBe(3);
     expect(first.stdout).toMatch(/budget/i);
     const net1 = await ledgerNet(em);
@@ -63,7 +58,7 @@ describe('budget', () => {
     const [runId] = await runIds(ws.journalPath);
 
     ws.write(imageJob({ name: 'budget-job', n: N, budget: price * N + 10 }));
-    const second = await cli(['run', ws.jobPath], env, ws.dir);
+    const second = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(second.code, second.stderr + second.stdout).toBe(0);
     expect(second.stdout).toContain(`run ${runId}`);
     expect(await runIds(ws.journalPath)).toEqual([runId]);
@@ -83,7 +78,7 @@ describe('budget', () => {
     const dry = price * 3 + price / 2; // three creates pass, the fourth gets 402
     await em.admin.setCredits(account.id, dry);
 
-    const first = await cli(['run', ws.jobPath], env, ws.dir);
+    const first = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(first.code, first.stderr).toBe(3);
     const said = first.stdout + first.stderr;
     expect(said).toMatch(/balance/i);
@@ -93,7 +88,7 @@ describe('budget', () => {
     const [runId] = await runIds(ws.journalPath);
 
     await em.admin.setCredits(account.id, 10_000);
-    const second = await cli(['run', ws.jobPath], env, ws.dir);
+    const second = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(second.code, second.stderr + second.stdout).toBe(0);
     expect(second.stdout).toContain(`run ${runId}`);
     const entries = await charges(em);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ServiceClient } from '../../src/api/index.js';
 import type { GenerationHistory, GenerationStatus, Kind } from '../../src/contract/index.js';
 import {
@@ -9,10 +9,6 @@ import {
 import { type EmulatorClient, startEmulatorClient } from '../api/helpers/emulator-client.js';
 
 let env: EmulatorClient | undefined;
-afterEach(async () => {
-  await env?.stop();
-  env = undefined;
-});
 
 /** Counts the watcher's requests by kind while passing them to the real client. */
 function counting(client: ServiceClient) {

@@ -5,21 +5,17 @@
  * the successful items' cost (each charged once, failures refunded), and no
  * request is sent before an announced Retry-After elapsed.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { priceOf, type RunningEmulator } from '../../src/emulator/index.js';
 import { openJournal } from '../../src/journal/index.js';
 import { IN_FLIGHT_MS } from '../chaos/chaos.js';
-import { cli, emulatorFor, envFor, ledgerNet, type Workspace, workspace } from './helpers.js';
+import { runCliCaptured, testEmulator } from '../helpers/index.js';
+import { envFor, ledgerNet, type Workspace, workspace } from './helpers.js';
 
 const SCALE = 60;
 const N = 100;
 let em: RunningEmulator | undefined;
 let ws: Workspace | undefined;
-
-afterEach(async () => {
-  await em?.stop();
-  ws?.cleanup();
-});
 
 function job(): string {
   const scenes = Array.from({ length: N }, (_, i) => `s${i + 1}`).join(', ');
@@ -41,7 +37,7 @@ function job(): string {
 
 describe('a 100-item run under injected faults', () => {
   it('finishes, charges each successful item once net of refunds, never sends before Retry-After', async () => {
-    em = await emulatorFor({
+    em = await testEmulator({
       timeScale: SCALE,
       seed: 23,
       latency: { 'sdxl-lite': [3000, 9000] },
@@ -61,9 +57,9 @@ describe('a 100-item run under injected faults', () => {
     const env = envFor(em, SCALE);
     // A fault storm may exhaust the client's bounded retries (exit 4,
     // resumable); the same command resumes. It normally ends in one go.
-    let result = await cli(['run', ws.jobPath], env, ws.dir);
+    let result = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     for (let resumes = 0; result.code === 4 && resumes < 3; resumes++) {
-      result = await cli(['run', ws.jobPath], env, ws.dir);
+      result = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     }
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
 

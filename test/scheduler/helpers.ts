@@ -1,34 +1,14 @@
 /**
  * Shared helpers of the run-semantics, budget and status tests: a job file in
- * a temp dir, a real emulator over HTTP, `ibatch` in-process (runCli) or as a
- * real process (node bin/ibatch.js, needs `npm run build`), the ledger's
- * charges, and deadline polling instead of sleeps.
+ * a temp dir, the env for a CLI at a time scale, and the ledger's charges.
+ * Emulators, CLI runs and polling come from the test kit (test/helpers/).
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import {
-  type EmulatorOptions,
-  type LedgerEntry,
-  type RunningEmulator,
-  startEmulator,
-} from '../../src/emulator/index.js';
-import { type CliResult, runCliCaptured } from '../helpers/cli.js';
-
-export type { CliResult } from '../helpers/cli.js';
-
-export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BIN = path.join(REPO, 'bin', 'ibatch.js');
-
-/** Our limits matching an emulator at `scale` (the service's limits divided by it). */
-export function limitsFor(scale: number): string {
-  const w = (seconds: number) => `${Math.round((seconds * 1000) / scale)}ms`;
-  return `requests=120/${w(60)},generations=20/${w(60)},trainings=5/${w(3600)},uploads=30/${w(60)}`;
-}
+import type { LedgerEntry, RunningEmulator } from '../../src/emulator/index.js';
+import { emulatorEnv, scaledLimits, tempDir } from '../helpers/index.js';
 
 export interface Workspace {
   readonly dir: string;
@@ -36,21 +16,15 @@ export interface Workspace {
   readonly journalPath: string;
   /** Rewrites the job file. */
   write(yaml: string): void;
-  cleanup(): void;
 }
 
+/** A temp folder (removed after the test) holding `job.yaml`. */
 export function workspace(yaml: string): Workspace {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ibatch-sched-'));
+  const dir = tempDir('sched');
   const jobPath = path.join(dir, 'job.yaml');
   const write = (text: string) => writeFileSync(jobPath, text);
   write(yaml);
-  return {
-    dir,
-    jobPath,
-    journalPath: path.join(dir, '.ibatch', 'journal.db'),
-    write,
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
-  };
+  return { dir, jobPath, journalPath: path.join(dir, '.ibatch', 'journal.db'), write };
 }
 
 /** A job of `n` cheap, fast images (sdxl-lite, one output each): 2 credits per item. */
@@ -78,79 +52,9 @@ export function imageJob(options: {
   return `${lines.join('\n')}\n`;
 }
 
-export async function emulatorFor(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  return startEmulator({ seed: 7, ...options });
-}
-
-/** Env for a CLI talking to `em` as its first account. */
+/** Env for a CLI talking to `em` as its first account, with limits matching its `scale`. */
 export function envFor(em: RunningEmulator, scale: number): NodeJS.ProcessEnv {
-  return {
-    IBATCH_BASE_URL: em.baseUrl,
-    IBATCH_API_KEY: em.accounts[0]!.apiKey,
-    IBATCH_LIMITS: limitsFor(scale),
-    IBATCH_LOG_FORMAT: 'json',
-  };
-}
-
-/** `ibatch ARGS` in this process (no build needed). */
-export async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<CliResult> {
-  return runCliCaptured(args, env, cwd);
-}
-
-export interface Spawned {
-  readonly child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves when the process exits: its code, or the signal that ended it. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const spawned = new Set<ChildProcess>();
-
-/** `node bin/ibatch.js ARGS` as a real process (SIGINT, SIGKILL, a second process). */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd: string): Spawned {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  spawned.add(child);
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => {
-      spawned.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-/** Kills (SIGKILL) every process spawnCli started that is still alive. */
-export function killSpawned(): void {
-  for (const child of spawned) {
-    if (child.exitCode === null && child.pid !== undefined) child.kill('SIGKILL');
-  }
-  spawned.clear();
-}
-
-/** Polls `check` until it returns a truthy value or the deadline passes. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  timeoutMs = 20_000,
-  everyMs = 25,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+  return { ...emulatorEnv(em), IBATCH_LIMITS: scaledLimits(scale) };
 }
 
 export async function charges(em: RunningEmulator): Promise<LedgerEntry[]> {

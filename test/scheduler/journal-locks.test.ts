@@ -8,33 +8,18 @@
  */
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
 import {
   charges,
-  cli,
-  emulatorFor,
   expectOneChargePerItem,
   imageJob,
-  killSpawned,
   slowEnv,
-  spawnCli,
   type Workspace,
-  waitFor,
   workspace,
 } from './helpers.js';
 
 const SCALE = 30;
-let em: RunningEmulator | undefined;
-let ws: Workspace | undefined;
-
-afterEach(async () => {
-  killSpawned();
-  await em?.stop();
-  em = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
 
 /** Another name for `.ibatch/journal.db`, relative to the workspace. */
 const SPELLINGS: readonly [string, (w: Workspace) => string, RegExp][] = [
@@ -69,17 +54,22 @@ describe('one lock per job, whatever the journal is called', () => {
   it.each(SPELLINGS)(
     'a second run of the job through %s is refused (exit 2); each item is charged once',
     async (_what, spell, refusal) => {
-      em = await emulatorFor({ timeScale: SCALE });
+      const em = await testEmulator({ timeScale: SCALE });
       const N = 20;
-      ws = workspace(imageJob({ name: 'spelled-job', n: N }));
+      const ws = workspace(imageJob({ name: 'spelled-job', n: N }));
       const env = slowEnv(em, SCALE);
       // The holder names the journal by its absolute path; the other spelling is relative.
-      const holder = spawnCli(['run', ws.jobPath, '--journal', ws.journalPath], env, ws.dir);
-      const emu = em;
-      await waitFor('the holder to charge', async () => (await charges(emu)).length >= 1);
+      const holder = spawnCli(['run', ws.jobPath, '--journal', ws.journalPath], {
+        env,
+        cwd: ws.dir,
+      });
+      await until(async () => (await charges(em)).length >= 1, {
+        timeoutMs: 20_000,
+        what: 'the holder to charge',
+      });
       const other = spell(ws);
 
-      const second = await cli(['run', ws.jobPath, '--journal', other], env, ws.dir);
+      const second = await runCliCaptured(['run', ws.jobPath, '--journal', other], env, ws.dir);
       expect(second.code, second.stderr).toBe(2);
       expect(second.stderr).toMatch(refusal);
       expect((await holder.exited).code, holder.stderr()).toBe(0);
@@ -89,13 +79,15 @@ describe('one lock per job, whatever the journal is called', () => {
   );
 
   it('the refusal names the job, pid, host, since when (local time, seconds ago) and --wait', async () => {
-    em = await emulatorFor({ timeScale: SCALE });
-    ws = workspace(imageJob({ name: 'named-job', n: 20 }));
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(imageJob({ name: 'named-job', n: 20 }));
     const env = slowEnv(em, SCALE);
-    const holder = spawnCli(['run', ws.jobPath], env, ws.dir);
-    const emu = em;
-    await waitFor('the holder to charge', async () => (await charges(emu)).length >= 1);
-    const second = await cli(['run', ws.jobPath], env, ws.dir);
+    const holder = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
+    await until(async () => (await charges(em)).length >= 1, {
+      timeoutMs: 20_000,
+      what: 'the holder to charge',
+    });
+    const second = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(
       new RegExp(
@@ -110,20 +102,20 @@ describe('one lock per job, whatever the journal is called', () => {
 
 describe('different jobs in one folder', () => {
   it('run at the same time on one journal: both exit 0, every item charged once', async () => {
-    em = await emulatorFor({ timeScale: SCALE });
+    const em = await testEmulator({ timeScale: SCALE });
     const N = 8;
-    ws = workspace(imageJob({ name: 'job-a', n: N }));
+    const ws = workspace(imageJob({ name: 'job-a', n: N }));
     const jobB = path.join(ws.dir, 'job-b.yaml');
     writeFileSync(jobB, imageJob({ name: 'job-b', n: N, prompt: 'a windy pier, scene' }));
     const env = slowEnv(em, SCALE);
-    const a = spawnCli(['run', ws.jobPath], env, ws.dir);
-    const b = spawnCli(['run', jobB], env, ws.dir);
+    const a = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
+    const b = spawnCli(['run', jobB], { env, cwd: ws.dir });
     const [ea, eb] = await Promise.all([a.exited, b.exited]);
     expect(ea.code, a.stderr()).toBe(0);
     expect(eb.code, b.stderr()).toBe(0);
     expectOneChargePerItem(await charges(em), 2 * N);
     // Both ran in the one journal beside the jobs, at the same time.
-    const status = await cli(['status', '--json'], {}, ws.dir);
+    const status = await runCliCaptured(['status', '--json'], {}, ws.dir);
     type Run = { jobName: string; status: string; createdAt: string; finishedAt: string };
     const doc = JSON.parse(status.stdout) as { runs: Run[] };
     expect(doc.runs.map((r) => `${r.jobName}:${r.status}`).sort()).toEqual([

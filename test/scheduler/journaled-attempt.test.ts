@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import PQueue from 'p-queue';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GenerationRequest } from '../../src/contract/index.js';
 import { type JobItem, validateJob } from '../../src/job/index.js';
 import { idempotencyKey, type Journal, openJournal } from '../../src/journal/index.js';
@@ -33,9 +33,8 @@ import {
 } from '../../src/scheduler/trainings.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { type EmulatorClient, startEmulatorClient } from '../api/helpers/emulator-client.js';
-import { tempDir } from '../journal/helpers.js';
+import { defer, tempDir, until } from '../helpers/index.js';
 import { makeWorkspace } from './fixtures/pipeline/helpers.js';
-import { waitFor } from './helpers.js';
 
 const SPEED = 100;
 const TRAINING = trainingItemKey('mia');
@@ -56,19 +55,14 @@ interface Harness {
   resumed(): RunContext;
 }
 
-const open: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const close of open.splice(0).reverse()) await close();
-});
-
 /**
  * The pipeline fixture (upload set -> training of `mia`, photos) without the
- * influencer on the photos, seeded into a new run as `runJob` seeds it.
+ * influencer on the photos, seeded into a new run as `runJob` seeds it. The
+ * emulator, client, journal, watchers and temp folder go after the test.
  */
 async function harness(options: { budget?: number } = {}): Promise<Harness> {
   const em = await startEmulatorClient({ timeScale: SPEED });
-  open.push(() => em.stop());
-  const dir = tempDir();
+  const dir = tempDir('sched');
   const jobPath = makeWorkspace(dir, 'job.yaml', {
     '    influencer: mia\n': '',
     ...(options.budget === undefined
@@ -84,7 +78,7 @@ async function harness(options: { budget?: number } = {}): Promise<Harness> {
   const { job, catalog, items } = validated;
   const files = await prepareJobFiles(job, items);
   const journal = await openJournal(join(dir, 'journal.db'));
-  open.push(async () => journal.close());
+  defer(() => journal.close());
   const { run } = selectRun(journal, job, { newRun: true, snapshot: {} });
   seedItems(
     journal,
@@ -95,7 +89,7 @@ async function harness(options: { budget?: number } = {}): Promise<Harness> {
   const queue = new PQueue({ concurrency: 2 });
   const context = (): RunContext => {
     const watcher = new CompletionWatcher(client, { minGapMs: 20, maxGapMs: 200 });
-    open.push(async () => watcher.stop(new Error('test over')));
+    defer(() => watcher.stop(new Error('test over')));
     return {
       runId: run.runId,
       job,
@@ -298,7 +292,7 @@ describe('runJournaledAttempt', () => {
     const training = h.deps.influencers.resolveOrTrain({ jobLocal: 'mia' });
     const generation = runGenerationItem(h.ctx, h.deps, step!, h.photo);
     // Both are waiting for a create slot: no intent, no key, no charge yet.
-    await waitFor('both creates queued', () => h.queue.size === 2);
+    await until(() => h.queue.size === 2, { timeoutMs: 20_000, what: 'both creates queued' });
     expect(h.journal.listAttempts(h.ctx.runId, TRAINING)).toEqual([]);
     expect(h.journal.listAttempts(h.ctx.runId, h.photo.key)).toEqual([]);
     expect(await h.charges()).toEqual(new Map());

@@ -12,19 +12,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_OUTPUT_SEGMENT } from '../../src/emulator/generations.js';
 import { readManifest } from '../../src/outputs/index.js';
-import { useTempDir } from '../uploads/temp-dir.js';
+import { emulatorEnv, tempDir } from '../helpers/index.js';
 import {
-  envFor,
+  emulators,
   FIXTURES,
   fetchBytes,
   runJobCli,
   sha256,
-  useEmulators,
   walk,
 } from './fixtures/pipeline/helpers.js';
-
-const tempDir = useTempDir('path-escape');
-const emulators = useEmulators();
 
 const digestOf = (file: string) =>
   existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : null;
@@ -32,7 +28,7 @@ const digestOf = (file: string) =>
 describe('path escapes', () => {
   it('hostile output URLs and template values stay inside the output folder', async () => {
     const em = await emulators({ behaviour: { outputUrlStyle: 'hostile' } });
-    const dir = tempDir();
+    const dir = tempDir('path-escape');
     const job = path.join(dir, 'job.yaml');
     writeFileSync(job, readFileSync(path.join(FIXTURES, 'hostile.yaml')));
     const names = [
@@ -52,7 +48,7 @@ describe('path escapes', () => {
     const contents = new Map(before.map((f) => [f, digestOf(path.join(dir, f))]));
     const passwd = digestOf('/etc/passwd');
 
-    const result = await runJobCli(job, envFor(em));
+    const result = await runJobCli(job, emulatorEnv(em));
     expect(result.code, result.stdout + result.stderr).toBe(0);
 
     // Nothing new outside work/out/ but the journal folder; nothing changed.

@@ -11,24 +11,17 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { readManifest } from '../../src/outputs/index.js';
-import { useTempDir } from '../uploads/temp-dir.js';
+import { emulatorEnv, tempDir, until } from '../helpers/index.js';
 import {
   charges,
-  envFor,
-  exited,
+  emulators,
   fetchBytes,
   makeWorkspace,
   presignCount,
   runJobCli,
   sha256,
-  useChildren,
-  useEmulators,
-  waitFor,
+  spawnRun,
 } from './fixtures/pipeline/helpers.js';
-
-const tempDir = useTempDir('pipeline-e2e');
-const emulators = useEmulators();
-const spawnRun = useChildren();
 
 async function influencersOf(baseUrl: string, apiKey: string) {
   const res = await fetch(`${baseUrl}/influencers`, {
@@ -42,28 +35,32 @@ describe('uploads -> training -> generations -> image-to-video', () => {
   it('downloads the emulator bytes, lists every output, charges the training once across a SIGKILL', async () => {
     // Training takes ~6 s here (LoRA stage 240 s / 40): a wide window to kill in.
     const em = await emulators({ trainingMs: { lora: 240_000 } });
-    const dir = tempDir();
+    const dir = tempDir('pipeline-e2e');
     const job = makeWorkspace(dir, 'job.yaml');
-    const env = envFor(em);
+    const env = emulatorEnv(em);
 
-    const child = spawnRun(job, env);
+    const run = spawnRun(job, env);
+    const { child } = run;
     const journalPath = path.join(dir, '.ibatch', 'journal.db');
     // Kill once the journal holds the service's answer (trainingId) and the
     // training is still running: the resumed run must poll it, not create again.
-    const trainingId = await waitFor('the submitted training in the journal', async () => {
-      if (child.exitCode !== null) throw new Error(`ibatch exited early:\n${child.output()}`);
-      if (!existsSync(journalPath)) return undefined;
-      // The child may not have created the schema yet: not ready, look again.
-      const journal = await openJournal(journalPath, { readonly: true }).catch(() => undefined);
-      try {
-        const run = journal?.listRuns('pipeline-e2e')[0];
-        return run && journal?.listAttempts(run.runId, 'train-mia')[0]?.trainingId;
-      } finally {
-        journal?.close();
-      }
-    });
+    const trainingId = await until(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`ibatch exited early:\n${run.output()}`);
+        if (!existsSync(journalPath)) return undefined;
+        // The child may not have created the schema yet: not ready, look again.
+        const journal = await openJournal(journalPath, { readonly: true }).catch(() => undefined);
+        try {
+          const run = journal?.listRuns('pipeline-e2e')[0];
+          return run && journal?.listAttempts(run.runId, 'train-mia')[0]?.trainingId;
+        } finally {
+          journal?.close();
+        }
+      },
+      { timeoutMs: 20_000, what: 'the submitted training in the journal' },
+    );
     child.kill('SIGKILL');
-    await exited(child);
+    await run.exited;
     expect(child.signalCode).toBe('SIGKILL');
     // Killed mid-training: charged once, nothing generated, nothing in the manifest.
     const atKill = await charges(em);
@@ -130,10 +127,10 @@ describe('uploads -> training -> generations -> image-to-video', () => {
   it('a failed training is reported with its refund; dependent steps are skipped with the reason', async () => {
     const em = await emulators();
     await em.admin.scriptFaults([{ endpoint: 'createTraining', fault: 'training-fail', times: 1 }]);
-    const dir = tempDir();
+    const dir = tempDir('pipeline-e2e');
     const job = makeWorkspace(dir, 'job.yaml');
 
-    const result = await runJobCli(job, envFor(em));
+    const result = await runJobCli(job, emulatorEnv(em));
     expect(result.code, result.stdout + result.stderr).toBe(1);
 
     const { trainings, trainingRefunds, generationIds } = await charges(em);

@@ -14,19 +14,15 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
+import { emulatorEnv, tempDir } from '../helpers/index.js';
 import { makePng } from '../uploads/fixtures/media-samples.js';
-import { useTempDir } from '../uploads/temp-dir.js';
 import {
   charges,
-  envFor,
+  emulators,
   makeWorkspace,
   presignCount,
   runJobCli,
-  useEmulators,
 } from './fixtures/pipeline/helpers.js';
-
-const tempDir = useTempDir('reuse');
-const emulators = useEmulators();
 
 /** influencerId sent by each photo of each run, and each run's events. */
 async function runsOf(dir: string) {
@@ -63,9 +59,9 @@ async function runsOf(dir: string) {
 describe('a second run of the same job', () => {
   it('reuses uploads and the trained influencer; an edited image is uploaded and trained anew', async () => {
     const em = await emulators({ seed: 11 });
-    const dir = tempDir();
+    const dir = tempDir('reuse');
     const job = makeWorkspace(dir, 'job.yaml');
-    const env = envFor(em);
+    const env = emulatorEnv(em);
 
     const first = await runJobCli(job, env);
     expect(first.code, first.stdout + first.stderr).toBe(0);

@@ -8,8 +8,8 @@ import { createServer, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from '../faults/harness.js';
-import { emulator, LIMITS, tempDir, writeJob } from './helpers.js';
+import { runCliCaptured, tempDir } from '../helpers/index.js';
+import { emulator, LIMITS, writeJob } from './helpers.js';
 
 const KEY = `ifk_live_${'0123456789abcdef'.repeat(2)}`;
 
@@ -25,10 +25,10 @@ describe('non-https base URLs', () => {
     ['--base-url', 'http://example.com/api/v1'],
     ['IBATCH_BASE_URL', 'http://api.example.com/api/v1'],
   ])('run with %s %s: exit 2, says https, spends nothing', async (how, url) => {
-    const dir = await tempDir();
+    const dir = tempDir('security');
     const jobPath = await writeJob(dir);
     const started = Date.now();
-    const result = await runInProcess(
+    const result = await runCliCaptured(
       ['run', jobPath, '--limits', LIMITS, ...(how === '--base-url' ? ['--base-url', url] : [])],
       { IBATCH_API_KEY: KEY, ...(how === 'IBATCH_BASE_URL' ? { IBATCH_BASE_URL: url } : {}) },
       dir,
@@ -55,12 +55,12 @@ describe('non-https base URLs', () => {
     await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
     const port = (server.address() as { port: number }).port;
     try {
-      const dir = await tempDir();
+      const dir = tempDir('security');
       for (const argv of [
         ['account', '--base-url', `http://${address}:${port}/api/v1`],
         ['run', await writeJob(dir), '--base-url', `http://${address}:${port}/api/v1`],
       ]) {
-        const result = await runInProcess(argv, { IBATCH_API_KEY: KEY }, dir);
+        const result = await runCliCaptured(argv, { IBATCH_API_KEY: KEY }, dir);
         expect(result.code, result.stderr).toBe(2);
         expect(result.stderr).toMatch(/https/);
       }
@@ -79,10 +79,10 @@ describe('non-https base URLs', () => {
     const em = await emulator();
     const account = em.accounts[0];
     if (!account) throw new Error('no account');
-    const dir = await tempDir();
+    const dir = tempDir('security');
     for (const host of ['127.0.0.1', 'localhost']) {
       const url = em.baseUrl.replace('127.0.0.1', host);
-      const result = await runInProcess(
+      const result = await runCliCaptured(
         ['account', '--base-url', url, '--json'],
         { IBATCH_API_KEY: account.apiKey },
         dir,

@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiError, createClient, type ServiceClient } from '../../src/api/index.js';
-import { runInProcess } from '../faults/harness.js';
-import { emulator, LIMITS, ROOT, tempDir, until, writeJob } from './helpers.js';
+import { REPO, runCliCaptured, tempDir, until } from '../helpers/index.js';
+import { emulator, LIMITS, writeJob } from './helpers.js';
 
 async function expectRefused(
   call: Promise<unknown>,
@@ -35,7 +35,7 @@ describe('cross-account resources are refused', () => {
     clients.push(clientA, clientB);
     try {
       // A: an uploaded asset, a training from it, an image generation.
-      const png = await readFile(path.join(ROOT, 'examples/influencer-series/refs/ava-1.png'));
+      const png = await readFile(path.join(REPO, 'examples/influencer-series/refs/ava-1.png'));
       const presign = await clientA.presignAsset({ mimeType: 'image/png', sizeBytes: png.length });
       await clientA.upload(presign, png);
       const training = await clientA.createTraining(
@@ -58,8 +58,7 @@ describe('cross-account resources are refused', () => {
           const g = await clientA.getGeneration('image', imageId);
           return g.terminal ? g : undefined;
         },
-        10_000,
-        "A's image",
+        { timeoutMs: 10_000, what: "A's image" },
       );
       expect(String(done.status).toLowerCase()).toBe('success');
       const influencer = await until(
@@ -67,8 +66,7 @@ describe('cross-account resources are refused', () => {
           const t = await clientA.getTraining(training.trainingId);
           return t.terminal ? t : undefined;
         },
-        10_000,
-        "A's training",
+        { timeoutMs: 10_000, what: "A's training" },
       );
       expect(influencer.ready).toBe(true);
       const influencerId = influencer.influencerId;
@@ -131,14 +129,14 @@ describe('cross-account resources are refused', () => {
     const clientA = createClient({ baseUrl: em.baseUrl, apiKey: a.apiKey });
     let assetUrl: string;
     try {
-      const png = await readFile(path.join(ROOT, 'examples/influencer-series/refs/ava-2.png'));
+      const png = await readFile(path.join(REPO, 'examples/influencer-series/refs/ava-2.png'));
       const presign = await clientA.presignAsset({ mimeType: 'image/png', sizeBytes: png.length });
       await clientA.upload(presign, png);
       assetUrl = presign.assetUrl;
     } finally {
       await clientA.close();
     }
-    const dir = await tempDir();
+    const dir = tempDir('security');
     const jobPath = await writeJob(
       dir,
       `version: 1
@@ -151,7 +149,7 @@ generations:
       image: ${assetUrl}
 `,
     );
-    const result = await runInProcess(
+    const result = await runCliCaptured(
       ['run', jobPath, '--base-url', em.baseUrl, '--limits', LIMITS],
       { IBATCH_API_KEY: b.apiKey },
       dir,

@@ -1,41 +1,21 @@
 /**
- * Helpers of the security tests: a fresh emulator per test, a temp folder with
- * a job that uploads, trains and generates, a spawned `ibatch run` (the real
- * binary, so stdout/stderr/process title are the real ones), and a scanner
- * that looks for the key in every byte the run left behind.
+ * Helpers of the security tests: a fresh emulator per test, a job that
+ * uploads, trains and generates, and a scanner that looks for the key in
+ * every byte the run left behind. Temp folders, spawned runs (the real
+ * binary, so stdout/stderr/process title are the real ones) and polling come
+ * from the test kit.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach } from 'vitest';
-import {
-  type EmulatorOptions,
-  type RunningEmulator,
-  startEmulator,
-} from '../../src/emulator/index.js';
+import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { REPO, scaledLimits, testEmulator } from '../helpers/index.js';
 
-export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const BIN = path.join(ROOT, 'bin/ibatch.js');
 export const TIME_SCALE = 100;
-const MINUTE = 60_000 / TIME_SCALE;
-export const LIMITS = `requests=120/${MINUTE}ms,generations=20/${MINUTE}ms,trainings=5/${3_600_000 / TIME_SCALE}ms,uploads=30/${MINUTE}ms`;
+export const LIMITS = scaledLimits(TIME_SCALE);
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
-
-export async function emulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const em = await startEmulator({ seed: 11, timeScale: TIME_SCALE, ...options });
-  cleanups.push(() => em.stop());
-  return em;
-}
-
-export async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'ibatch-security-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
+/** An emulator at TIME_SCALE (seed 11), stopped after the test. */
+export function emulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  return testEmulator({ seed: 11, timeScale: TIME_SCALE, ...options });
 }
 
 /** Uploads three reference PNGs, trains an influencer, generates with it and edits an upload. */
@@ -71,45 +51,13 @@ export async function writeJob(dir: string, job = SECURITY_JOB): Promise<string>
   await mkdir(path.join(dir, 'refs'), { recursive: true });
   for (const name of ['ava-1.png', 'ava-2.png', 'ava-3.png']) {
     await copyFile(
-      path.join(ROOT, 'examples/influencer-series/refs', name),
+      path.join(REPO, 'examples/influencer-series/refs', name),
       path.join(dir, 'refs', name),
     );
   }
   const jobPath = path.join(dir, 'job.yaml');
   await writeFile(jobPath, job);
   return jobPath;
-}
-
-export interface Spawned {
-  readonly child: ChildProcess;
-  readonly done: Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
-
-/** Spawns `node bin/ibatch.js ...args` with IBATCH_API_KEY; killed after the test if still running. */
-export function spawnIbatch(args: readonly string[], apiKey: string, cwd: string): Spawned {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', IBATCH_API_KEY: apiKey },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await done;
-    }
-  });
-  return { child, done };
 }
 
 /** Every file under `dir` (recursively), with its bytes. */
@@ -144,18 +92,4 @@ export function leaksIn(
       );
     })
     .map(({ file }) => file);
-}
-
-export async function until<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
 }

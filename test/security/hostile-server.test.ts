@@ -6,15 +6,13 @@
  * The emulator runs as a separate process (`ibatch emulator --json`) so the
  * memory it spends making huge bodies does not count against the client.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, ContractError, createClient, TimeoutError } from '../../src/api/index.js';
 import { EmulatorAdmin } from '../../src/emulator/index.js';
 import { IbatchError } from '../../src/shared/index.js';
-import { runInProcess } from '../faults/harness.js';
-import { BIN, tempDir } from './helpers.js';
+import { firstStdoutLine, REPO, runCliCaptured, spawnCli, tempDir } from '../helpers/index.js';
 
 interface ChildEmulator {
   baseUrl: string;
@@ -22,36 +20,17 @@ interface ChildEmulator {
   accounts: Array<{ id: string; apiKey: string }>;
 }
 
-let child: ChildProcess;
 let em: ChildEmulator;
 let admin: EmulatorAdmin;
 
 beforeAll(async () => {
-  child = spawn(
-    process.execPath,
-    [BIN, 'emulator', '--json', '--port', '0', '--time-scale', '100'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  em = await new Promise<ChildEmulator>((resolve, reject) => {
-    let buffer = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const line = buffer.split('\n')[0];
-      if (buffer.includes('\n') && line) resolve(JSON.parse(line) as ChildEmulator);
-    });
-    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
+  // Stopped (SIGKILL) by the kit once the file is done.
+  const child = spawnCli(['emulator', '--json', '--port', '0', '--time-scale', '100'], {
+    cwd: REPO,
   });
+  const line = await firstStdoutLine(child);
+  em = JSON.parse(line) as ChildEmulator;
   admin = new EmulatorAdmin(em.adminUrl);
-});
-
-afterAll(async () => {
-  if (child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
 });
 
 function key(): string {
@@ -168,8 +147,8 @@ describe('redirects are never followed', () => {
   });
 
   it('`ibatch account` against the redirecting service exits 2 with a clear message', async () => {
-    const dir = await tempDir();
-    const result = await runInProcess(
+    const dir = tempDir('security');
+    const result = await runCliCaptured(
       ['account', '--base-url', hostileUrl],
       { IBATCH_API_KEY: key() },
       dir,

@@ -8,16 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  allFiles,
-  emulator,
-  LIMITS,
-  leaksIn,
-  spawnIbatch,
-  tempDir,
-  until,
-  writeJob,
-} from './helpers.js';
+import { spawnCli, tempDir, until } from '../helpers/index.js';
+import { allFiles, emulator, LIMITS, leaksIn, writeJob } from './helpers.js';
 
 /** What a running process shows of itself, as `ps` and /proc do. */
 function processTitle(pid: number): { cmdline: string; ps: string } {
@@ -37,12 +29,11 @@ describe('the API key never leaks', () => {
       });
       const account = em.accounts[0];
       if (!account) throw new Error('no account');
-      const dir = await tempDir();
+      const dir = tempDir('security');
       const jobPath = await writeJob(dir);
-      const run = spawnIbatch(
+      const run = spawnCli(
         ['run', jobPath, '--base-url', em.baseUrl, '--limits', LIMITS, '--log-format', format],
-        account.apiKey,
-        dir,
+        { cwd: dir, env: { IBATCH_API_KEY: account.apiKey } },
       );
       const pid = run.child.pid;
       if (pid === undefined) throw new Error('spawn failed');
@@ -50,8 +41,7 @@ describe('the API key never leaks', () => {
       await until(
         async () =>
           (await em.admin.ledger(account.id)).some((e) => e.generationIds) ? true : undefined,
-        20_000,
-        'a generation charge',
+        { timeoutMs: 20_000, what: 'a generation charge' },
       );
       expect(run.child.exitCode, 'the run is still going').toBeNull();
       const title = processTitle(pid);
@@ -59,7 +49,7 @@ describe('the API key never leaks', () => {
       expect(leaksIn([{ file: 'cmdline', bytes: title.cmdline }], account.apiKey)).toEqual([]);
       expect(leaksIn([{ file: 'ps', bytes: title.ps }], account.apiKey)).toEqual([]);
 
-      const { code, stdout, stderr } = await run.done;
+      const { code, stdout, stderr } = await run.exited;
       expect(code, stderr).toBe(0);
       expect(stdout).toContain('4 succeeded');
 
@@ -95,21 +85,19 @@ describe('the API key never leaks', () => {
     const em = await emulator({ latency: { 'flux-portrait': [60_000, 60_000] } });
     const account = em.accounts[0];
     if (!account) throw new Error('no account');
-    const dir = await tempDir();
+    const dir = tempDir('security');
     const jobPath = await writeJob(dir);
-    const run = spawnIbatch(
+    const run = spawnCli(
       ['run', jobPath, '--base-url', em.baseUrl, '--limits', LIMITS, '--log-format', 'pretty'],
-      account.apiKey,
-      dir,
+      { cwd: dir, env: { IBATCH_API_KEY: account.apiKey } },
     );
     await until(
       async () =>
         (await em.admin.ledger(account.id)).some((e) => e.generationIds) ? true : undefined,
-      20_000,
-      'a generation charge',
+      { timeoutMs: 20_000, what: 'a generation charge' },
     );
     await em.admin.revokeKey(account.apiKey);
-    const { code, stdout, stderr } = await run.done;
+    const { code, stdout, stderr } = await run.exited;
     expect(code, stderr).toBe(5);
     expect(`${stdout}${stderr}`).toMatch(/refused the API key/);
     const files = await allFiles(dir);
@@ -123,15 +111,14 @@ describe('the API key never leaks', () => {
 
   it('a wrong key given at start-up is refused with exit 5 and is not echoed', async () => {
     const em = await emulator();
-    const dir = await tempDir();
+    const dir = tempDir('security');
     const jobPath = await writeJob(dir);
     const wrongKey = `ifk_live_${'ab12'.repeat(8)}`;
-    const run = spawnIbatch(
+    const run = spawnCli(
       ['run', jobPath, '--base-url', em.baseUrl, '--limits', LIMITS, '--log-format', 'json'],
-      wrongKey,
-      dir,
+      { cwd: dir, env: { IBATCH_API_KEY: wrongKey } },
     );
-    const { code, stdout, stderr } = await run.done;
+    const { code, stdout, stderr } = await run.exited;
     expect(code, stderr).toBe(5);
     expect(`${stdout}${stderr}`).toContain('IBATCH_API_KEY');
     const files = await allFiles(dir);

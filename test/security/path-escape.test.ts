@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from '../faults/harness.js';
-import { allFiles, emulator, LIMITS, tempDir } from './helpers.js';
+import { runCliCaptured, tempDir } from '../helpers/index.js';
+import { allFiles, emulator, LIMITS } from './helpers.js';
 
 const HOSTILE = [
   '../../../../../../tmp/ibatch-pwned',
@@ -29,13 +29,13 @@ async function runJobText(job: string, extra: Record<string, string> = {}) {
   const em = await emulator();
   const account = em.accounts[0];
   if (!account) throw new Error('no account');
-  const dir = await tempDir();
+  const dir = tempDir('security');
   const work = path.join(dir, 'work');
   await mkdir(work);
   for (const [name, text] of Object.entries(extra)) await writeFile(path.join(work, name), text);
   const jobPath = path.join(work, 'job.yaml');
   await writeFile(jobPath, job);
-  const result = await runInProcess(
+  const result = await runCliCaptured(
     ['run', jobPath, '--base-url', em.baseUrl, '--limits', LIMITS],
     { IBATCH_API_KEY: account.apiKey },
     work,

@@ -9,14 +9,12 @@ import {
   UploadInputError,
   UploadRejectedError,
 } from '../../src/uploads/index.js';
+import { tempDir } from '../helpers/index.js';
 import { SAMPLES } from './fixtures/media-samples.js';
-import { useTempDir } from './temp-dir.js';
-
-const tempDir = useTempDir('uploads');
 
 describe('prepareUpload', () => {
   it('sniffs the type from the bytes, not the extension, and hashes the content', async () => {
-    const dir = tempDir();
+    const dir = tempDir('uploads');
     const file = path.join(dir, 'looks-like.jpg');
     writeFileSync(file, SAMPLES.png);
     const prepared = await prepareUpload(file, { allowedTypes: TRAINING_IMAGE_TYPES });
@@ -31,7 +29,7 @@ describe('prepareUpload', () => {
   });
 
   it('accepts exactly 8 MiB and rejects one byte more, naming the file and its size', async () => {
-    const dir = tempDir();
+    const dir = tempDir('uploads');
     const ok = path.join(dir, 'ok.jpg');
     writeFileSync(ok, SAMPLES.jpeg);
     truncateSync(ok, LIMITS.uploadMaxBytes);
@@ -47,7 +45,7 @@ describe('prepareUpload', () => {
   });
 
   it('rejects empty files, unknown bytes and disallowed categories', async () => {
-    const dir = tempDir();
+    const dir = tempDir('uploads');
     const empty = path.join(dir, 'empty.png');
     writeFileSync(empty, '');
     await expect(prepareUpload(empty)).rejects.toThrow(/empty/);
@@ -68,7 +66,7 @@ describe('prepareUpload', () => {
   });
 
   it('rejects a folder and a missing file with a typed error', async () => {
-    const dir = tempDir();
+    const dir = tempDir('uploads');
     await expect(prepareUpload(dir)).rejects.toThrow(UploadRejectedError);
     await expect(prepareUpload(path.join(dir, 'nope.png'))).rejects.toThrow(UploadRejectedError);
   });
@@ -76,7 +74,7 @@ describe('prepareUpload', () => {
 
 describe('expandUploadSet', () => {
   it('expands globs (including ../) into sorted, de-duplicated regular files', async () => {
-    const root = tempDir();
+    const root = tempDir('uploads');
     const job = path.join(root, 'job');
     mkdirSync(path.join(job, 'refs', 'sub.png'), { recursive: true }); // a folder named like a file
     mkdirSync(path.join(root, 'shared'));
@@ -93,7 +91,7 @@ describe('expandUploadSet', () => {
   });
 
   it('names the glob that matches nothing', async () => {
-    const job = tempDir();
+    const job = tempDir('uploads');
     writeFileSync(path.join(job, 'a.png'), SAMPLES.png);
     const error = await expandUploadSet(job, ['*.png', 'refs/*.jpg']).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UploadInputError);

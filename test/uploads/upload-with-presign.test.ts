@@ -12,10 +12,8 @@ import {
   prepareUpload,
   uploadWithPresign,
 } from '../../src/uploads/index.js';
+import { tempDir } from '../helpers/index.js';
 import { SAMPLES } from './fixtures/media-samples.js';
-import { useTempDir } from './temp-dir.js';
-
-const tempDir = useTempDir('presign');
 
 const FILE: PreparedUpload = {
   path: '/refs/a.png',
@@ -110,7 +108,7 @@ describe('uploadWithPresign (function fakes)', () => {
 
 describe('uploadWithPresign (real HTTP PUT)', () => {
   it('sends the bytes with the returned headers and no Authorization', async () => {
-    const dir = tempDir();
+    const dir = tempDir('presign');
     const file = path.join(dir, 'ref.png');
     writeFileSync(file, SAMPLES.png);
     const prepared = await prepareUpload(file);

@@ -1,4 +1,4 @@
-/** Starts the real emulator and a client for its first account; tracks both for cleanup. */
+/** Starts the real emulator and a client for its first account; both closed after the test (or file). */
 import { Writable } from 'node:stream';
 import {
   type ClientEvent,
@@ -6,12 +6,9 @@ import {
   createClient,
   type ServiceClient,
 } from '../../../src/api/index.js';
-import {
-  type EmulatorOptions,
-  type RunningEmulator,
-  startEmulator,
-} from '../../../src/emulator/index.js';
+import type { EmulatorOptions, RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/shared/index.js';
+import { defer, testEmulator } from '../../helpers/index.js';
 
 export interface EmulatorClient {
   readonly emulator: RunningEmulator;
@@ -21,14 +18,13 @@ export interface EmulatorClient {
   readonly events: ClientEvent[];
   /** Every log line the client wrote (debug level, JSON). */
   readonly logLines: string[];
-  stop(): Promise<void>;
 }
 
 export async function startEmulatorClient(
   emulatorOptions: EmulatorOptions = {},
   clientOptions: Partial<ClientOptions> = {},
 ): Promise<EmulatorClient> {
-  const emulator = await startEmulator({ seed: 7, timeScale: 100, ...emulatorOptions });
+  const emulator = await testEmulator({ seed: 7, timeScale: 100, ...emulatorOptions });
   const account = emulator.accounts[0];
   if (!account) throw new Error('emulator started without accounts');
   const events: ClientEvent[] = [];
@@ -47,6 +43,8 @@ export async function startEmulatorClient(
     retry: { baseDelayMs: 10, maxDelayMs: 50 },
     ...clientOptions,
   });
+  // Registered after the emulator's stop, so it runs first (cleanups unwind as a stack).
+  defer(() => client.close());
   return {
     emulator,
     client,
@@ -54,9 +52,5 @@ export async function startEmulatorClient(
     accountId: account.id,
     events,
     logLines,
-    stop: async () => {
-      await client.close();
-      await emulator.stop();
-    },
   };
 }

@@ -3,9 +3,9 @@
  * against the in-process emulator (`--emulator`) and a started one (`--base-url`).
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
-import { runCliCaptured } from '../helpers/cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { runCliCaptured, testEmulator } from '../helpers/index.js';
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
   return runCliCaptured(args, env, process.cwd());
@@ -14,11 +14,8 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
 let emulator: RunningEmulator;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  emulator = await startEmulator({ seed: 5 });
+  emulator = await testEmulator({ seed: 5 });
   env = { IBATCH_BASE_URL: emulator.baseUrl, IBATCH_API_KEY: emulator.accounts[0]!.apiKey };
-});
-afterAll(async () => {
-  await emulator?.stop();
 });
 
 describe('--json prints the service objects as returned', () => {

@@ -1,4 +1,4 @@
-/** Runs a process to completion with a deadline; shared by the example and package tests. */
+/** Runs any process to completion with a deadline (the example and package tests run npm, sh, cron lines). */
 import { spawn } from 'node:child_process';
 
 export interface CommandResult {

@@ -7,35 +7,23 @@
  * Spawned processes need `npm run build`.
  */
 import { existsSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { lockPathFor, openJournal, type RunRecord } from '../../src/journal/index.js';
+import { runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
 import {
   charges,
-  cli,
-  emulatorFor,
   envFor,
   expectOneChargePerItem,
   imageJob,
-  killSpawned,
   slowEnv,
-  spawnCli,
   type Workspace,
-  waitFor,
   workspace,
-} from './helpers.js';
+} from '../scheduler/helpers.js';
 
 const SCALE = 30;
 let em: RunningEmulator | undefined;
 let ws: Workspace | undefined;
-
-afterEach(async () => {
-  killSpawned();
-  await em?.stop();
-  em = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
 
 async function readRuns(journalPath: string): Promise<RunRecord[]> {
   if (!existsSync(journalPath)) return [];
@@ -49,13 +37,16 @@ async function readRuns(journalPath: string): Promise<RunRecord[]> {
 
 describe('ibatch run semantics', () => {
   it('SIGINT exits 130 saying how to resume; the next run resumes the same run with no double charge', async () => {
-    em = await emulatorFor({ timeScale: SCALE });
+    em = await testEmulator({ timeScale: SCALE });
     const N = 20;
     ws = workspace(imageJob({ name: 'sigint-job', n: N }));
     const env = slowEnv(em, SCALE);
-    const run = spawnCli(['run', ws.jobPath], env, ws.dir);
+    const run = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
     const emu = em;
-    await waitFor('a first charge', async () => (await charges(emu)).length >= 2);
+    await until(async () => (await charges(emu)).length >= 2, {
+      timeoutMs: 20_000,
+      what: 'a first charge',
+    });
     run.child.kill('SIGINT');
     const { code } = await run.exited;
     expect(code, run.stderr()).toBe(130);
@@ -65,7 +56,7 @@ describe('ibatch run semantics', () => {
     const [stopped] = await readRuns(ws.journalPath);
     expect(stopped?.status).toBe('interrupted');
 
-    const resumed = await cli(['run', ws.jobPath], env, ws.dir);
+    const resumed = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`run ${stopped?.runId}`);
     expect((await readRuns(ws.journalPath)).map((r) => r.runId)).toEqual([stopped?.runId]);
@@ -73,16 +64,16 @@ describe('ibatch run semantics', () => {
   }, 60_000);
 
   it('--run-id of a finished run is a no-op that spends nothing', async () => {
-    em = await emulatorFor({ timeScale: SCALE });
+    em = await testEmulator({ timeScale: SCALE });
     ws = workspace(imageJob({ name: 'noop-job', n: 3 }));
     const env = envFor(em, SCALE);
-    const first = await cli(['run', ws.jobPath, '--run-id', 'ci-42'], env, ws.dir);
+    const first = await runCliCaptured(['run', ws.jobPath, '--run-id', 'ci-42'], env, ws.dir);
     expect(first.code, first.stderr).toBe(0);
     const ledger = await em.admin.ledger(em.accounts[0]!.id);
     const creates = (await em.admin.stats()).accounts[0]?.counters.creates;
     expect(ledger).toHaveLength(3);
 
-    const again = await cli(['run', ws.jobPath, '--run-id', 'ci-42'], env, ws.dir);
+    const again = await runCliCaptured(['run', ws.jobPath, '--run-id', 'ci-42'], env, ws.dir);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/already finished/);
     expect(await em.admin.ledger(em.accounts[0]!.id)).toEqual(ledger);
@@ -91,21 +82,21 @@ describe('ibatch run semantics', () => {
   }, 60_000);
 
   it('a changed job refuses to resume (exit 2, suggests --new); --new starts a new run', async () => {
-    em = await emulatorFor({ timeScale: SCALE });
+    em = await testEmulator({ timeScale: SCALE });
     const N = 6;
     ws = workspace(imageJob({ name: 'changed-job', n: N, budget: 5 })); // 2 items fit
     const env = envFor(em, SCALE);
-    const first = await cli(['run', ws.jobPath], env, ws.dir);
+    const first = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(first.code, first.stderr).toBe(3);
     const before = (await charges(em)).length;
 
     ws.write(imageJob({ name: 'changed-job', n: N, budget: 100, prompt: 'a busy market, scene' }));
-    const refused = await cli(['run', ws.jobPath], env, ws.dir);
+    const refused = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--new');
     expect((await charges(em)).length).toBe(before);
 
-    const fresh = await cli(['run', ws.jobPath, '--new'], env, ws.dir);
+    const fresh = await runCliCaptured(['run', ws.jobPath, '--new'], env, ws.dir);
     expect(fresh.code, fresh.stderr).toBe(0);
     const runs = await readRuns(ws.journalPath);
     expect(runs).toHaveLength(2);
@@ -114,19 +105,19 @@ describe('ibatch run semantics', () => {
   }, 60_000);
 
   it('a second run on the same journal exits 2 naming the holder; with --wait it waits, then runs', async () => {
-    em = await emulatorFor({ timeScale: SCALE });
+    em = await testEmulator({ timeScale: SCALE });
     const N = 20;
     ws = workspace(imageJob({ name: 'lock-job', n: N }));
     const env = slowEnv(em, SCALE);
-    const holder = spawnCli(['run', ws.jobPath, '--run-id', 'lock-a'], env, ws.dir);
+    const holder = spawnCli(['run', ws.jobPath, '--run-id', 'lock-a'], { env, cwd: ws.dir });
     const emu = em;
     const lockPath = lockPathFor(ws.journalPath, 'lock-job');
-    await waitFor(
-      'the holder to charge',
-      async () => existsSync(lockPath) && (await charges(emu)).length >= 1,
-    );
+    await until(async () => existsSync(lockPath) && (await charges(emu)).length >= 1, {
+      timeoutMs: 20_000,
+      what: 'the holder to charge',
+    });
 
-    const second = await cli(['run', ws.jobPath, '--run-id', 'lock-a'], env, ws.dir);
+    const second = await runCliCaptured(['run', ws.jobPath, '--run-id', 'lock-a'], env, ws.dir);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`process ${holder.child.pid}`);
     expect(second.stderr).toContain('--wait');
@@ -135,7 +126,11 @@ describe('ibatch run semantics', () => {
     // opened the journal only after the holder had completed and released it.
     const [during] = await readRuns(ws.journalPath);
     expect(during?.status).toBe('running');
-    const waited = await cli(['run', ws.jobPath, '--run-id', 'lock-a', '--wait'], env, ws.dir);
+    const waited = await runCliCaptured(
+      ['run', ws.jobPath, '--run-id', 'lock-a', '--wait'],
+      env,
+      ws.dir,
+    );
     expect(waited.code, waited.stderr).toBe(0);
     expect(waited.stdout).toMatch(/already finished/);
     expect((await holder.exited).code, holder.stderr()).toBe(0);
@@ -146,19 +141,22 @@ describe('ibatch run semantics', () => {
     // The service allows 2 creates per 6 s; our limits allow more, so the third create gets a
     // 429 with a Retry-After of several seconds, which pauses the gate and is journaled.
     const scale = 10;
-    em = await emulatorFor({
+    em = await testEmulator({
       timeScale: scale,
       rateLimits: { generations: { count: 2, windowMs: 60_000 } },
     });
     const N = 4;
     ws = workspace(imageJob({ name: 'wait-job', n: N }));
     const env = envFor(em, scale);
-    const run = spawnCli(['run', ws.jobPath], env, ws.dir);
+    const run = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
     const journalPath = ws.journalPath;
-    const waiting = await waitFor('a persisted notBefore', async () => {
-      const [r] = await readRuns(journalPath).catch(() => []);
-      return r?.notBefore ? r : undefined;
-    });
+    const waiting = await until(
+      async () => {
+        const [r] = await readRuns(journalPath).catch(() => []);
+        return r?.notBefore ? r : undefined;
+      },
+      { timeoutMs: 20_000, what: 'a persisted notBefore' },
+    );
     run.child.kill('SIGKILL');
     await run.exited;
     expect(waiting.notBefore).toBeGreaterThan(Date.now());
@@ -167,16 +165,16 @@ describe('ibatch run semantics', () => {
     const notBefore = killed?.notBefore ?? 0;
     expect(notBefore).toBeGreaterThanOrEqual(waiting.notBefore ?? 0);
 
-    const status = await cli(['status', ws.jobPath, '--json'], {}, ws.dir);
+    const status = await runCliCaptured(['status', ws.jobPath, '--json'], {}, ws.dir);
     expect(status.code, status.stderr).toBe(0);
     const doc = JSON.parse(status.stdout);
     expect(doc.run.notBefore).toBe(new Date(notBefore).toISOString());
     expect(doc.run.waitMs).toBeGreaterThan(0);
-    const text = await cli(['status', ws.jobPath], {}, ws.dir);
+    const text = await runCliCaptured(['status', ws.jobPath], {}, ws.dir);
     expect(text.stdout).toMatch(/rate wait: resumes in \d+s/);
 
     const earlyBefore = (await em.admin.stats()).accounts[0]?.earlyRequests.length ?? 0;
-    const resumed = await cli(['run', ws.jobPath], env, ws.dir);
+    const resumed = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(Date.now()).toBeGreaterThanOrEqual(notBefore);
     expect((await em.admin.stats()).accounts[0]?.earlyRequests.length).toBe(earlyBefore);

@@ -1,0 +1,19 @@
+/** The test kit: import from here, not from the files behind it. */
+export { defer } from './cleanup.js';
+export {
+  type CliResult,
+  capture,
+  type Exit,
+  firstStdoutLine,
+  runCliCaptured,
+  type SpawnCliOptions,
+  type SpawnedCli,
+  said,
+  spawnCli,
+} from './cli.js';
+export { emulatorEnv, testEmulator } from './emulator.js';
+export { scaledLimits } from './limits.js';
+export { BIN, DIST, REPO, repoPath } from './paths.js';
+export { type CommandResult, cleanEnv, type RunCommandOptions, runCommand } from './process.js';
+export { tempCopy, tempDir } from './temp.js';
+export { type Truthy, type UntilOptions, until } from './until.js';
