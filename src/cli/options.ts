@@ -4,6 +4,7 @@
  * read the same everywhere.
  */
 import { type Command, Option } from 'commander';
+import { assertRunId } from '../scheduler/index.js';
 import { LOG_FORMATS, type LogFormat, UsageError } from '../shared/index.js';
 
 export interface CommonOptions {
@@ -69,6 +70,14 @@ export function oneOf<T extends string>(flag: string, choices: readonly T[]): (v
     const found = choices.find((choice) => choice === value);
     if (found === undefined) throw badFlag(flag, `one of ${choices.join(', ')}`, value);
     return found;
+  };
+}
+
+/** A run id (non-empty, printable, at most 100 characters; the rule lives in the scheduler). */
+export function runIdValue(flag: string): (value: string) => string {
+  return (value) => {
+    assertRunId(value, flag);
+    return value;
   };
 }
 

@@ -18,6 +18,7 @@ export {
   sortIssues,
 } from './issues.js';
 export { type LoadOptions, loadJob, loadJobText } from './load.js';
+export { defaultJournalPath, jobInputPaths } from './local-files.js';
 export { UPLOAD_REF_PREFIX } from './media.js';
 export {
   type CatalogOptions,

@@ -12,6 +12,8 @@ import { expandGlobs } from '../uploads/index.js';
 import { parseDuration } from './duration.js';
 import { uploadableProblem } from './files.js';
 import { JobFileError, type JobIssue } from './issues.js';
+import { defaultJournalPath } from './local-files.js';
+import { outputGuardIssues } from './output-guard.js';
 import { type JobFile, JobFileSchema } from './schema.js';
 import { issueAt, type JobSource, parseJobYaml } from './source-map.js';
 import type { InfluencerRef, LoadedInfluencer, LoadedJob, LoadedStep, UploadSet } from './types.js';
@@ -22,6 +24,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export interface LoadOptions {
   /** Path shown in messages (default: the path as given). */
   readonly displayPath?: string;
+  /** The journal the job runs with, which outputs must never overwrite. @default `.ibatch/journal.db` beside the job */
+  readonly journalPath?: string;
 }
 
 /** Reads and checks a job file; throws `JobFileError` listing every problem. */
@@ -38,11 +42,16 @@ export function loadJob(path: string, options: LoadOptions = {}): LoadedJob {
       { file: display, line: 1, col: 1, path: '', message: `job file ${why}`, severity: 'error' },
     ]);
   }
-  return loadJobText(text, file, display);
+  return loadJobText(text, file, display, options.journalPath);
 }
 
 /** Same as `loadJob` for text already in memory (`file` locates relative paths). */
-export function loadJobText(text: string, file: string, display = file): LoadedJob {
+export function loadJobText(
+  text: string,
+  file: string,
+  display = file,
+  journalPath?: string,
+): LoadedJob {
   const parsed = parseJobYaml(display, text);
   const issues: JobIssue[] = [...parsed.issues];
   if (parsed.issues.some((i) => i.severity === 'error')) throw new JobFileError(issues, text);
@@ -52,6 +61,7 @@ export function loadJobText(text: string, file: string, display = file): LoadedJ
     throw new JobFileError(issues, text);
   }
   const job = normalise(result.data, parsed.source, file, text, issues);
+  issues.push(...outputGuardIssues(job, journalPath ?? defaultJournalPath(job.dir)));
   if (issues.some((i) => i.severity === 'error')) throw new JobFileError(issues, text);
   return job;
 }

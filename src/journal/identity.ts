@@ -20,8 +20,8 @@ import {
   realpathSync,
   statSync,
 } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { sha256Hex } from '../shared/index.js';
+import { dirname, join, resolve } from 'node:path';
+import { canonicalPath, sha256Hex } from '../shared/index.js';
 import { JournalLinkedError } from './errors.js';
 
 export interface JournalFile {
@@ -52,20 +52,6 @@ export function prepareJournalFile(path: string): JournalFile {
   return { path: real, dev: stat.dev, ino: stat.ino };
 }
 
-/** The canonical path of `path`, as far as it exists (lockPathFor works before a first open). */
-function canonical(path: string): string {
-  const given = resolve(path);
-  try {
-    return realpathSync(given);
-  } catch {
-    try {
-      return join(realpathSync(dirname(given)), basename(given));
-    } catch {
-      return given;
-    }
-  }
-}
-
 /** Readable and collision-free: `job-<slug>-<hash>` (two names never share a file). */
 function lockFileName(job: string | undefined): string {
   if (job === undefined) return 'journal.lock';
@@ -79,5 +65,15 @@ function lockFileName(job: string | undefined): string {
  * no job, e.g. a library user or a test), in `<real journal>.locks/`.
  */
 export function lockPathFor(journalPath: string, job?: string): string {
-  return join(`${canonical(journalPath)}.locks`, lockFileName(job));
+  return join(`${canonicalPath(journalPath)}.locks`, lockFileName(job));
+}
+
+/**
+ * Every path that belongs to the journal at `journalPath`: the database, the
+ * files SQLite keeps beside it (`-wal`, `-shm`, `-journal`) and the lock
+ * folder. Nothing else may ever be written there (issue 13.3).
+ */
+export function journalFiles(journalPath: string): string[] {
+  const db = canonicalPath(journalPath);
+  return [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, `${db}.locks`];
 }

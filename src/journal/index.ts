@@ -7,7 +7,7 @@
  */
 
 export * from './errors.js';
-export { lockPathFor } from './identity.js';
+export { journalFiles, lockPathFor } from './identity.js';
 export { Journal } from './journal.js';
 export {
   type IdempotencyKeyParts,

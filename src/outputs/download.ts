@@ -17,6 +17,7 @@ import { type MediaCategory, type MediaType, meaningOfStatus } from '../contract
 import { categoryOfMime, mediaTypeForMime, SNIFF_BYTES, sniffMediaType } from '../uploads/index.js';
 import { DOWNLOAD_FAILURES, DownloadError } from './errors.js';
 import { fsyncDir } from './fs-durable.js';
+import { assertNotProtected, ProtectedPathError } from './protected-paths.js';
 
 export interface DownloadOptions {
   readonly url: string;
@@ -38,6 +39,11 @@ export interface DownloadOptions {
   readonly timeoutMs?: number;
   /** Same-origin redirects followed. @default 5 */
   readonly maxRedirects?: number;
+  /**
+   * Paths the file may never land on (the journal, the job file, its inputs):
+   * checked before the temp file is created and again just before the rename.
+   */
+  readonly protectedPaths?: readonly string[];
 }
 
 export interface DownloadResult {
@@ -61,6 +67,8 @@ export async function downloadOutput(options: DownloadOptions): Promise<Download
     const response = await fetchFollowingSameOrigin(options, signal);
     return await saveBody(response, options, signal);
   } catch (error) {
+    // Not a download failure: the name is wrong, and fetching again cannot fix it.
+    if (error instanceof ProtectedPathError) throw error;
     throw toDownloadError(error, options);
   }
 }
@@ -140,7 +148,7 @@ async function saveBody(
   const begin = async (): Promise<PartFile> => {
     const type = decideType(head, declared, options);
     const dest = typeof options.dest === 'string' ? options.dest : options.dest(type);
-    const created = await PartFile.create(dest, type);
+    const created = await PartFile.create(dest, type, options.protectedPaths ?? []);
     await created.write(head);
     return created;
   };
@@ -183,20 +191,26 @@ class PartFile {
     readonly dest: string,
     readonly type: MediaType,
     private readonly tempPath: string,
+    private readonly protectedPaths: readonly string[],
     handle: FileHandle,
   ) {
     this.handle = handle;
   }
 
-  static async create(dest: string, type: MediaType): Promise<PartFile> {
+  static async create(
+    dest: string,
+    type: MediaType,
+    protectedPaths: readonly string[],
+  ): Promise<PartFile> {
     if (!path.isAbsolute(dest)) throw new TypeError(`Expected an absolute \`dest\`, got ${dest}`);
+    assertNotProtected(dest, protectedPaths);
     const dir = path.dirname(dest);
     await mkdir(dir, { recursive: true });
     const tempPath = path.join(
       dir,
       `.${path.basename(dest)}.part-${randomBytes(6).toString('hex')}`,
     );
-    return new PartFile(dest, type, tempPath, await open(tempPath, 'wx'));
+    return new PartFile(dest, type, tempPath, protectedPaths, await open(tempPath, 'wx'));
   }
 
   async write(chunk: Uint8Array): Promise<void> {
@@ -209,6 +223,8 @@ class PartFile {
     await handle.sync();
     this.handle = undefined;
     await handle.close();
+    // Again at the last moment: a symlink planted meanwhile must not redirect the rename.
+    assertNotProtected(this.dest, this.protectedPaths);
     await rename(this.tempPath, this.dest);
     this.committed = true;
     await fsyncDir(path.dirname(this.dest));

@@ -35,8 +35,14 @@ export {
   resolveInside,
   TEMPLATE_FIELDS,
   type TemplateField,
+  templatePlaceholders,
   validateOutputTemplate,
 } from './naming.js';
+export {
+  assertNotProtected,
+  ProtectedPathError,
+  protectedPathHit,
+} from './protected-paths.js';
 export * from './report-data.js';
 export { REPORT_FILE, renderReport, writeReport } from './report-html.js';
 export { MAX_SEGMENT_BYTES, sanitizeSegment } from './sanitize.js';

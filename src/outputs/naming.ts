@@ -78,6 +78,12 @@ export function outputTemplateProblem(
   );
 }
 
+/** The placeholder names of a well-formed template, in order; undefined when it is malformed. */
+export function templatePlaceholders(template: string): string[] | undefined {
+  const parsed = parseTemplate(template);
+  return 'names' in parsed ? parsed.names : undefined;
+}
+
 /** Throws {@link OutputTemplateError} with {@link outputTemplateProblem}'s message. */
 export function validateOutputTemplate(template: string, varNames: Iterable<string> = []): void {
   const problem = outputTemplateProblem(template, varNames);

@@ -22,6 +22,8 @@ export interface RunContext {
   /** Where assets and influencers may be reused: service + account, never the key. */
   readonly scope: string;
   readonly outputDir: string;
+  /** Where no output may land: the journal's files, the model cache, the job file and its inputs. */
+  readonly protectedPaths: readonly string[];
   readonly stop: StopController;
   readonly watcher: CompletionWatcher;
   readonly quotes: QuoteCache;

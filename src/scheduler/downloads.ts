@@ -89,6 +89,7 @@ export class DownloadStage {
         url: output.url,
         maxBytes: MAX_OUTPUT_BYTES,
         signal: ctx.stop.hardStop.signal,
+        protectedPaths: ctx.protectedPaths,
         dest: (type) => {
           const planned = planOutputFile(ctx.outputDir, step.filename, {
             step: step.id,

@@ -8,8 +8,15 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../contract/index.js';
-import { type JobItem, type LoadedStep, type ModelCatalog, validateJob } from '../job/index.js';
-import { type Journal, openJournal } from '../journal/index.js';
+import {
+  defaultJournalPath,
+  type JobItem,
+  jobInputPaths,
+  type LoadedStep,
+  type ModelCatalog,
+  validateJob,
+} from '../job/index.js';
+import { type Journal, journalFiles, openJournal } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
 import { ManifestWriter } from '../outputs/index.js';
 import { QuoteCache } from '../plan/index.js';
@@ -23,6 +30,7 @@ import { finishRun, progressSnapshot, recordEscapedStop } from './finish-run.js'
 import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
 import { parseInferenceTime } from './latency.js';
+import { assertRunId } from './run-id.js';
 import { markRunning, type RunSelection, seedItems, selectRun, toNewItem } from './select-run.js';
 import { RunStoppedError, StopController } from './stop-control.js';
 import { InfluencerResolver, trainingItems } from './trainings.js';
@@ -31,17 +39,19 @@ import type { RunEvent, RunJobOptions, RunResult } from './types.js';
 export async function runJob(options: RunJobOptions): Promise<RunResult> {
   const logger = options.logger ?? silentLogger();
   const { client } = options;
+  if (options.runId !== undefined) assertRunId(options.runId);
   // Everything that can reject the job happens before the journal opens:
   // a bad job file or a bad local file spends nothing and leaves no run behind.
   const validated = await validateJob(options.jobPath, {
     lister: client,
     baseUrl: client.baseUrl,
     offline: options.offline ?? false,
+    ...(options.journalPath ? { journalPath: options.journalPath } : {}),
   });
   const { job, items } = validated;
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
   const files = await prepareJobFiles(job, items);
-  const journalPath = options.journalPath ?? path.join(job.dir, '.ibatch', 'journal.db');
+  const journalPath = options.journalPath ?? defaultJournalPath(job.dir);
   // The lock is the job's: other jobs may share the journal meanwhile.
   const journal = await openJournal(journalPath, {
     job: job.name,
@@ -54,7 +64,12 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
       ),
   });
   try {
-    return await runWithJournal(options, journal, validated, files, logger);
+    const protectedPaths = [
+      ...journalFiles(journalPath),
+      ...jobInputPaths(job),
+      ...files.byPath.keys(),
+    ];
+    return await runWithJournal(options, journal, validated, files, logger, protectedPaths);
   } finally {
     journal.close();
   }
@@ -66,12 +81,13 @@ async function runWithJournal(
   validated: Awaited<ReturnType<typeof validateJob>>,
   files: Awaited<ReturnType<typeof prepareJobFiles>>,
   logger: NonNullable<RunJobOptions['logger']>,
+  protectedPaths: readonly string[],
 ): Promise<RunResult> {
   const { job, catalog, items } = validated;
   const outputDir = options.outDir ? path.resolve(options.outDir) : job.output;
   const contracts = contractHashes(catalog, items);
   const selection = selectRun(journal, job, {
-    ...(options.runId ? { runId: options.runId } : {}),
+    ...(options.runId !== undefined ? { runId: options.runId } : {}),
     newRun: options.newRun ?? false,
     snapshot: { service: options.client.baseUrl, outputDir, limits: options.limits, contracts },
   });
@@ -104,6 +120,7 @@ async function runWithJournal(
       selection,
       outputDir,
       contracts,
+      protectedPaths,
     });
   } catch (error) {
     recordEscapedStop(journal, runId, error, logger);
@@ -120,11 +137,13 @@ interface StartedRun {
   readonly selection: RunSelection;
   readonly outputDir: string;
   readonly contracts: Record<string, string>;
+  readonly protectedPaths: readonly string[];
 }
 
 /** Drives the items of a selected, seeded run to the end (or a stop) and finishes it. */
 async function driveRun(started: StartedRun): Promise<RunResult> {
   const { options, journal, validated, files, logger, selection, outputDir, contracts } = started;
+  const { protectedPaths } = started;
   const { job, catalog, items } = validated;
   const runId = selection.run.runId;
   let lastSpend = '';
@@ -174,6 +193,7 @@ async function driveRun(started: StartedRun): Promise<RunResult> {
     client: options.client,
     scope: `${options.client.baseUrl}#${options.accountFingerprint}`,
     outputDir,
+    protectedPaths,
     stop,
     watcher,
     quotes: new QuoteCache(options.client, catalog),

@@ -98,6 +98,7 @@ async function harness(options: { budget?: number } = {}): Promise<Harness> {
       client,
       scope: `${client.baseUrl}#test`,
       outputDir: join(dir, 'out'),
+      protectedPaths: [],
       stop: new StopController(),
       watcher,
       quotes: new QuoteCache(client, catalog),

@@ -11,7 +11,7 @@ import { parseLimitsSpec } from '../../limits/index.js';
 import { type RunResult, runJob } from '../../scheduler/index.js';
 import { InterruptedError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
-import { addCommonOptions, type CommonOptions, positiveNumber } from '../options.js';
+import { addCommonOptions, type CommonOptions, positiveNumber, runIdValue } from '../options.js';
 import { progressRenderer } from '../progress.js';
 import { openService } from '../service.js';
 import { planCommandAction } from './plan.js';
@@ -40,7 +40,12 @@ export const runCommand: CommandModule = {
         .command('run')
         .description('run a job (spends credits), resuming its unfinished run from the journal')
         .argument('<job>', 'job file (YAML)')
-        .option('--run-id <id>', 'name the run: reproducible idempotency keys on another machine')
+        .addOption(
+          new Option(
+            '--run-id <id>',
+            'name the run: reproducible idempotency keys on another machine (printable, at most 100 characters)',
+          ).argParser(runIdValue('--run-id')),
+        )
         .option('--new', 'start a new run even if an unfinished one exists')
         .option('--out <dir>', "output folder (overrides the job's `output`)")
         .option('--dry-run', 'quote the job like `plan`; spend nothing')
@@ -108,7 +113,7 @@ export const runCommand: CommandModule = {
           limits: service.limits,
           accountFingerprint: service.accountFingerprint,
           ...journalOption(io, options),
-          ...(options.runId ? { runId: options.runId } : {}),
+          ...(options.runId !== undefined ? { runId: options.runId } : {}),
           newRun: options.new ?? false,
           ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
           waitForLock: options.wait ?? false,

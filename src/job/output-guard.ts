@@ -1,0 +1,71 @@
+/**
+ * `validate`'s half of issue 13.3: a job whose outputs can land on the
+ * journal, the model cache, the job file or its inputs is refused before
+ * anything is spent. Precise on purpose: an output folder that merely
+ * contains inputs is fine; what is refused is the journal's own folder, an
+ * output folder that is (or is inside) a protected path, and a file name
+ * template that can only produce a protected name. Names that depend on
+ * item values are checked by the writer at write time (outputs/protected-paths.ts).
+ */
+import { dirname, join, relative } from 'node:path';
+import { MEDIA_TYPES } from '../contract/index.js';
+import { journalFiles } from '../journal/index.js';
+import { protectedPathHit, renderOutputPath, templatePlaceholders } from '../outputs/index.js';
+import { canonicalPath } from '../shared/index.js';
+import type { JobIssue } from './issues.js';
+import { jobInputPaths } from './local-files.js';
+import { issueAt } from './source-map.js';
+import type { LoadedJob } from './types.js';
+
+const MEDIA_EXTS = [...new Set(Object.values(MEDIA_TYPES).map((type) => type.ext))];
+
+/** Issues at `output:` / `generations[i].filename` for outputs that could overwrite a protected path. */
+export function outputGuardIssues(job: LoadedJob, journalPath: string): JobIssue[] {
+  const journal = journalFiles(journalPath);
+  const guarded = [...journal, ...jobInputPaths(job)];
+  const show = (p: string) => relative(job.dir, p) || p;
+  const journalDir = dirname(journal[0] ?? journalPath);
+  const folderHit =
+    canonicalPath(job.output) === journalDir ? journalDir : protectedPathHit(job.output, guarded);
+  if (folderHit !== undefined) {
+    return [
+      issueAt(
+        job.source,
+        ['output'],
+        `output folder ${show(job.output)} is or is inside ${show(folderHit)}, which holds the journal or an input; outputs there could overwrite it`,
+      ),
+    ];
+  }
+  const issues: JobIssue[] = [];
+  for (const step of job.steps) {
+    const hit = fixedNameHit(job.output, step.filename, guarded);
+    if (hit === undefined) continue;
+    issues.push(
+      issueAt(
+        job.source,
+        ['generations', step.index, 'filename'],
+        `file name "${step.filename}" would write ${show(hit)}, which is the journal, the job file or one of its inputs`,
+      ),
+    );
+  }
+  return issues;
+}
+
+/**
+ * The protected path a template that can only produce one name (no
+ * placeholder but `{ext}`) would write, or undefined. Malformed templates are
+ * reported elsewhere.
+ */
+function fixedNameHit(
+  outputDir: string,
+  template: string,
+  guarded: readonly string[],
+): string | undefined {
+  const names = templatePlaceholders(template);
+  if (!names || names.some((name) => name !== 'ext')) return undefined;
+  for (const ext of names.length > 0 ? MEDIA_EXTS : ['']) {
+    const hit = protectedPathHit(join(outputDir, renderOutputPath(template, { ext })), guarded);
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
