@@ -17,6 +17,7 @@ import {
   downloadOutput,
   type ManifestRow,
   type ManifestWriter,
+  ProtectedPathError,
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
@@ -55,6 +56,8 @@ export class DownloadStage {
       ...journal.listOutputs(runId, OUTPUT_STATE.pending),
       ...journal.listOutputs(runId, OUTPUT_STATE.failed),
     ]) {
+      // An item failed for good (a protected name) keeps its failed outputs.
+      if (journal.getItem(runId, output.itemKey)?.state === ITEM_STATE.failed) continue;
       this.#enqueue(output);
     }
   }
@@ -125,9 +128,17 @@ export class DownloadStage {
       );
     } catch (error) {
       if (ctx.stop.hardStop.signal.aborted) return;
-      this.#failures += 1;
       const message = messageOf(error);
       ctx.journal.markOutputFailed(ctx.runId, output.itemKey, output.n, message);
+      if (error instanceof ProtectedPathError) {
+        // The name is the job's mistake, not the network's: running again
+        // would refuse again, so the item fails for good (its charge stays
+        // in the journal) instead of asking for a resume.
+        ctx.journal.setItemState(ctx.runId, output.itemKey, {
+          state: ITEM_STATE.failed,
+          error: message,
+        });
+      } else this.#failures += 1;
       ctx.record(
         'output.failed',
         `download of ${item.stepId}/${item.label} #${output.n} failed: ${message}`,

@@ -64,19 +64,27 @@ describe('outputs never land on the journal or the inputs (13.3)', () => {
     const env = envFor(em, SCALE);
     const run = spawnCli(['run', 'job.yaml', '--journal', journal], { env, cwd: ws.dir });
     const exit = await run.exited;
-    expect(exit.code, run.stderr()).not.toBe(0);
-    expect(run.stdout() + run.stderr()).toMatch(/protected/);
+    expect(exit.code, run.stderr()).toBe(1);
+    expect(run.stdout() + run.stderr()).toMatch(
+      /refused to write .*journal\.db: it is the protected file/,
+    );
     expect(readFileSync(journal).subarray(0, 15).toString()).toBe('SQLite format 3');
     const opened = await openJournal(journal, { readonly: true });
     try {
-      const [run0] = opened.listRuns();
-      expect(run0?.status).toBeDefined();
+      const [record] = opened.listRuns();
+      expect(record?.status).toBe('completed_with_failures');
+      const item = opened.listItems(record?.runId ?? '')[0];
+      expect(item?.state).toBe('failed');
+      expect(item?.error).toMatch(/protected file/);
+      // The journal still holds what was charged: the same as the service's ledger.
+      const ledger = await charges(em);
+      expect(ledger).toHaveLength(1);
+      expect(opened.spendSummary(record?.runId ?? '').charged).toBe(ledger[0]?.amount);
     } finally {
       opened.close();
     }
     const status = await runCliCaptured(['status', 'job.yaml', '--journal', journal], env, ws.dir);
     expect(status.code, status.stderr).toBe(0);
-    expect(await charges(em)).toHaveLength(1);
   }, 60_000);
 });
 
