@@ -26,6 +26,8 @@ export interface LoadOptions {
   readonly displayPath?: string;
   /** The journal the job runs with, which outputs must never overwrite. @default `.ibatch/journal.db` beside the job */
   readonly journalPath?: string;
+  /** The output folder the run uses instead of `output:` (`--out`), checked the same way. */
+  readonly outDir?: string;
 }
 
 /** Reads and checks a job file; throws `JobFileError` listing every problem. */
@@ -42,7 +44,7 @@ export function loadJob(path: string, options: LoadOptions = {}): LoadedJob {
       { file: display, line: 1, col: 1, path: '', message: `job file ${why}`, severity: 'error' },
     ]);
   }
-  return loadJobText(text, file, display, options.journalPath);
+  return loadJobText(text, file, display, options);
 }
 
 /** Same as `loadJob` for text already in memory (`file` locates relative paths). */
@@ -50,7 +52,7 @@ export function loadJobText(
   text: string,
   file: string,
   display = file,
-  journalPath?: string,
+  guard: Pick<LoadOptions, 'journalPath' | 'outDir'> = {},
 ): LoadedJob {
   const parsed = parseJobYaml(display, text);
   const issues: JobIssue[] = [...parsed.issues];
@@ -61,7 +63,12 @@ export function loadJobText(
     throw new JobFileError(issues, text);
   }
   const job = normalise(result.data, parsed.source, file, text, issues);
-  issues.push(...outputGuardIssues(job, journalPath ?? defaultJournalPath(job.dir)));
+  issues.push(
+    ...outputGuardIssues(job, {
+      journalPath: guard.journalPath ?? defaultJournalPath(job.dir),
+      outputDir: guard.outDir ?? job.output,
+    }),
+  );
   if (issues.some((i) => i.severity === 'error')) throw new JobFileError(issues, text);
   return job;
 }

@@ -19,26 +19,32 @@ import type { LoadedJob } from './types.js';
 
 const MEDIA_EXTS = [...new Set(Object.values(MEDIA_TYPES).map((type) => type.ext))];
 
-/** Issues at `output:` / `generations[i].filename` for outputs that could overwrite a protected path. */
-export function outputGuardIssues(job: LoadedJob, journalPath: string): JobIssue[] {
+/**
+ * Issues at `output:` / `generations[i].filename` for outputs that could
+ * overwrite a protected path. `outputDir` is `output:` or the run's `--out`.
+ */
+export function outputGuardIssues(
+  job: LoadedJob,
+  { journalPath, outputDir }: { journalPath: string; outputDir: string },
+): JobIssue[] {
   const journal = journalFiles(journalPath);
   const guarded = [...journal, ...jobInputPaths(job)];
   const show = (p: string) => relative(job.dir, p) || p;
   const journalDir = dirname(journal[0] ?? journalPath);
   const folderHit =
-    canonicalPath(job.output) === journalDir ? journalDir : protectedPathHit(job.output, guarded);
+    canonicalPath(outputDir) === journalDir ? journalDir : protectedPathHit(outputDir, guarded);
   if (folderHit !== undefined) {
     return [
       issueAt(
         job.source,
         ['output'],
-        `output folder ${show(job.output)} is or is inside ${show(folderHit)}, which holds the journal or an input; outputs there could overwrite it`,
+        `output folder ${show(outputDir)} is or is inside ${show(folderHit)}, which holds the journal or an input; outputs there could overwrite it`,
       ),
     ];
   }
   const issues: JobIssue[] = [];
   for (const step of job.steps) {
-    const hit = fixedNameHit(job.output, step.filename, guarded);
+    const hit = fixedNameHit(outputDir, step.filename, guarded);
     if (hit === undefined) continue;
     issues.push(
       issueAt(

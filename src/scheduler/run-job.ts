@@ -47,6 +47,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     baseUrl: client.baseUrl,
     offline: options.offline ?? false,
     ...(options.journalPath ? { journalPath: options.journalPath } : {}),
+    ...(options.outDir ? { outDir: path.resolve(options.outDir) } : {}),
   });
   const { job, items } = validated;
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);

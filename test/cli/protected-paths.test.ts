@@ -55,6 +55,16 @@ describe('outputs never land on the journal or the inputs (13.3)', () => {
     expect(result.code, result.stderr).toBe(0);
   });
 
+  it('run refuses `--out .ibatch` (the journal folder) before spending anything', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(jobWith('out', 'journal.db'));
+    const env = envFor(em, SCALE);
+    const result = await runCliCaptured(['run', 'job.yaml', '--out', '.ibatch'], env, ws.dir);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/output folder \.ibatch is or is inside/);
+    expect(await charges(em)).toHaveLength(0);
+  });
+
   it('run refuses to write a PNG over the journal: the journal survives and records the charge', async () => {
     const em = await testEmulator({ timeScale: SCALE });
     // Only the item's value makes the name `journal.db`: validate cannot know,
