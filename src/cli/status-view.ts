@@ -6,7 +6,9 @@
  * `renderStatus` is the same for a person. Shape documented in docs/run.md.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { defaultJournalPath } from '../job/index.js';
 import {
   FAILED_ITEM_STATES,
   FINISHED_RUN_STATUSES,
@@ -197,7 +199,7 @@ export function buildStatus(
 function resumeCommand(run: RunRecord, journalPath: string): string {
   const quote = (s: string) => (/^[\w./:@-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
   // The default journal sits beside the job file; name it only when it is elsewhere.
-  const defaultJournal = `${run.jobPath.replace(/[^/\\]*$/, '')}.ibatch/journal.db`;
+  const defaultJournal = defaultJournalPath(path.dirname(run.jobPath));
   const journal = journalPath === defaultJournal ? '' : ` --journal ${quote(journalPath)}`;
   return `ibatch run ${quote(run.jobPath)} --run-id ${quote(run.runId)}${journal}`;
 }

@@ -8,6 +8,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { defaultJournalPath } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { buildStatus, jobNameOf, renderStatus } from '../status-view.js';
@@ -30,7 +31,7 @@ export function resolveTarget(
   journal: string | undefined,
 ): StatusTarget {
   const explicit = journal ?? io.env.IBATCH_JOURNAL;
-  const fromCwd = path.resolve(io.cwd, explicit ?? path.join('.ibatch', 'journal.db'));
+  const fromCwd = path.resolve(io.cwd, explicit ?? defaultJournalPath('.'));
   if (!target) return { journalPath: fromCwd };
   const asPath = path.resolve(io.cwd, target);
   const isFile = existsSync(asPath) && statSync(asPath).isFile();
@@ -38,7 +39,7 @@ export function resolveTarget(
     const jobName = jobNameOf(asPath);
     const journalPath = explicit
       ? path.resolve(io.cwd, explicit)
-      : path.join(path.dirname(asPath), '.ibatch', 'journal.db');
+      : defaultJournalPath(path.dirname(asPath));
     return { journalPath, jobName };
   }
   return { journalPath: fromCwd, runId: target };
