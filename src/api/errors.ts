@@ -6,6 +6,7 @@
  */
 import {
   type EndpointId,
+  LONGEST_RETRY_AFTER_MS,
   MEANING_OF_TRANSPORT,
   meaningOfStatus,
   type TransportFailure,
@@ -72,6 +73,55 @@ function describeApiError(init: ApiErrorInit): string {
       if (init.status >= 500) return `${where}the service failed ${said}${id}`;
       return `${where}the service rejected the request ${said}${id}`;
   }
+}
+
+/**
+ * A 429 asked to wait longer than the contract's ceiling
+ * (`LONGEST_RETRY_AFTER_MS`, 6 h). Not waited out, not retried: it stops the
+ * run like any 429 that outlasts its retries (the failure table's 429 row:
+ * exit 4, `stopped_unreachable`), and the next run asks the service again
+ * with the same idempotency keys.
+ */
+export class RetryAfterTooLongError extends IbatchError {
+  readonly endpoint: ClientOperation;
+  /** The wait the service asked for, ms. */
+  readonly retryAfterMs: number;
+  /** When that wait would end (epoch ms; Infinity for a number too big to hold). */
+  readonly until: number;
+  readonly requestId: string | undefined;
+
+  constructor(
+    endpoint: ClientOperation,
+    retryAfterMs: number,
+    now: number,
+    requestId?: string,
+    options?: { cause?: unknown },
+  ) {
+    const until = now + retryAfterMs;
+    const when =
+      Number.isFinite(until) && until <= 8.64e15 ? new Date(until).toISOString() : 'never';
+    const id = requestId ? ` [request ${requestId}]` : '';
+    super(
+      'retry_after_too_long',
+      redact(
+        `${endpoint}: the service asked to wait ${describeWait(retryAfterMs)} (Retry-After, until ${when}), ` +
+          `more than the ${describeWait(LONGEST_RETRY_AFTER_MS)} ibatch waits out: stopped instead of waiting; ` +
+          `run the same command again later to resume (in-flight items keep their idempotency keys)${id}`,
+      ),
+      meaningOfStatus(429).exitCode,
+      { ...options, retryable: false },
+    );
+    this.endpoint = endpoint;
+    this.retryAfterMs = retryAfterMs;
+    this.until = until;
+    this.requestId = requestId;
+  }
+}
+
+function describeWait(ms: number): string {
+  if (!Number.isFinite(ms)) return 'forever';
+  const hours = ms / 3_600_000;
+  return hours < 48 ? `${Number(hours.toFixed(1))} h` : `${Number((hours / 24).toFixed(1))} days`;
 }
 
 /** The exit code and options of a failure without a status, from the table. */
