@@ -91,12 +91,13 @@ export class Caller {
           // The gate never hears of a days-long pause: it would be persisted and
           // obeyed by every resume. Stop now; a resume asks the service again.
           this.observe(endpoint.buckets, exchange, undefined);
-          throw new RetryAfterTooLongError(
-            spec.endpoint,
-            retryAfterMs ?? Number.POSITIVE_INFINITY,
-            Date.now(),
-            requestIdOf(exchange),
-          );
+          throw new RetryAfterTooLongError({
+            endpoint: spec.endpoint,
+            header: exchange.headers['retry-after'] ?? '',
+            retryAfterMs: retryAfterMs ?? Number.POSITIVE_INFINITY,
+            now: Date.now(),
+            ...(requestIdOf(exchange) === undefined ? {} : { requestId: requestIdOf(exchange) }),
+          });
         }
         this.observe(endpoint.buckets, exchange, retryAfterMs);
         deps.logger.debug(

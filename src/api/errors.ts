@@ -82,44 +82,50 @@ function describeApiError(init: ApiErrorInit): string {
  * exit 4, `stopped_unreachable`), and the next run asks the service again
  * with the same idempotency keys.
  */
+export interface RetryAfterTooLongInit {
+  readonly endpoint: ClientOperation;
+  /** The `Retry-After` header as the service sent it. */
+  readonly header: string;
+  /** What it asks for, ms (Infinity for a number too big to hold). */
+  readonly retryAfterMs: number;
+  /** When the answer arrived (epoch ms). */
+  readonly now: number;
+  readonly requestId?: string;
+}
+
 export class RetryAfterTooLongError extends IbatchError {
   readonly endpoint: ClientOperation;
-  /** The wait the service asked for, ms. */
   readonly retryAfterMs: number;
-  /** When that wait would end (epoch ms; Infinity for a number too big to hold). */
+  /** When that wait would end (epoch ms; Infinity when past any date). */
   readonly until: number;
   readonly requestId: string | undefined;
 
-  constructor(
-    endpoint: ClientOperation,
-    retryAfterMs: number,
-    now: number,
-    requestId?: string,
-    options?: { cause?: unknown },
-  ) {
-    const until = now + retryAfterMs;
-    const when =
-      Number.isFinite(until) && until <= 8.64e15 ? new Date(until).toISOString() : 'never';
-    const id = requestId ? ` [request ${requestId}]` : '';
+  constructor(init: RetryAfterTooLongInit, options?: { cause?: unknown }) {
+    const until = init.now + init.retryAfterMs;
+    // 8.64e15: the last instant a Date can hold.
+    const when = until <= 8.64e15 ? `, until ${new Date(until).toISOString()}` : '';
+    const id = init.requestId ? ` [request ${init.requestId}]` : '';
     super(
       'retry_after_too_long',
       redact(
-        `${endpoint}: the service asked to wait ${describeWait(retryAfterMs)} (Retry-After, until ${when}), ` +
-          `more than the ${describeWait(LONGEST_RETRY_AFTER_MS)} ibatch waits out: stopped instead of waiting; ` +
-          `run the same command again later to resume (in-flight items keep their idempotency keys)${id}`,
+        `${init.endpoint}: rate limited, and the service asked to wait ` +
+          `${describeWait(init.retryAfterMs)} (Retry-After: ${init.header.slice(0, 40)}${when}), ` +
+          `more than the ${describeWait(LONGEST_RETRY_AFTER_MS)} ibatch waits out: stopped instead of waiting. ` +
+          `Run the same command again later to resume: it asks the service again, ` +
+          `and in-flight items keep their idempotency keys${id}`,
       ),
       meaningOfStatus(429).exitCode,
       { ...options, retryable: false },
     );
-    this.endpoint = endpoint;
-    this.retryAfterMs = retryAfterMs;
+    this.endpoint = init.endpoint;
+    this.retryAfterMs = init.retryAfterMs;
     this.until = until;
-    this.requestId = requestId;
+    this.requestId = init.requestId;
   }
 }
 
 function describeWait(ms: number): string {
-  if (!Number.isFinite(ms)) return 'forever';
+  if (!Number.isFinite(ms)) return 'longer than any date';
   const hours = ms / 3_600_000;
   return hours < 48 ? `${Number(hours.toFixed(1))} h` : `${Number((hours / 24).toFixed(1))} days`;
 }

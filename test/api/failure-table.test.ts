@@ -261,13 +261,25 @@ describe('the failure table: a 429 asking to wait beyond the ceiling (issue 13.4
   it('is not retried, and stops the run as unreachable (exit 4) with its own code', () => {
     const failure: Failure = { type: 'status', status: 429, retryAfterMs: 3_000_000_000 };
     expect(decideRetry(failure, fresh).retry).toBe(false);
-    const error = new RetryAfterTooLongError('createGeneration', 3_000_000_000, now);
+    const error = new RetryAfterTooLongError({
+      endpoint: 'createGeneration',
+      header: '3000000',
+      retryAfterMs: 3_000_000_000,
+      now,
+    });
     expect(error).toMatchObject({ code: 'retry_after_too_long', retryable: false });
     expect(error.exitCode).toBe(EXIT.unreachable);
     expect(verdictOf(error)).toBe('unreachable');
-    expect(error.message).toContain('34.7 days');
+    expect(error.message).toContain('wait 34.7 days (Retry-After: 3000000, until');
     expect(error.message).toContain(new Date(now + 3_000_000_000).toISOString());
     expect(error.message).toMatch(/again later to resume/);
+    const endless = new RetryAfterTooLongError({
+      endpoint: 'getAccount',
+      header: '9'.repeat(400),
+      retryAfterMs: Number.POSITIVE_INFINITY,
+      now,
+    });
+    expect(endless.message).toContain('wait longer than any date (Retry-After: 9999');
   });
 
   it('a wait up to the ceiling is still waited out exactly', () => {
