@@ -5,10 +5,20 @@
  * against a real emulator over HTTP exits 4 within seconds, never prints a
  * `TimeoutOverflowWarning`, `status` shows `stopped_unreachable` with no
  * wait kept, and a second run once the service behaves completes with each
- * item charged once. Spawned processes need `npm run build`.
+ * item charged once. A days-long not-before an older ibatch persisted is
+ * dropped on resume instead of obeyed. Spawned processes need `npm run build`.
  */
 import { describe, expect, it } from 'vitest';
-import { runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { openJournal } from '../../src/journal/index.js';
+import {
+  type Exit,
+  runCliCaptured,
+  type SpawnedCli,
+  spawnCli,
+  testEmulator,
+  until,
+} from '../helpers/index.js';
 import {
   charges,
   expectOneChargePerItem,
@@ -21,10 +31,50 @@ import {
 const SCALE = 30;
 const N = 12;
 
-async function runStatus(w: Workspace): Promise<{ status: string; notBefore: string | null }> {
+interface StatusJson {
+  readonly journal: string;
+  readonly run: { runId: string; status: string; notBefore: string | null };
+}
+
+async function statusJson(w: Workspace): Promise<StatusJson> {
   const result = await runCliCaptured(['status', w.jobPath, '--json'], {}, w.dir);
   expect(result.code, result.stderr).toBe(0);
-  return (JSON.parse(result.stdout) as { run: { status: string; notBefore: string | null } }).run;
+  return JSON.parse(result.stdout) as StatusJson;
+}
+
+async function runStatus(w: Workspace): Promise<StatusJson['run']> {
+  return (await statusJson(w)).run;
+}
+
+/** A fresh emulator, a 12-image job and `ibatch run` on it, once the first item is charged. */
+async function startedRun(name: string) {
+  const e = await testEmulator({ timeScale: SCALE });
+  const ws = workspace(imageJob({ name, n: N }));
+  const env = slowEnv(e, SCALE);
+  const run = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
+  await until(async () => (await charges(e)).length >= 1, {
+    timeoutMs: 20_000,
+    what: 'a first charge',
+  });
+  return { e, ws, env, run };
+}
+
+/** The process's exit; fails the test if it still runs after `ms` (a hang, a busy loop). */
+async function exitWithin(run: SpawnedCli, ms: number): Promise<Exit> {
+  await until(() => run.child.exitCode !== null || run.child.signalCode !== null, {
+    timeoutMs: ms,
+    what: 'the run to end',
+  });
+  return run.exited;
+}
+
+/** A second `ibatch run` of the same job resumes and completes, each item charged once. */
+async function resumeCompletes(e: RunningEmulator, ws: Workspace, env: NodeJS.ProcessEnv) {
+  const again = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
+  expect((await exitWithin(again, 30_000)).code, again.stderr()).toBe(0);
+  expect(again.output()).not.toContain('TimeoutOverflowWarning');
+  expect(await runStatus(ws)).toMatchObject({ status: 'completed', notBefore: null });
+  expectOneChargePerItem(await charges(e), N);
 }
 
 describe('an absurd Retry-After stops the run (never a busy loop)', () => {
@@ -34,22 +84,11 @@ describe('an absurd Retry-After stops the run (never a busy loop)', () => {
   ])(
     '%s',
     async (_what, retryAfter) => {
-      const e = await testEmulator({ timeScale: SCALE });
-      const ws = workspace(imageJob({ name: 'retry-after-job', n: N }));
-      const env = slowEnv(e, SCALE);
-      const run = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
-      await until(async () => (await charges(e)).length >= 1, {
-        timeoutMs: 20_000,
-        what: 'a first charge',
-      });
+      const { e, ws, env, run } = await startedRun('retry-after-job');
 
       // Every request from now on: 429 with the absurd Retry-After.
       await e.admin.setFaults({ rates: { 'rate-limit-burst': 1 }, retryAfter });
-      await until(() => run.child.exitCode !== null || run.child.signalCode !== null, {
-        timeoutMs: 10_000,
-        what: 'the run to stop',
-      });
-      const { code } = await run.exited;
+      const { code } = await exitWithin(run, 10_000);
       expect(code, run.stderr()).toBe(4);
       expect(run.output()).not.toContain('TimeoutOverflowWarning');
       expect(run.stderr()).toMatch(/asked to wait .* more than the 6 h ibatch waits out/);
@@ -63,13 +102,23 @@ describe('an absurd Retry-After stops the run (never a busy loop)', () => {
       }
 
       await e.admin.reset();
-      const again = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
-      const second = await again.exited;
-      expect(second.code, again.stderr()).toBe(0);
-      expect(again.output()).not.toContain('TimeoutOverflowWarning');
-      expect((await runStatus(ws)).status).toBe('completed');
-      expectOneChargePerItem(await charges(e), N);
+      await resumeCompletes(e, ws, env);
     },
     60_000,
   );
+
+  it('a days-long wait an older ibatch persisted is dropped: the resume asks the service again', async () => {
+    const { e, ws, env, run: first } = await startedRun('persisted-wait-job');
+    first.child.kill('SIGINT');
+    expect((await first.exited).code, first.stderr()).toBe(130);
+
+    // What the old code persisted after `Retry-After: 3000000`.
+    const { journal: path, run } = await statusJson(ws);
+    const journal = await openJournal(path);
+    journal.setRunNotBefore(run.runId, Date.now() + 3_000_000_000);
+    journal.close();
+    expect((await runStatus(ws)).notBefore).not.toBeNull();
+
+    await resumeCompletes(e, ws, env);
+  }, 60_000);
 });
