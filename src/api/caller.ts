@@ -7,11 +7,17 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ENDPOINTS, type EndpointId, ErrorBodySchema, endpointPath } from '../contract/index.js';
 import type { Logger, RequestGate, Sleep } from '../shared/index.js';
-import { ApiError, ContractError, failureOfThrown } from './errors.js';
+import { ApiError, ContractError, failureOfThrown, RetryAfterTooLongError } from './errors.js';
 import { type ClientEvent, retryEvent } from './events.js';
 import type { ResolvedTimeouts } from './options.js';
 import { EMPTY_RATE_LIMIT, headerNumber, type RateLimitSnapshot } from './rate-limit.js';
-import { type Failure, parseRetryAfter, RetryCounter, type RetryOptions } from './retry-policy.js';
+import {
+  type Failure,
+  isRetryAfterTooLong,
+  parseRetryAfter,
+  RetryCounter,
+  type RetryOptions,
+} from './retry-policy.js';
 import { type Exchange, send } from './transport.js';
 
 export interface CallSpec<T> {
@@ -81,6 +87,18 @@ export class Caller {
           deps.limits,
         );
         const retryAfterMs = parseRetryAfter(exchange.headers['retry-after'], Date.now());
+        if (isRetryAfterTooLong({ type: 'status', status: exchange.status, retryAfterMs })) {
+          // The gate never hears of a days-long pause: it would be persisted and
+          // obeyed by every resume. Stop now; a resume asks the service again.
+          this.observe(endpoint.buckets, exchange, undefined);
+          throw new RetryAfterTooLongError({
+            endpoint: spec.endpoint,
+            header: exchange.headers['retry-after'] ?? '',
+            retryAfterMs: retryAfterMs ?? Number.POSITIVE_INFINITY,
+            now: Date.now(),
+            ...(requestIdOf(exchange) === undefined ? {} : { requestId: requestIdOf(exchange) }),
+          });
+        }
         this.observe(endpoint.buckets, exchange, retryAfterMs);
         deps.logger.debug(
           { endpoint: spec.endpoint, status: exchange.status, ms: Date.now() - started, attempt },

@@ -6,6 +6,7 @@
  */
 import {
   type EndpointId,
+  LONGEST_RETRY_AFTER_MS,
   MEANING_OF_TRANSPORT,
   meaningOfStatus,
   type TransportFailure,
@@ -72,6 +73,61 @@ function describeApiError(init: ApiErrorInit): string {
       if (init.status >= 500) return `${where}the service failed ${said}${id}`;
       return `${where}the service rejected the request ${said}${id}`;
   }
+}
+
+/**
+ * A 429 asked to wait longer than the contract's ceiling
+ * (`LONGEST_RETRY_AFTER_MS`, 6 h). Not waited out, not retried: it stops the
+ * run like any 429 that outlasts its retries (the failure table's 429 row:
+ * exit 4, `stopped_unreachable`), and the next run asks the service again
+ * with the same idempotency keys.
+ */
+export interface RetryAfterTooLongInit {
+  readonly endpoint: ClientOperation;
+  /** The `Retry-After` header as the service sent it. */
+  readonly header: string;
+  /** What it asks for, ms (Infinity for a number too big to hold). */
+  readonly retryAfterMs: number;
+  /** When the answer arrived (epoch ms). */
+  readonly now: number;
+  readonly requestId?: string;
+}
+
+export class RetryAfterTooLongError extends IbatchError {
+  readonly endpoint: ClientOperation;
+  readonly retryAfterMs: number;
+  /** When that wait would end (epoch ms; Infinity when past any date). */
+  readonly until: number;
+  readonly requestId: string | undefined;
+
+  constructor(init: RetryAfterTooLongInit, options?: { cause?: unknown }) {
+    const until = init.now + init.retryAfterMs;
+    // 8.64e15: the last instant a Date can hold.
+    const when = until <= 8.64e15 ? `, until ${new Date(until).toISOString()}` : '';
+    const id = init.requestId ? ` [request ${init.requestId}]` : '';
+    super(
+      'retry_after_too_long',
+      redact(
+        `${init.endpoint}: rate limited, and the service asked to wait ` +
+          `${describeWait(init.retryAfterMs)} (Retry-After: ${init.header.slice(0, 40)}${when}), ` +
+          `more than the ${describeWait(LONGEST_RETRY_AFTER_MS)} ibatch waits out: stopped instead of waiting. ` +
+          `Run the same command again later to resume: it asks the service again, ` +
+          `and in-flight items keep their idempotency keys${id}`,
+      ),
+      meaningOfStatus(429).exitCode,
+      { ...options, retryable: false },
+    );
+    this.endpoint = init.endpoint;
+    this.retryAfterMs = init.retryAfterMs;
+    this.until = until;
+    this.requestId = init.requestId;
+  }
+}
+
+function describeWait(ms: number): string {
+  if (!Number.isFinite(ms)) return 'longer than any date';
+  const hours = ms / 3_600_000;
+  return hours < 48 ? `${Number(hours.toFixed(1))} h` : `${Number((hours / 24).toFixed(1))} days`;
 }
 
 /** The exit code and options of a failure without a status, from the table. */

@@ -14,6 +14,7 @@ export {
   type ClientOperation,
   ContractError,
   NetworkError,
+  RetryAfterTooLongError,
   TimeoutError,
   type TimeoutPhase,
 } from './errors.js';
@@ -28,6 +29,7 @@ export {
   DEFAULT_RETRY_OPTIONS,
   decideRetry,
   type Failure,
+  isRetryAfterTooLong,
   parseRetryAfter,
   type RetryContext,
   type RetryDecision,

@@ -3,8 +3,10 @@
  * randomness injected, so every rule is unit-tested directly.
  *
  * - 429: wait exactly what `Retry-After` says (seconds or an HTTP-date), with
- *   no cap: trainings are 5 per hour, so waits near an hour are real. Without
- *   a usable header, back off exponentially from `baseDelayMs`.
+ *   no cap below the contract's `LONGEST_RETRY_AFTER_MS` (6 h): trainings are
+ *   5 per hour, so waits near an hour are real. A longer wait is not retried:
+ *   the caller stops with a `RetryAfterTooLongError` (errors.ts). Without a
+ *   usable header, back off exponentially from `baseDelayMs`.
  * - Other retryable failures (5xx, 408, connection faults, timeouts: the
  *   contract's failure table, contract/failure-meaning.ts): exponential
  *   backoff with full jitter, capped at `maxDelayMs`, at most `maxRetries` times.
@@ -13,12 +15,16 @@
  *   retry either way: the service refused it before doing anything.
  * - Any other status (4xx, 409 above all) is never retried.
  */
-import { MEANING_OF_TRANSPORT, meaningOfStatus } from '../contract/index.js';
+import {
+  LONGEST_RETRY_AFTER_MS,
+  MEANING_OF_TRANSPORT,
+  meaningOfStatus,
+} from '../contract/index.js';
 
 export interface RetryOptions {
   /** First backoff step for faults. @default 1000 */
   readonly baseDelayMs: number;
-  /** Ceiling of one fault backoff (not of Retry-After, which is uncapped). @default 30000 */
+  /** Ceiling of one fault backoff (not of Retry-After: see `isRetryAfterTooLong`). @default 30000 */
   readonly maxDelayMs: number;
   /** Retries after 5xx, connection faults and timeouts. @default 4 */
   readonly maxRetries: number;
@@ -66,6 +72,7 @@ export function decideRetry(
 ): RetryDecision {
   if (failure.type === 'status' && failure.status === 429) {
     if (context.rateLimitRetries >= options.maxRateLimitRetries) return NO_RETRY;
+    if (isRetryAfterTooLong(failure)) return NO_RETRY;
     const delayMs =
       failure.retryAfterMs ?? options.baseDelayMs * 2 ** Math.min(context.rateLimitRetries, 16);
     return { retry: true, delayMs, reason: 'rate-limited' };
@@ -73,6 +80,19 @@ export function decideRetry(
   const reason = faultReason(failure);
   if (!reason || !context.repeatable || context.faultRetries >= options.maxRetries) return NO_RETRY;
   return { retry: true, delayMs: backoffWithJitter(context.faultRetries, options), reason };
+}
+
+/**
+ * A 429 whose Retry-After exceeds the contract's ceiling: never waited out
+ * (a timer that long overflows, and a run must not hang for days), a stop.
+ */
+export function isRetryAfterTooLong(failure: Failure): boolean {
+  return (
+    failure.type === 'status' &&
+    failure.status === 429 &&
+    failure.retryAfterMs !== undefined &&
+    failure.retryAfterMs > LONGEST_RETRY_AFTER_MS
+  );
 }
 
 /**

@@ -32,3 +32,14 @@ export const SERVICE_RATE_LIMITS: RateLimits = {
   trainings: { count: 5, windowMs: 3_600_000 },
   uploads: { count: 30, windowMs: 60_000 },
 };
+
+/**
+ * The longest `Retry-After` ibatch waits out: six times the longest window the
+ * service counts (trainings, 1 hour), so 6 hours. A real rate limit never asks
+ * for more; a longer (or far-future HTTP-date) answer is a broken or hostile
+ * server, and waiting it out would leave a run hanging for days. Such an
+ * answer stops the run instead (`retry_after_too_long`, exit 4, resumable),
+ * and the wait is never persisted: a resume asks the service again.
+ */
+export const LONGEST_RETRY_AFTER_MS =
+  6 * Math.max(...Object.values(SERVICE_RATE_LIMITS).map((window) => window.windowMs));

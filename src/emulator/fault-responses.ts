@@ -58,8 +58,10 @@ export function applyPreFault(
     case 'rate-limit-no-header': {
       const headers: Record<string, string> = {};
       if (fault === 'rate-limit-burst') {
-        headers['Retry-After'] = '1';
-        if (accountId) ctx.stats.announce(accountId, ctx.now() + 1000);
+        const retryAfter = ctx.faults.retryAfter;
+        headers['Retry-After'] = retryAfter;
+        const until = announcedUntil(retryAfter, ctx.now());
+        if (accountId && until !== undefined) ctx.stats.announce(accountId, until);
       }
       new EmulatorHttpError(ERROR_CODES.rateLimited, 'rate limit exceeded (burst)').send(
         res,
@@ -162,4 +164,10 @@ function oddStatuses(body: unknown): unknown {
     out[k] = k === 'status' && typeof v === 'string' ? oddStatus(v.toLowerCase()) : oddStatuses(v);
   }
   return out;
+}
+
+/** When an injected Retry-After (seconds or an HTTP-date) elapses, for early-request detection. */
+function announcedUntil(retryAfter: string, now: number): number | undefined {
+  const at = /^\d+$/.test(retryAfter) ? now + Number(retryAfter) * 1000 : Date.parse(retryAfter);
+  return Number.isFinite(at) ? at : undefined;
 }

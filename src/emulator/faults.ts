@@ -61,6 +61,10 @@ export class FaultPicker {
     return this.config.hugeBodyBytes ?? 16 * 1024 * 1024;
   }
 
+  get retryAfter(): string {
+    return this.config.retryAfter ?? '1';
+  }
+
   setConfig(config: FaultConfig): void {
     this.config = config;
   }

@@ -77,6 +77,11 @@ export interface FaultConfig {
   slowMs?: number;
   /** Size of the `huge-body` response. @default 16 MiB */
   hugeBodyBytes?: number;
+  /**
+   * The `Retry-After` header of the `rate-limit-burst` fault, verbatim
+   * (delta-seconds or an HTTP-date; absurd values test the client's ceiling). @default '1'
+   */
+  retryAfter?: string;
 }
 
 /** "The next `times` matching requests get `fault`." */

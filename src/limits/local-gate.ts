@@ -18,7 +18,7 @@
  *   it is ref'd only while someone waits (a waiter is real pending work).
  */
 import { BUCKETS, type Bucket, type RateLimits } from '../contract/index.js';
-import type { RateFeedback, RequestGate } from '../shared/index.js';
+import { type RateFeedback, type RequestGate, timerStep } from '../shared/index.js';
 import { GateClosedError } from './errors.js';
 import {
   GateEmitter,
@@ -227,7 +227,9 @@ class LocalGate implements RateGate {
         this.#timerAt = Number.POSITIVE_INFINITY;
         this.#drain();
       },
-      Math.max(0, at - this.#now()),
+      // A step, not the whole wait: a longer timer overflows to 1 ms. Firing
+      // early is harmless, `#drain` re-arms for what is still ahead.
+      timerStep(at - this.#now()),
     );
     // With nobody waiting the timer only announces a resume: do not hold the process.
     if (this.#waiters.length === 0) this.#timer.unref();

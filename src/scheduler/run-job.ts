@@ -7,7 +7,12 @@
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import PQueue from 'p-queue';
-import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../contract/index.js';
+import {
+  type Bucket,
+  LONGEST_RETRY_AFTER_MS,
+  type RateLimits,
+  SERVICE_RATE_LIMITS,
+} from '../contract/index.js';
 import {
   defaultJournalPath,
   type JobItem,
@@ -356,7 +361,12 @@ function wireStops(ctx: RunContext, options: RunJobOptions, graph: ItemGraph): (
     { once: true },
   );
   const persisted = journal.getRun(runId)?.notBefore;
-  if (persisted && persisted > Date.now()) options.gate.pauseUntil(persisted);
+  if (persisted && persisted > Date.now()) {
+    // A wait beyond the ceiling (persisted by an older ibatch) is not obeyed
+    // forever: forget it, the first request asks the service again.
+    if (persisted - Date.now() > LONGEST_RETRY_AFTER_MS) journal.setRunNotBefore(runId, null);
+    else options.gate.pauseUntil(persisted);
+  }
   const offPause = options.gate.on('pause', ({ until }) => {
     journal.setRunNotBefore(runId, until);
     ctx.emit({ type: 'pause', until });

@@ -8,12 +8,25 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
+/**
+ * The longest delay one timer may be given. Node stores timer delays as a
+ * signed 32-bit count of ms: anything above 2^31-1 (24.8 days) is replaced by
+ * 1 ms with a `TimeoutOverflowWarning`, so a loop re-arming such a timer spins.
+ * Long waits are made of steps of at most this (a day: far below the limit).
+ */
+export const MAX_TIMER_STEP_MS = 24 * 3_600_000;
+
+/** `ms` as a safe timer delay: never negative, never above {@link MAX_TIMER_STEP_MS}. */
+export function timerStep(ms: number): number {
+  return Math.min(Math.max(0, ms), MAX_TIMER_STEP_MS);
+}
+
 export async function sleepUntil(deadlineMs: number, signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted();
   for (let left = deadlineMs - Date.now(); left > 0; left = deadlineMs - Date.now()) {
     // +1: Node rounds timer durations, so aim just past the deadline.
     try {
-      await delay(left + 1, undefined, signal ? { signal } : undefined);
+      await delay(timerStep(left + 1), undefined, signal ? { signal } : undefined);
     } catch (error) {
       // Surface the caller's reason (e.g. an InterruptedError), not a generic AbortError.
       throw signal?.aborted ? signal.reason : error;

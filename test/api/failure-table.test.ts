@@ -14,9 +14,11 @@ import {
   decideRetry,
   type Failure,
   NetworkError,
+  RetryAfterTooLongError,
   TimeoutError,
 } from '../../src/api/index.js';
 import { type SendInit, toTransportError } from '../../src/api/transport.js';
+import { LONGEST_RETRY_AFTER_MS } from '../../src/contract/index.js';
 import type { FaultKind } from '../../src/emulator/index.js';
 import { classifyError } from '../../src/scheduler/classify.js';
 import { EXIT, type ExitCode, ensureIbatchError, type StopReason } from '../../src/shared/index.js';
@@ -250,5 +252,66 @@ describe('the failure table end to end', () => {
     const missing = await env.client.getModel('no-such-model').catch((e: unknown) => e);
     expect(missing).toMatchObject({ status: 404, code: 'not_found', retryable: false });
     expect(verdictOf(missing)).toBe('item');
+  });
+});
+
+describe('the failure table: a 429 asking to wait beyond the ceiling (issue 13.4)', () => {
+  const now = Date.UTC(2026, 10, 23, 12);
+
+  it('is not retried, and stops the run as unreachable (exit 4) with its own code', () => {
+    const failure: Failure = { type: 'status', status: 429, retryAfterMs: 3_000_000_000 };
+    expect(decideRetry(failure, fresh).retry).toBe(false);
+    const error = new RetryAfterTooLongError({
+      endpoint: 'createGeneration',
+      header: '3000000',
+      retryAfterMs: 3_000_000_000,
+      now,
+    });
+    expect(error).toMatchObject({ code: 'retry_after_too_long', retryable: false });
+    expect(error.exitCode).toBe(EXIT.unreachable);
+    expect(verdictOf(error)).toBe('unreachable');
+    expect(error.message).toContain('wait 34.7 days (Retry-After: 3000000, until');
+    expect(error.message).toContain(new Date(now + 3_000_000_000).toISOString());
+    expect(error.message).toMatch(/again later to resume/);
+    const endless = new RetryAfterTooLongError({
+      endpoint: 'getAccount',
+      header: '9'.repeat(400),
+      retryAfterMs: Number.POSITIVE_INFINITY,
+      now,
+    });
+    expect(endless.message).toContain('wait longer than any date (Retry-After: 9999');
+  });
+
+  it('a wait up to the ceiling is still waited out exactly', () => {
+    const failure: Failure = { type: 'status', status: 429, retryAfterMs: LONGEST_RETRY_AFTER_MS };
+    expect(decideRetry(failure, fresh)).toEqual({
+      retry: true,
+      delayMs: LONGEST_RETRY_AFTER_MS,
+      reason: 'rate-limited',
+    });
+  });
+
+  it.each([
+    ['3000000 seconds (34.7 days)', '3000000'],
+    ['an HTTP-date in 2100', new Date(Date.UTC(2100, 0, 1)).toUTCString()],
+    ['a number too big to hold', '9'.repeat(400)],
+  ])('over loopback HTTP: %s stops at once, sent once', async (_label, header) => {
+    let answered = 0;
+    const server = await startLocalServer((_req, res) => {
+      answered++;
+      res.setHeader('retry-after', header);
+      json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } });
+    });
+    defer(() => server.stop());
+    const client = createClient({
+      baseUrl: server.baseUrl,
+      apiKey: 'ifk_live_failure_table_0123456789',
+    });
+    defer(() => client.close());
+    const error = await client.getAccount().catch((e: unknown) => e);
+    expect(answered).toBe(1);
+    expect(error).toBeInstanceOf(RetryAfterTooLongError);
+    expect(classifyError(error, running)).toMatchObject({ kind: 'stop', reason: 'unreachable' });
+    expect((error as RetryAfterTooLongError).exitCode).toBe(EXIT.unreachable);
   });
 });

@@ -3,10 +3,12 @@ import {
   backoffWithJitter,
   DEFAULT_RETRY_OPTIONS,
   decideRetry,
+  isRetryAfterTooLong,
   parseRetryAfter,
   type RetryContext,
   type RetryOptions,
 } from '../../src/api/index.js';
+import { LONGEST_RETRY_AFTER_MS } from '../../src/contract/index.js';
 
 const fixed = (value: number): RetryOptions => ({ ...DEFAULT_RETRY_OPTIONS, random: () => value });
 const fresh: RetryContext = { faultRetries: 0, rateLimitRetries: 0, repeatable: true };
@@ -112,5 +114,30 @@ describe('backoffWithJitter', () => {
     expect(Math.min(...samples)).toBeGreaterThanOrEqual(0);
     expect(Math.max(...samples)).toBeLessThan(4000);
     expect(new Set(samples).size).toBeGreaterThan(50);
+  });
+});
+
+describe('the Retry-After ceiling (issue 13.4)', () => {
+  it('is 6 hours: six times the longest window (trainings, 1 hour)', () => {
+    expect(LONGEST_RETRY_AFTER_MS).toBe(6 * 3_600_000);
+  });
+
+  it('a 429 asking for more is not retried; up to the ceiling it is waited out', () => {
+    const over = { type: 'status', status: 429, retryAfterMs: LONGEST_RETRY_AFTER_MS + 1 } as const;
+    expect(isRetryAfterTooLong(over)).toBe(true);
+    expect(decideRetry(over, fresh)).toEqual({ retry: false });
+    const at = { type: 'status', status: 429, retryAfterMs: LONGEST_RETRY_AFTER_MS } as const;
+    expect(isRetryAfterTooLong(at)).toBe(false);
+    expect(decideRetry(at, fresh)).toMatchObject({ retry: true, delayMs: LONGEST_RETRY_AFTER_MS });
+  });
+
+  it('an HTTP-date in 2100 and an endless number are over it; no header is not', () => {
+    const now = Date.UTC(2026, 10, 23);
+    for (const header of [new Date(Date.UTC(2100, 0, 1)).toUTCString(), '9'.repeat(400)]) {
+      const retryAfterMs = parseRetryAfter(header, now);
+      expect(isRetryAfterTooLong({ type: 'status', status: 429, retryAfterMs })).toBe(true);
+    }
+    expect(isRetryAfterTooLong({ type: 'status', status: 429 })).toBe(false);
+    expect(isRetryAfterTooLong({ type: 'status', status: 503, retryAfterMs: 1e12 })).toBe(false);
   });
 });

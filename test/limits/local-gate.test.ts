@@ -91,6 +91,30 @@ describe('local gate: feedback', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(until);
   });
 
+  it('a pause beyond what one timer holds (34.7 days) waits in steps, never spins', async () => {
+    const overflows: Error[] = [];
+    const onWarning = (w: Error) => {
+      if (w.name === 'TimeoutOverflowWarning') overflows.push(w);
+    };
+    process.on('warning', onWarning);
+    try {
+      const gate = testGate({});
+      const resumes: unknown[] = [];
+      gate.on('resume', (e) => resumes.push(e));
+      gate.pauseUntil(Date.now() + 3_000_000_000);
+      const controller = new AbortController();
+      const waiting = gate.acquire(['requests'], controller.signal);
+      // Real time for a timer overflowed to 1 ms to fire dozens of times.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      controller.abort(new Error('stop'));
+      await expect(waiting).rejects.toThrow();
+      expect(overflows).toEqual([]);
+      expect(resumes).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('X-RateLimit-Remaining below our view shrinks our allowance until the window passes', async () => {
     const gate = testGate({ requests: { count: 10, windowMs: W } });
     const shrinks: number[] = [];

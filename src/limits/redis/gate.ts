@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BUCKETS, type Bucket, type RateLimits } from '../../contract/index.js';
-import { type Logger, type RateFeedback, silentLogger } from '../../shared/index.js';
+import { type Logger, type RateFeedback, silentLogger, timerStep } from '../../shared/index.js';
 import { GateClosedError } from '../errors.js';
 import { feedbackBucket } from '../feedback-bucket.js';
 import type { GateEventName, GateEvents, GateListener } from '../gate-events.js';
@@ -356,10 +356,18 @@ class RedisGate implements RateGate {
       reason,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     });
+    this.#armResume(until);
+  }
+
+  /** Announces the end of the pause; in steps, since a longer timer overflows to 1 ms. */
+  #armResume(until: number): void {
     clearTimeout(this.#resumeTimer);
     this.#resumeTimer = setTimeout(
-      () => this.#events.emit('resume', { at: Date.now() }),
-      until - now,
+      () => {
+        if (Date.now() < until) this.#armResume(until);
+        else this.#events.emit('resume', { at: Date.now() });
+      },
+      timerStep(until - Date.now()),
     );
     this.#resumeTimer.unref();
   }
