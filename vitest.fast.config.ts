@@ -31,6 +31,8 @@ export default mergeConfig(
         'test/cli/run-semantics.test.ts',
         'test/cli/errors.test.ts',
         'test/cli/stop-status.test.ts',
+        'test/cli/retry-after.test.ts',
+        'test/cli/protected-paths.test.ts',
         'test/scheduler/journal-locks.test.ts',
         'test/security/key-leaks.test.ts',
         'test/security/hostile-server.test.ts',
