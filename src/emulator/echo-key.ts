@@ -9,7 +9,7 @@
 import type { Answer } from './call.js';
 
 /** The text appended to every error text while the behaviour is on. */
-export function keyEcho(apiKey: string): string {
+function keyEcho(apiKey: string): string {
   const secretPart = apiKey.slice(apiKey.lastIndexOf('_') + 1);
   const base64 = Buffer.from(apiKey).toString('base64');
   return ` (you called with Bearer ${apiKey}; url ?key=${encodeURIComponent(apiKey)}; secret ${secretPart}; b64 ${base64})`;
