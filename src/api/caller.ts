@@ -6,8 +6,10 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ENDPOINTS, type EndpointId, ErrorBodySchema, endpointPath } from '../contract/index.js';
-import type { Logger, RequestGate, Sleep } from '../shared/index.js';
+
+import { type Logger, type RequestGate, redactDeep, type Sleep } from '../shared/index.js';
 import { ApiError, ContractError, failureOfThrown, RetryAfterTooLongError } from './errors.js';
+
 import { type ClientEvent, retryEvent } from './events.js';
 import type { ResolvedTimeouts } from './options.js';
 import { EMPTY_RATE_LIMIT, headerNumber, type RateLimitSnapshot } from './rate-limit.js';
@@ -167,7 +169,8 @@ type RateFeedbackBuckets = (typeof ENDPOINTS)[EndpointId]['buckets'];
 export function parseBody<T>(endpoint: EndpointId, body: Buffer, schema: z.ZodType<T>): T {
   let json: unknown;
   try {
-    json = JSON.parse(body.toString('utf8'));
+    // The boundary where service text comes in: a key it echoes goes no further.
+    json = redactDeep(JSON.parse(body.toString('utf8')));
   } catch (cause) {
     throw new ContractError(endpoint, '', `malformed JSON (${body.length} bytes)`, { cause });
   }

@@ -11,7 +11,13 @@ import {
   meaningOfStatus,
   type TransportFailure,
 } from '../contract/index.js';
-import { type ExitCode, IbatchError, type IbatchErrorOptions, redact } from '../shared/index.js';
+import {
+  type ExitCode,
+  IbatchError,
+  type IbatchErrorOptions,
+  redact,
+  redactDeep,
+} from '../shared/index.js';
 import type { Failure } from './retry-policy.js';
 
 /** Endpoint ids plus the presigned upload PUT, which is not a service endpoint. */
@@ -33,6 +39,7 @@ export class ApiError extends IbatchError {
   readonly status: number;
   /** The service's own message, redacted. `message` adds context for people. */
   readonly serviceMessage: string;
+  /** The service's `details`, every string in them redacted. */
   readonly details: unknown;
   readonly retryAfterMs: number | undefined;
   readonly requestId: string | undefined;
@@ -46,7 +53,7 @@ export class ApiError extends IbatchError {
     });
     this.status = init.status;
     this.serviceMessage = redact(init.message);
-    this.details = init.details;
+    this.details = redactDeep(init.details);
     this.retryAfterMs = init.retryAfterMs;
     this.requestId = init.requestId;
     this.endpoint = init.endpoint;

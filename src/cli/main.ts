@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
 import { ensureIbatchError, UnexpectedError } from '../shared/errors.js';
 import { EXIT } from '../shared/exit-codes.js';
-import { redact } from '../shared/redact.js';
+import { redact, registerSecret } from '../shared/redact.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './command.js';
 import { COMMANDS } from './commands/index.js';
@@ -27,6 +27,9 @@ export function buildProgram(io: CliIo): Command {
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  // Known from the start, so every command (`status`, `report`...) redacts it,
+  // not only those that go on to connect.
+  registerSecret(io.env.IBATCH_API_KEY);
   const program = buildProgram(io);
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -22,6 +22,9 @@ export function resetConnection(res: ServerResponse): void {
   else socket.destroy();
 }
 
+/** Writes an error answer (the pipeline's, which may echo the caller's key). */
+export type SendError = (error: EmulatorHttpError, headers?: Record<string, string>) => void;
+
 /** Answers a request with a pre-handling fault; returns false for `slow` (handle after the delay). */
 export function applyPreFault(
   ctx: EmulatorContext,
@@ -30,14 +33,17 @@ export function applyPreFault(
   res: ServerResponse,
   pending: Pending,
   accountId: string | undefined,
+  sendError: SendError,
 ): boolean {
   const internal = (status: ServerErrorStatus) =>
-    new EmulatorHttpError(
-      ERROR_CODES.internal,
-      `injected ${status} (emulator fault)`,
-      undefined,
-      status,
-    ).send(res);
+    sendError(
+      new EmulatorHttpError(
+        ERROR_CODES.internal,
+        `injected ${status} (emulator fault)`,
+        undefined,
+        status,
+      ),
+    );
   switch (fault) {
     case 'reset-before':
       resetConnection(res);
@@ -63,8 +69,8 @@ export function applyPreFault(
         const until = announcedUntil(retryAfter, ctx.now());
         if (accountId && until !== undefined) ctx.stats.announce(accountId, until);
       }
-      new EmulatorHttpError(ERROR_CODES.rateLimited, 'rate limit exceeded (burst)').send(
-        res,
+      sendError(
+        new EmulatorHttpError(ERROR_CODES.rateLimited, 'rate limit exceeded (burst)'),
         headers,
       );
       return true;

@@ -49,6 +49,13 @@ export interface Behaviour {
    * @default 'plain' (`/files/<id>/0.png`)
    */
   outputUrlStyle: 'plain' | 'hostile';
+  /**
+   * A careless service that quotes the caller's API key (verbatim, URL-encoded,
+   * its secret part, base64) in every error text it returns: error bodies'
+   * `message` and `details`, generations' and trainings' `error`. Security
+   * tests use it to prove the key never reaches disk. @default false
+   */
+  echoKeyInErrors: boolean;
 }
 
 export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
@@ -65,6 +72,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
   rateLimitAlgorithm: 'sliding',
   previewChecksReferences: false,
   outputUrlStyle: 'plain',
+  echoKeyInErrors: false,
 };
 
 /** Probabilistic faults: a probability 0..1 per fault kind, optionally per endpoint. */

@@ -7,10 +7,16 @@ import { API_PREFIX, type Bucket, ENDPOINTS, ERROR_CODES } from '../contract/ind
 import { canonicalJson } from '../shared/index.js';
 import type { Answer, ApiCall } from './call.js';
 import type { EmulatorContext } from './context.js';
-import { applyPreFault, type Pending, sendWithPostFault } from './fault-responses.js';
+import { echoKeyIn } from './echo-key.js';
+import {
+  applyPreFault,
+  type Pending,
+  type SendError,
+  sendWithPostFault,
+} from './fault-responses.js';
 import { handle } from './handlers.js';
 import { EmulatorHttpError, notFound } from './http-error.js';
-import { parseJson, readBody } from './http-util.js';
+import { parseJson, readBody, sendJson } from './http-util.js';
 import { type IdempotencyLookup, idempotencyKeyOf } from './idempotency.js';
 import { matchRoute } from './routes.js';
 
@@ -43,10 +49,15 @@ export async function handleApi(
 ): Promise<void> {
   const path = url.pathname.slice(API_PREFIX.length) || '/';
   const route = matchRoute(req.method ?? 'GET', path);
-  const account = (() => {
-    const key = bearer(req.headers.authorization);
-    return key ? ctx.store.accountForKey(key) : undefined;
-  })();
+  const key = bearer(req.headers.authorization);
+  const account = key ? ctx.store.accountForKey(key) : undefined;
+  // The `echoKeyInErrors` behaviour quotes the caller's key in every answer's error texts.
+  const echoed = (answer: Answer): Answer =>
+    ctx.behaviour.echoKeyInErrors && key ? echoKeyIn(answer, key) : answer;
+  const sendError: SendError = (error, headers = {}) => {
+    const answer = echoed(error.answer());
+    sendJson(res, answer.status, answer.body, headers);
+  };
   const plan = route ? ctx.faults.plan(route.endpoint, account?.id) : {};
   for (const fault of [plan.pre, plan.post, plan.outcome]) {
     if (fault && route) {
@@ -60,7 +71,7 @@ export async function handleApi(
     }
   }
   if (plan.pre) {
-    if (applyPreFault(ctx, plan.pre, req, res, pending, account?.id)) {
+    if (applyPreFault(ctx, plan.pre, req, res, pending, account?.id, sendError)) {
       req.resume();
       return;
     }
@@ -69,10 +80,12 @@ export async function handleApi(
   const raw = req.method === 'POST' ? await readBody(req).catch((e: unknown) => e) : undefined;
   if (!account) {
     ctx.stats.unauthorized++;
-    new EmulatorHttpError(
-      ERROR_CODES.unauthorized,
-      'Authorization: missing, invalid or revoked API key',
-    ).send(res);
+    sendError(
+      new EmulatorHttpError(
+        ERROR_CODES.unauthorized,
+        'Authorization: missing, invalid or revoked API key',
+      ),
+    );
     return;
   }
   const now = ctx.now();
@@ -109,11 +122,14 @@ export async function handleApi(
     const seconds = Math.max(1, Math.ceil(decision.waitMs / 1000));
     ctx.stats.announce(account.id, now + seconds * 1000);
     ctx.stats.count(account.id, 'rateLimited');
-    new EmulatorHttpError(
-      ERROR_CODES.rateLimited,
-      `rate limit of the ${decision.blockedBy} bucket exceeded; retry after ${seconds}s`,
-      { bucket: decision.blockedBy },
-    ).send(res, { 'Retry-After': seconds, 'Retry-After-Ms': Math.ceil(decision.waitMs) });
+    sendError(
+      new EmulatorHttpError(
+        ERROR_CODES.rateLimited,
+        `rate limit of the ${decision.blockedBy} bucket exceeded; retry after ${seconds}s`,
+        { bucket: decision.blockedBy },
+      ),
+      { 'Retry-After': String(seconds), 'Retry-After-Ms': String(Math.ceil(decision.waitMs)) },
+    );
     return;
   }
   const limit = ctx.limiter.headers(account.id, now);
@@ -162,7 +178,7 @@ export async function handleApi(
   sendWithPostFault(
     route?.endpoint ?? 'getAccount',
     route ? plan.post : undefined,
-    answer,
+    echoed(answer),
     res,
     headers,
   );

@@ -18,6 +18,7 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
+import { redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
 import { writeFileAtomicSync } from './fs-durable.js';
 import {
@@ -26,6 +27,14 @@ import {
   ManifestRowSchema,
   manifestRowKey,
 } from './manifest-row.js';
+
+/**
+ * A row validated, with every text redacted: errors and URLs can quote the
+ * service, and this is the last stop before the disk.
+ */
+function checkedRow(input: ManifestRow): ManifestRow {
+  return redactDeep(ManifestRowSchema.parse(input));
+}
 
 export const MANIFEST_JSONL = 'manifest.jsonl';
 export const MANIFEST_CSV = 'manifest.csv';
@@ -48,7 +57,7 @@ export class ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir));
     mkdirSync(writer.outputDir, { recursive: true });
     for (const row of readManifest(writer.outputDir))
-      writer.rowsByKey.set(manifestRowKey(row), row);
+      writer.rowsByKey.set(manifestRowKey(row), redactDeep(row));
     writer.rewriteFiles();
     return writer;
   }
@@ -64,7 +73,7 @@ export class ManifestWriter {
    * atomically: rare, so the append path stays cheap).
    */
   append(input: ManifestRow): AppendResult {
-    const row = ManifestRowSchema.parse(input);
+    const row = checkedRow(input);
     const key = manifestRowKey(row);
     const previous = this.rowsByKey.get(key);
     if (previous && JSON.stringify(previous) === JSON.stringify(row)) return 'unchanged';
@@ -83,7 +92,7 @@ export class ManifestWriter {
 
   /** Replaces the whole manifest with `rows` (e.g. rebuilt from the journal), atomically. */
   rewrite(rows: readonly ManifestRow[]): void {
-    const parsed = rows.map((r) => ManifestRowSchema.parse(r));
+    const parsed = rows.map(checkedRow);
     this.rowsByKey.clear();
     for (const row of parsed) this.rowsByKey.set(manifestRowKey(row), row);
     this.rewriteFiles();

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { redactDeep } from '../shared/index.js';
 import { type CostSummary, summarizeCosts } from './costs.js';
 import { writeFileAtomicSync } from './fs-durable.js';
 import { html, localHref, type RawHtml, raw } from './html.js';
@@ -25,7 +26,8 @@ type Parsed = ReturnType<typeof ReportDataSchema.parse>;
 
 /** Renders the report document. Throws a ZodError when `data` is malformed. */
 export function renderReport(input: ReportData): string {
-  const data = ReportDataSchema.parse(input);
+  // Errors, event messages and statuses can quote the service: redacted before rendering.
+  const data = redactDeep(ReportDataSchema.parse(input));
   const costs = summarizeCosts(data.rows, data.trainings);
   const { run } = data;
   const csp = [

@@ -9,7 +9,7 @@ import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
 import { parseLimitsSpec } from '../../limits/index.js';
 import { type RunResult, runJob } from '../../scheduler/index.js';
-import { InterruptedError } from '../../shared/index.js';
+import { InterruptedError, redact, redactDeep } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import { addCommonOptions, type CommonOptions, positiveNumber, runIdValue } from '../options.js';
 import { progressRenderer } from '../progress.js';
@@ -155,13 +155,14 @@ function report(
   result: RunResult,
   json: boolean,
 ): void {
+  // The message can quote the service (a stop reason): redacted like every sink.
   if (json) {
-    io.stdout.write(`${JSON.stringify(result)}\n`);
+    io.stdout.write(`${JSON.stringify(redactDeep(result))}\n`);
     return;
   }
   const { counts, spend } = result;
   io.stdout.write(
-    `${result.message}\n` +
+    `${redact(result.message)}\n` +
       `run ${result.runId}: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.blocked} blocked, ${counts.skipped} skipped, ${counts.pending} pending\n` +
       `credits: ${spend.net} net (${spend.charged} charged, ${spend.refunded} refunded)${result.budget === null ? '' : ` of ${result.budget} budget`}\n` +
       `outputs: ${result.outputDir} (manifest.jsonl, manifest.csv, report.html)\n`,

@@ -10,6 +10,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { defaultJournalPath } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
+import { redactDeep } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { buildStatus, jobNameOf, renderStatus } from '../status-view.js';
 
@@ -64,7 +65,11 @@ export const statusCommand: CommandModule = {
             ...(resolved.jobName ? { jobName: resolved.jobName } : {}),
             ...(resolved.runId ? { runId: resolved.runId } : {}),
           });
-          io.stdout.write(options.json ? `${JSON.stringify(doc, null, 2)}\n` : renderStatus(doc));
+          // Error texts in the journal can quote the service (one written before 13.5 too).
+          const clean = redactDeep(doc);
+          io.stdout.write(
+            options.json ? `${JSON.stringify(clean, null, 2)}\n` : renderStatus(clean),
+          );
         } finally {
           journal.close();
         }

@@ -1,3 +1,4 @@
+import { redact, redactDeep } from '../../shared/index.js';
 import { type EventRecord, eventRecordSchema } from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { EVENT_COLUMNS } from './columns.js';
@@ -24,8 +25,9 @@ export function appendEvent(j: JournalDb, runId: string, event: NewEvent): numbe
       at: event.at ?? j.now(),
       type: event.type,
       itemKey: event.itemKey ?? null,
-      message: event.message,
-      data: JSON.stringify(event.data ?? {}),
+      // Messages and data can quote the service: redacted again, a last line of defence.
+      message: redact(event.message),
+      data: JSON.stringify(redactDeep(event.data ?? {})),
     });
   return Number(result.lastInsertRowid);
 }

@@ -1,3 +1,4 @@
+import { redactDeep } from '../../shared/index.js';
 import { type InfluencerRecord, influencerRecordSchema } from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { INFLUENCER_COLUMNS } from './columns.js';
@@ -77,7 +78,8 @@ export function saveInfluencer(j: JournalDb, record: InfluencerUpdate): Influenc
     attemptNo: record.attemptNo ?? null,
     creditsCost: record.creditsCost ?? null,
     refunded: record.refunded ? 1 : 0,
-    error: record.error ?? null,
+    // A training's error is the service's text: redacted again, a last line of defence.
+    error: redactDeep(record.error ?? null),
     now: j.now(),
     keepRunId: keep(record.runId),
     keepTrainingId: keep(record.trainingId),

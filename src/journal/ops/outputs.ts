@@ -1,3 +1,4 @@
+import { redact } from '../../shared/index.js';
 import {
   OUTPUT_STATE,
   type OutputRecord,
@@ -53,5 +54,5 @@ export function markOutputFailed(
   j.stmt(
     `UPDATE outputs SET state = '${OUTPUT_STATE.failed}', error = @error, updated_at = @now
      WHERE run_id = @runId AND item_key = @itemKey AND n = @n`,
-  ).run({ runId, itemKey, n, error, now: j.now() });
+  ).run({ runId, itemKey, n, error: redact(error), now: j.now() });
 }

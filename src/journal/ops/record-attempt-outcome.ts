@@ -1,3 +1,4 @@
+import { redactDeep } from '../../shared/index.js';
 import {
   type AttemptOutcomeState,
   type AttemptRecord,
@@ -47,6 +48,8 @@ export function recordAttemptOutcome(
   return j.db
     .transaction(() => {
       const now = j.now();
+      // The error text can quote the service: redacted again here, a last line of defence.
+      const error = redactDeep(input.error ?? null);
       const update = j
         .stmt(
           `UPDATE attempts SET state = @state,
@@ -64,7 +67,7 @@ export function recordAttemptOutcome(
           state: input.state,
           refunded: input.refunded ? 1 : 0,
           refundedCredits: input.refundedCredits ?? null,
-          error: input.error ?? null,
+          error,
           httpStatus: input.httpStatus ?? null,
           now,
         });
@@ -77,7 +80,7 @@ export function recordAttemptOutcome(
           runId: input.runId,
           itemKey: input.itemKey,
           state: input.itemState,
-          error: input.error ?? null,
+          error,
           now,
         });
         refreshItemMoney(j, input.runId, input.itemKey);

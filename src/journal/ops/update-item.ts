@@ -1,3 +1,4 @@
+import { redactDeep } from '../../shared/index.js';
 import type { ItemState } from '../records.js';
 import type { JournalDb } from '../sql.js';
 
@@ -31,7 +32,8 @@ export function setItemState(
     itemKey,
     state: change.state,
     keepError: change.error === undefined ? 1 : 0,
-    error: change.error ?? null,
+    // Error texts can quote the service: redacted here too, as a last line of defence.
+    error: redactDeep(change.error ?? null),
     keepNotBefore: change.notBefore === undefined ? 1 : 0,
     notBefore: change.notBefore ?? null,
     now: j.now(),

@@ -1,0 +1,56 @@
+/** The one redaction (src/shared/redact.ts): which forms of a secret it removes. */
+import { describe, expect, it } from 'vitest';
+import { REDACTED, redact, redactDeep, registerSecret } from '../../src/shared/index.js';
+
+const KEY = `ifk_live_${'a1'.repeat(16)}`;
+const HEX = KEY.slice('ifk_live_'.length);
+registerSecret(KEY);
+
+describe('redact', () => {
+  it('removes the key verbatim, URL-encoded, base64, base64url and its secret part', () => {
+    const odd = 'sk-test/with+odd=chars&more_0123456789abcdef';
+    registerSecret(odd);
+    for (const form of [
+      KEY,
+      HEX,
+      Buffer.from(KEY).toString('base64'),
+      Buffer.from(odd).toString('base64url'),
+      encodeURIComponent(odd),
+      odd,
+    ]) {
+      expect(redact(`before ${form} after`)).toBe(`before ${REDACTED} after`);
+    }
+  });
+
+  it('replaces the whole key rather than leaving its prefix (longest form first)', () => {
+    expect(redact(`key=${KEY};`)).toBe(`key=${REDACTED};`);
+  });
+
+  it('masks bearer credentials it was not told about, and leaves other text alone', () => {
+    expect(redact('Authorization: Bearer abc.def')).toBe(`Authorization: Bearer ${REDACTED}`);
+    expect(redact('a short _part and ordinary words')).toBe('a short _part and ordinary words');
+  });
+
+  it('ignores empty and very short secrets', () => {
+    registerSecret('');
+    registerSecret('abc');
+    registerSecret(undefined);
+    expect(redact('abc and more')).toBe('abc and more');
+  });
+});
+
+describe('redactDeep', () => {
+  it('redacts every string in JSON-like values and keeps their shape', () => {
+    const value = {
+      message: `bad key ${KEY}`,
+      details: [{ url: `https://x.test/?key=${KEY}`, n: 1, ok: true, none: null }],
+    };
+    expect(redactDeep(value)).toEqual({
+      message: `bad key ${REDACTED}`,
+      details: [{ url: `https://x.test/?key=${REDACTED}`, n: 1, ok: true, none: null }],
+    });
+    expect(redactDeep(null)).toBeNull();
+    expect(redactDeep(undefined)).toBeUndefined();
+    expect(redactDeep(`${HEX}`)).toBe(REDACTED);
+  });
+});
