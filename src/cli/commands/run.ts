@@ -1,14 +1,15 @@
 /**
  * `ibatch run JOB`: runs the job, resuming its unfinished run from the
- * journal. The first SIGINT/SIGTERM stops creating and exits 130 once the
- * journal is consistent; the run resumes with the same command.
+ * journal. The first SIGINT/SIGTERM/SIGHUP stops creating and exits 130 once
+ * the journal is consistent and the lock released; the run resumes with the
+ * same command.
  */
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
 import { parseLimitsSpec } from '../../limits/index.js';
-import { type RunResult, runJob } from '../../scheduler/index.js';
+import { RESUME_AFTER_INTERRUPT, type RunResult, runJob } from '../../scheduler/index.js';
 import { InterruptedError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import { addCommonOptions, type CommonOptions, positiveNumber, runIdValue } from '../options.js';
@@ -29,6 +30,14 @@ interface RunOptions extends CommonOptions {
   readonly offline?: boolean;
   readonly timeScale: number;
 }
+
+/**
+ * Signals that interrupt a run (status `interrupted`, exit 130). SIGHUP (the
+ * terminal closed, or `kill -HUP`) counts as one too: Node's default would end
+ * the process at once with 129, leaving the run `running` and its lock file
+ * behind. A second signal of the same kind gets Node's default (ends at once).
+ */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** With --emulator the demo runs faster: the emulator and our limits are scaled together. */
 const DEFAULT_EMULATOR_TIME_SCALE = 10;
@@ -82,9 +91,9 @@ export const runCommand: CommandModule = {
       setMaxListeners(0, abort.signal); // every in-flight request listens on it
       // The reason is what every waiting call rethrows (the lock wait, start-up
       // requests): an InterruptedError exits 130 with one line, no stack.
-      const onSignal = () => abort.abort(new InterruptedError());
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      const onSignal = () =>
+        abort.abort(new InterruptedError(`interrupted. ${RESUME_AFTER_INTERRUPT}`));
+      for (const signal of STOP_SIGNALS) process.once(signal, onSignal);
       const renderer = progressRenderer(io.stderr);
       const service = await openService(io, {
         ...options,
@@ -100,8 +109,7 @@ export const runCommand: CommandModule = {
       } catch (error) {
         if (!reportJobErrors(io, error, options.json)) throw error;
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
         await service.close();
       }
 
