@@ -52,6 +52,31 @@ describe('signals', () => {
     expectOneChargePerItem(await charges(e), 20);
   }, 90_000);
 
+  it('a second SIGHUP while the run stops (a closed terminal sends two) does not cut the stop short', async () => {
+    const e = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(imageJob({ name: 'hup-twice', n: 20 }));
+    const run = spawnCli(['run', ws.jobPath], { env: slowEnv(e, SCALE), cwd: ws.dir });
+    await until(async () => (await charges(e)).length >= 1, {
+      timeoutMs: 20_000,
+      what: 'a first charge',
+    });
+    run.child.kill('SIGHUP');
+    // The first one was handled: the run logs that it is stopping.
+    await until(() => run.stderr().includes('"run.stopping"'), {
+      timeoutMs: 20_000,
+      everyMs: 1,
+      what: 'the run to start stopping',
+    });
+    expect(run.child.kill('SIGHUP'), 'the second SIGHUP reached a live process').toBe(true);
+    const exit = await run.exited;
+    expect({ code: exit.code, signal: exit.signal }, run.stderr()).toEqual({
+      code: 130,
+      signal: null,
+    });
+    expect((await statusOf(ws)).status).toBe('interrupted');
+    expect(existsSync(lockPathFor(ws.journalPath, 'hup-twice'))).toBe(false);
+  }, 60_000);
+
   it('SIGINT while a start-up call hangs prints the resume line', async () => {
     const e = await testEmulator();
     // The run's first request never gets an answer.

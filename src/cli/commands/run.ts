@@ -32,12 +32,24 @@ interface RunOptions extends CommonOptions {
 }
 
 /**
- * Signals that interrupt a run (status `interrupted`, exit 130). SIGHUP (the
- * terminal closed, or `kill -HUP`) counts as one too: Node's default would end
- * the process at once with 129, leaving the run `running` and its lock file
- * behind. A second signal of the same kind gets Node's default (ends at once).
+ * Signals that interrupt a run (status `interrupted`, exit 130, lock
+ * released). SIGHUP (terminal closed, `kill -HUP`) counts as one too: Node's
+ * default would end the process at once with 129, leaving the run `running`
+ * and its lock file behind. A second SIGINT/SIGTERM gets Node's default (ends
+ * at once: the user insists); a second SIGHUP is ignored, since a closed
+ * terminal sends it twice (the kernel to the foreground group, the shell to
+ * its jobs) and nobody asked for it. Returns the function that stops listening.
  */
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+function onStopSignals(handler: () => void): () => void {
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+  process.on('SIGHUP', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+    process.off('SIGHUP', handler);
+  };
+}
 
 /** With --emulator the demo runs faster: the emulator and our limits are scaled together. */
 const DEFAULT_EMULATOR_TIME_SCALE = 10;
@@ -93,7 +105,7 @@ export const runCommand: CommandModule = {
       // requests): an InterruptedError exits 130 with one line, no stack.
       const onSignal = () =>
         abort.abort(new InterruptedError(`interrupted. ${RESUME_AFTER_INTERRUPT}`));
-      for (const signal of STOP_SIGNALS) process.once(signal, onSignal);
+      const offSignals = onStopSignals(onSignal);
       const renderer = progressRenderer(io.stderr);
       const service = await openService(io, {
         ...options,
@@ -102,6 +114,9 @@ export const runCommand: CommandModule = {
         signal: abort.signal,
         limits,
         limitsStore: options.limitsStore ?? io.env.IBATCH_REDIS_URL,
+      }).catch((error: unknown) => {
+        offSignals();
+        throw error;
       });
 
       try {
@@ -109,7 +124,7 @@ export const runCommand: CommandModule = {
       } catch (error) {
         if (!reportJobErrors(io, error, options.json)) throw error;
       } finally {
-        for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+        offSignals();
         await service.close();
       }
 
