@@ -10,6 +10,7 @@ import { redact, registerSecret } from '../shared/redact.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './command.js';
 import { COMMANDS } from './commands/index.js';
+import { guardedOutput } from './output-streams.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('ibatch')
@@ -61,8 +62,9 @@ export async function main(): Promise<void> {
   // baseline tier. Must run before the first request compiles the module.
   setFlagsFromString('--liftoff-only');
   const io: CliIo = {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    // A closed pipe or terminal stops the output, never the command (issue 13.9).
+    stdout: guardedOutput(process.stdout),
+    stderr: guardedOutput(process.stderr),
     env: process.env,
     cwd: process.cwd(),
     exitCode: EXIT.ok,

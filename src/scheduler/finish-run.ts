@@ -16,7 +16,13 @@ import type { RateGate } from '../limits/index.js';
 import { EXIT, type ExitCode, type Logger } from '../shared/index.js';
 import type { RunContext } from './context.js';
 import { writeRunOutputs } from './run-outputs.js';
-import { exitCodeOf, runStatusOf, runStatusOfError, type StopController } from './stop-control.js';
+import {
+  exitCodeOf,
+  RESUME_AFTER_INTERRUPT,
+  runStatusOf,
+  runStatusOfError,
+  type StopController,
+} from './stop-control.js';
 import type { ProgressSnapshot, RunResult } from './types.js';
 
 export interface FinishInput {
@@ -125,7 +131,7 @@ async function nextStep(
     case 'unreachable':
       return 'Run again to resume when the service is reachable.';
     case 'interrupted':
-      return 'Run the same command again to resume.';
+      return RESUME_AFTER_INTERRUPT;
     default: {
       const never: never = reason;
       return String(never);

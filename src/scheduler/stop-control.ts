@@ -30,6 +30,12 @@ export class RunStoppedError extends IbatchError {
 // The reasons live with the exit codes they map to (shared/exit-codes.ts).
 export { STOP_REASONS, type StopReason };
 
+/**
+ * What to do after an interrupted run (or one interrupted before it began):
+ * the run's final message and the CLI's signal error both say it.
+ */
+export const RESUME_AFTER_INTERRUPT = 'Run the same command again to resume.';
+
 const SEVERITY: Record<StopReason, number> = {
   credits: 1,
   interrupted: 2,

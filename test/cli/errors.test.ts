@@ -2,7 +2,8 @@
  * How the real CLI (`node bin/ibatch.js`, needs `npm run build`) ends on
  * errors: a bad flag value is a usage error (exit 2, one line naming the
  * flag, no stack); Ctrl-C while `run --wait` waits for another process's
- * lock, or while a start-up call hangs, exits 130 with no stack.
+ * lock, or while a start-up call hangs, exits 130 with no stack (and the
+ * resume line: test/cli/signals-pipes.test.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,14 +12,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lockPathFor } from '../../src/journal/index.js';
-import { DIST, defer, REPO, spawnCli, until } from '../helpers/index.js';
+import { DIST, defer, expectNoStack, REPO, spawnCli, until } from '../helpers/index.js';
 import { imageJob, workspace } from '../scheduler/helpers.js';
-
-/** No stack frames and no "unexpected error": the user sees one sentence. */
-function expectNoStack(stderr: string): void {
-  expect(stderr).not.toMatch(/^\s+at /m);
-  expect(stderr).not.toContain('unexpected error');
-}
 
 /**
  * A second real process that opened the journal for `job` (so holds that job's lock) and keeps it
@@ -96,6 +91,7 @@ describe('ibatch exits on errors (real process)', () => {
     const { code } = await run.exited;
     expect(code, run.stderr()).toBe(130);
     expect(run.stderr()).toContain('ibatch: interrupted');
+    expect(run.stderr()).toContain('Run the same command again to resume');
     expectNoStack(run.stderr());
     expect(holder.exitCode).toBeNull(); // the holder's lock was left alone
   }, 30_000);

@@ -7,14 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import {
-  runCliCaptured,
-  type SpawnedCli,
-  spawnCli,
-  testEmulator,
-  until,
-} from '../helpers/index.js';
-import { charges, imageJob, slowEnv, type Workspace, workspace } from '../scheduler/helpers.js';
+import { type SpawnedCli, spawnCli, testEmulator, until } from '../helpers/index.js';
+import { charges, imageJob, slowEnv, statusOf, workspace } from '../scheduler/helpers.js';
 
 const SCALE = 30;
 
@@ -59,12 +53,6 @@ const CASES: readonly [string, StopCase][] = [
     { during: async (_e, run) => run.child.kill('SIGTERM'), exit: 130, status: 'interrupted' },
   ],
 ];
-
-async function statusOf(w: Workspace): Promise<{ status: string; finished: boolean }> {
-  const result = await runCliCaptured(['status', w.jobPath, '--json'], {}, w.dir);
-  expect(result.code, result.stderr).toBe(0);
-  return (JSON.parse(result.stdout) as { run: { status: string; finished: boolean } }).run;
-}
 
 describe('status after each way a run stops', () => {
   it.each(CASES)(

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
+import { expect } from 'vitest';
 import type { CliIo } from '../../src/cli/command.js';
 import { runCli } from '../../src/cli/main.js';
 import { defer } from './cleanup.js';
@@ -40,6 +41,12 @@ export async function runCliCaptured(
   const io: CliIo = { stdout, stderr, env, cwd, exitCode: 0 };
   const code = await runCli(args, io);
   return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** No stack frames and no "unexpected error": the user sees one sentence. */
+export function expectNoStack(stderr: string): void {
+  expect(stderr).not.toMatch(/^\s+at /m);
+  expect(stderr).not.toContain('unexpected error');
 }
 
 /** The run's stdout and stderr together, for asserting on the words a user reads. */

@@ -4,6 +4,7 @@ export {
   type CliResult,
   capture,
   type Exit,
+  expectNoStack,
   firstStdoutLine,
   runCliCaptured,
   type SpawnCliOptions,

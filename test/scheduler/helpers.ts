@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { LedgerEntry, RunningEmulator } from '../../src/emulator/index.js';
-import { emulatorEnv, scaledLimits, tempDir } from '../helpers/index.js';
+import { emulatorEnv, runCliCaptured, scaledLimits, tempDir } from '../helpers/index.js';
 
 export interface Workspace {
   readonly dir: string;
@@ -100,4 +100,11 @@ export function slowEnv(em: RunningEmulator, scale: number): NodeJS.ProcessEnv {
     IBATCH_LIMITS:
       'requests=120/2000ms,generations=10/2000ms,trainings=5/120000ms,uploads=30/2000ms',
   };
+}
+
+/** The job's newest run as `ibatch status --json` shows it (which must exit 0). */
+export async function statusOf(w: Workspace): Promise<{ status: string; finished: boolean }> {
+  const result = await runCliCaptured(['status', w.jobPath, '--json'], {}, w.dir);
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as { run: { status: string; finished: boolean } }).run;
 }

@@ -1,14 +1,15 @@
 /**
  * `ibatch run JOB`: runs the job, resuming its unfinished run from the
- * journal. The first SIGINT/SIGTERM stops creating and exits 130 once the
- * journal is consistent; the run resumes with the same command.
+ * journal. The first SIGINT/SIGTERM/SIGHUP stops creating and exits 130 once
+ * the journal is consistent and the lock released; the run resumes with the
+ * same command.
  */
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
 import { parseLimitsSpec } from '../../limits/index.js';
-import { type RunResult, runJob } from '../../scheduler/index.js';
+import { RESUME_AFTER_INTERRUPT, type RunResult, runJob } from '../../scheduler/index.js';
 import { InterruptedError, redact, redactDeep } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import { addCommonOptions, type CommonOptions, positiveNumber, runIdValue } from '../options.js';
@@ -28,6 +29,26 @@ interface RunOptions extends CommonOptions {
   readonly wait?: boolean;
   readonly offline?: boolean;
   readonly timeScale: number;
+}
+
+/**
+ * Signals that interrupt a run (status `interrupted`, exit 130, lock
+ * released). SIGHUP (terminal closed, `kill -HUP`) counts as one too: Node's
+ * default would end the process at once with 129, leaving the run `running`
+ * and its lock file behind. A second SIGINT/SIGTERM gets Node's default (ends
+ * at once: the user insists); a second SIGHUP is ignored, since a closed
+ * terminal sends it twice (the kernel to the foreground group, the shell to
+ * its jobs) and nobody asked for it. Returns the function that stops listening.
+ */
+function onStopSignals(handler: () => void): () => void {
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+  process.on('SIGHUP', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+    process.off('SIGHUP', handler);
+  };
 }
 
 /** With --emulator the demo runs faster: the emulator and our limits are scaled together. */
@@ -82,9 +103,9 @@ export const runCommand: CommandModule = {
       setMaxListeners(0, abort.signal); // every in-flight request listens on it
       // The reason is what every waiting call rethrows (the lock wait, start-up
       // requests): an InterruptedError exits 130 with one line, no stack.
-      const onSignal = () => abort.abort(new InterruptedError());
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      const onSignal = () =>
+        abort.abort(new InterruptedError(`interrupted. ${RESUME_AFTER_INTERRUPT}`));
+      const offSignals = onStopSignals(onSignal);
       const renderer = progressRenderer(io.stderr);
       const service = await openService(io, {
         ...options,
@@ -93,6 +114,9 @@ export const runCommand: CommandModule = {
         signal: abort.signal,
         limits,
         limitsStore: options.limitsStore ?? io.env.IBATCH_REDIS_URL,
+      }).catch((error: unknown) => {
+        offSignals();
+        throw error;
       });
 
       try {
@@ -100,8 +124,7 @@ export const runCommand: CommandModule = {
       } catch (error) {
         if (!reportJobErrors(io, error, options.json)) throw error;
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        offSignals();
         await service.close();
       }
 
