@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import { itemCeilingMessage, matrixCombinationBound, productOf } from './limits.js';
 import { expandMatrix, type MatrixSpec } from './matrix.js';
-import { type Row, RowsFileError, readRows } from './rows.js';
+import { type Row, RowsFileError, readRows, TooManyRowsError } from './rows.js';
 import type { KeyPath } from './source-map.js';
 import type { LoadedStep, TemplateVars } from './types.js';
 
@@ -40,7 +40,7 @@ export function stepCombinations(
   const over = (path: KeyPath, combinations: number): boolean => {
     const items = productOf([combinations, ceiling.perCombination]);
     if (items <= remaining) return false;
-    at(path, itemCeilingMessage(step.id, items, ceiling.before, ceiling.max));
+    at(path, itemCeilingMessage(step.id, 'up to', items, ceiling.before, ceiling.max));
     return true;
   };
   const bound = matrixCombinationBound(step.matrix);
@@ -61,6 +61,12 @@ export function stepCombinations(
       maxRows,
     });
   } catch (error) {
+    if (error instanceof TooManyRowsError) {
+      const items = productOf([error.maxRows, matrix.length, ceiling.perCombination]);
+      const why = itemCeilingMessage(step.id, 'more than', items, ceiling.before, ceiling.max);
+      at(['rows'], `${error.message}: ${why}`);
+      return undefined;
+    }
     if (error instanceof RowsFileError) {
       at(['rows'], error.message);
       return undefined;

@@ -39,15 +39,20 @@ export function jobLimits(overrides: Partial<JobLimits> = {}): JobLimits {
 /** How a user raises the item ceiling, appended to the message. */
 export const RAISE_MAX_ITEMS = 'raise the ceiling with `--max-items N`';
 
-/** Why a step may not expand: it would take the job over `maxItems`. */
+/**
+ * Why a step may not expand: it would take the job over `maxItems`. `amount`
+ * says how the count is known: "up to" (a matrix before `exclude`) or "more
+ * than" (rows read until the ceiling was passed).
+ */
 export function itemCeilingMessage(
   stepId: string,
+  amount: 'up to' | 'more than',
   items: number,
   before: number,
   max: number,
 ): string {
   const earlier = before > 0 ? ` (after ${formatCount(before)} items of earlier steps)` : '';
-  return `step \`${stepId}\` expands to up to ${formatCount(items)} items${earlier}; a job may have at most ${formatCount(max)} items: ${RAISE_MAX_ITEMS}`;
+  return `step \`${stepId}\` expands to ${amount} ${formatCount(items)} items${earlier}; a job may have at most ${formatCount(max)} items: ${RAISE_MAX_ITEMS}`;
 }
 
 /** `a * b` that saturates at +Infinity instead of losing precision silently. */

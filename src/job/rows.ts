@@ -4,13 +4,7 @@
  */
 import { EXIT, IbatchError } from '../shared/index.js';
 import { CsvSyntaxError, forEachCsvRow } from './csv.js';
-import {
-  DEFAULT_JOB_LIMITS,
-  formatCount,
-  InputFileRefused,
-  RAISE_MAX_ITEMS,
-  readRegularFile,
-} from './limits.js';
+import { DEFAULT_JOB_LIMITS, formatCount, InputFileRefused, readRegularFile } from './limits.js';
 import type { TemplateValue } from './types.js';
 
 export interface Row {
@@ -23,6 +17,16 @@ export interface Row {
 export class RowsFileError extends IbatchError {
   constructor(message: string) {
     super('rows_file', message, EXIT.invalid);
+  }
+}
+
+/** A rows file longer than `maxRows`: reading stopped at the first row over it. */
+export class TooManyRowsError extends RowsFileError {
+  constructor(
+    displayName: string,
+    readonly maxRows: number,
+  ) {
+    super(`rows file ${displayName} has more than ${formatCount(maxRows)} rows`);
   }
 }
 
@@ -54,10 +58,7 @@ export function readRows(path: string, displayName: string, ceilings: RowsCeilin
   }
   const maxRows = ceilings.maxRows ?? Number.POSITIVE_INFINITY;
   const add = (rows: Row[], row: Row): void => {
-    if (rows.length >= maxRows)
-      throw new RowsFileError(
-        `rows file ${displayName} has more than ${formatCount(maxRows)} rows (all the job's item ceiling leaves for this step): ${RAISE_MAX_ITEMS}`,
-      );
+    if (rows.length >= maxRows) throw new TooManyRowsError(displayName, maxRows);
     rows.push(row);
   };
   return /\.csv$/i.test(path) ? csvRows(text, displayName, add) : jsonlRows(text, displayName, add);
