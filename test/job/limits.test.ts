@@ -78,7 +78,7 @@ describe('counting before expanding', () => {
     expect(rest).toEqual([]);
     expect(issue).toMatchObject({ line: 8, col: 7, path: 'generations[0].matrix' });
     expect(issue?.message).toContain('100,000,000 items');
-    expect(issue?.message).toContain('at most 1,000,000');
+    expect(issue?.message).toContain('at most 250,000');
     expect(issue?.message).toContain('--max-items');
   });
 
