@@ -21,14 +21,18 @@ export interface JobLimits {
 }
 
 /**
- * 1,000,000 items: ten times the product's largest campaigns (100,000 rows),
- * small enough that counting and keying them stays within a few hundred MB.
- * 1 MB of YAML is thousands of steps; 256 MB of rows is millions of rows.
+ * 250,000 items: two and a half times the product's largest campaigns
+ * (100,000 rows). Measured on `validate` (one core): 100,000 items take 2.5 s
+ * and 150 MB, 500,000 take 7 s and 275 MB, 1,000,000 take 14 s and 390 MB,
+ * beyond what issue 13.6 allows a job file to cost (< 10 s, < 300 MB).
+ * 1 MB of YAML is thousands of steps. 64 MB of rows is 100,000 rows of 640
+ * bytes; the whole file is read before its rows are counted, so this bounds
+ * the memory a rows file can take.
  */
 export const DEFAULT_JOB_LIMITS: JobLimits = Object.freeze({
-  maxItems: 1_000_000,
+  maxItems: 250_000,
   maxJobFileBytes: 2 ** 20,
-  maxRowsFileBytes: 256 * 2 ** 20,
+  maxRowsFileBytes: 64 * 2 ** 20,
   allowOutsideJobFolder: false,
 });
 
