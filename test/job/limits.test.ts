@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_JOB_LIMITS,
   expandJob,
@@ -24,7 +24,7 @@ import {
   readRegularFile,
 } from '../../src/job/limits.js';
 import { readRows } from '../../src/job/rows.js';
-import { tempDir } from '../helpers/index.js';
+import { emulatorEnv, runCliCaptured, tempDir, testEmulator } from '../helpers/index.js';
 import { emulatorCatalog } from './helpers.js';
 
 const models = emulatorCatalog();
@@ -213,5 +213,57 @@ describe('upload globs stay under the job folder', () => {
     expect(issue).toMatchObject({ line: 5, col: 13, path: 'uploads.refs.files[0]' });
     const job = loadJob(file, { limits: { allowOutsideJobFolder: true } });
     expect(job.uploads.get('refs')?.files).toEqual([join(root, 'refs', 'a.png')]);
+  });
+});
+
+describe('the flags that raise the ceilings', () => {
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    env = emulatorEnv(await testEmulator());
+  });
+
+  it('--max-items raises the item ceiling of validate, plan and run --dry-run', async () => {
+    const dir = tempDir('limits');
+    writeJob(
+      dir,
+      'generations:\n  - id: a\n    model: sdxl-lite\n    input: { prompt: "{{ a }} {{ b }}" }\n    matrix: { a: [1, 2, 3], b: [1, 2, 3] }\n',
+    );
+    for (const command of [['validate'], ['plan'], ['run', '--dry-run']]) {
+      const over = await runCliCaptured([...command, 'job.yaml', '--max-items', '8'], env, dir);
+      expect(over.code, over.stderr).toBe(2);
+      expect(over.stderr).toContain(
+        'job.yaml:7:13  generations[0].matrix  step `a` expands to up to 9 items',
+      );
+      expect(over.stderr).toContain('nothing was spent');
+      const fits = await runCliCaptured([...command, 'job.yaml', '--max-items', '9'], env, dir);
+      expect(fits.code === 0 || (command[0] !== 'validate' && fits.code === 3), fits.stderr).toBe(
+        true,
+      );
+    }
+    const bad = await runCliCaptured(['validate', 'job.yaml', '--max-items', '0'], env, dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('Expected `--max-items` to be an integer >= 1, got `0`');
+  });
+
+  it('--allow-outside-job-folder lets a `..` glob through', async () => {
+    const root = tempDir('limits');
+    const dir = join(root, 'job');
+    mkdirSync(join(root, 'refs'), { recursive: true });
+    mkdirSync(dir);
+    writeFileSync(join(root, 'refs', 'a.png'), 'png');
+    writeJob(
+      dir,
+      'uploads:\n  refs:\n    files: ["../refs/*.png"]\ngenerations:\n  - id: a\n    model: sdxl-lite\n    input: { prompt: x }\n',
+    );
+    const refused = await runCliCaptured(['validate', 'job.yaml'], env, dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--allow-outside-job-folder');
+    const allowed = await runCliCaptured(
+      ['validate', 'job.yaml', '--allow-outside-job-folder'],
+      env,
+      dir,
+    );
+    expect(allowed.code, allowed.stderr).toBe(0);
   });
 });
