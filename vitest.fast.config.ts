@@ -30,6 +30,7 @@ export default mergeConfig(
         'test/cli/emulator.test.ts',
         'test/cli/run-semantics.test.ts',
         'test/cli/errors.test.ts',
+        'test/job/extreme-fuzz.test.ts',
         'test/cli/stop-status.test.ts',
         'test/cli/retry-after.test.ts',
         'test/cli/protected-paths.test.ts',

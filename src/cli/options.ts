@@ -4,6 +4,7 @@
  * read the same everywhere.
  */
 import { type Command, Option } from 'commander';
+import { DEFAULT_JOB_LIMITS, type JobLimits } from '../job/index.js';
 import { assertRunId } from '../scheduler/index.js';
 import { LOG_FORMATS, type LogFormat, UsageError } from '../shared/index.js';
 
@@ -33,6 +34,35 @@ export function addCommonOptions(command: Command): Command {
         // After `choices` (which only lists them in --help): one line, exit 2.
         .argParser(oneOf('--log-format', LOG_FORMATS)),
     );
+}
+
+/** Ceilings on what a job file may ask for (issue 13.6), for commands that load one. */
+export interface JobLimitOptions {
+  readonly maxItems?: number;
+  readonly allowOutsideJobFolder?: boolean;
+}
+
+/** Adds `--max-items N` and `--allow-outside-job-folder` (validate, plan, run). */
+export function addJobLimitOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--max-items <n>',
+        `most items a job may expand into (default: ${DEFAULT_JOB_LIMITS.maxItems})`,
+      ).argParser(integerAtLeast('--max-items', 1)),
+    )
+    .option(
+      '--allow-outside-job-folder',
+      "let upload globs be absolute or climb out of the job file's folder with ..",
+    );
+}
+
+/** The flags' overrides of the default ceilings. */
+export function jobLimitsOf(options: JobLimitOptions): Partial<JobLimits> {
+  return {
+    ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
+    ...(options.allowOutsideJobFolder ? { allowOutsideJobFolder: true } : {}),
+  };
 }
 
 /** Whether to colour output on this stream (a TTY, and NO_COLOR unset). */

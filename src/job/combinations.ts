@@ -3,8 +3,9 @@
  * `rows:` file (or the matrix alone, or one empty combination).
  */
 import { basename } from 'node:path';
+import { itemCeilingMessage, matrixCombinationBound, productOf } from './limits.js';
 import { expandMatrix, type MatrixSpec } from './matrix.js';
-import { type Row, RowsFileError, readRows } from './rows.js';
+import { type Row, RowsFileError, readRows, TooManyRowsError } from './rows.js';
 import type { KeyPath } from './source-map.js';
 import type { LoadedStep, TemplateVars } from './types.js';
 
@@ -14,11 +15,37 @@ export interface Combination {
   readonly row?: number;
 }
 
-/** matrix combinations x rows (or one empty combination). Undefined on error. */
+/** What a step may still expand into, counted before anything is built. */
+export interface StepCeiling {
+  /** Items each combination becomes: the `from:` step's outputs x `count`. */
+  readonly perCombination: number;
+  /** Items made by earlier steps. */
+  readonly before: number;
+  /** Items the job may have (`maxItems`). */
+  readonly max: number;
+  readonly maxRowsFileBytes: number;
+}
+
+/**
+ * matrix combinations x rows (or one empty combination). Undefined on error,
+ * including a product over the item ceiling: the matrix's product is counted
+ * before it is expanded and the rows before they are combined.
+ */
 export function stepCombinations(
   step: LoadedStep,
   at: (path: KeyPath, message: string) => void,
+  ceiling: StepCeiling,
 ): Combination[] | undefined {
+  const remaining = ceiling.max - ceiling.before;
+  const over = (path: KeyPath, combinations: number): boolean => {
+    const items = productOf([combinations, ceiling.perCombination]);
+    if (items <= remaining) return false;
+    at(path, itemCeilingMessage(step.id, 'up to', items, ceiling.before, ceiling.max));
+    return true;
+  };
+  const bound = matrixCombinationBound(step.matrix);
+  const blame = step.matrix ? ['matrix'] : step.from !== undefined ? ['from'] : ['count'];
+  if (over(blame, bound)) return undefined;
   const matrix = expandMatrix(step.matrix as MatrixSpec | undefined);
   if (step.matrix && matrix.length === 0) {
     at(['matrix'], 'the matrix has no combinations left (everything excluded)');
@@ -27,8 +54,19 @@ export function stepCombinations(
   if (step.rows === undefined) return matrix.map((vars) => ({ vars }));
   let rows: Row[];
   try {
-    rows = readRows(step.rows, basename(step.rows));
+    // Stop reading once the rows alone exceed what the job may still make.
+    const maxRows = Math.floor(remaining / productOf([matrix.length, ceiling.perCombination]));
+    rows = readRows(step.rows, basename(step.rows), {
+      maxBytes: ceiling.maxRowsFileBytes,
+      maxRows,
+    });
   } catch (error) {
+    if (error instanceof TooManyRowsError) {
+      const items = productOf([error.maxRows, matrix.length, ceiling.perCombination]);
+      const why = itemCeilingMessage(step.id, 'more than', items, ceiling.before, ceiling.max);
+      at(['rows'], `${error.message}: ${why}`);
+      return undefined;
+    }
     if (error instanceof RowsFileError) {
       at(['rows'], error.message);
       return undefined;

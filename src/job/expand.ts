@@ -9,6 +9,7 @@ import { type Combination, stepCombinations } from './combinations.js';
 import { abilitiesOf, type ContractChecker, compileContract } from './contract-check.js';
 import { JobFileError, type JobIssue } from './issues.js';
 import { chainKey, itemKey, keyBasis, labelOf } from './keys.js';
+import { DEFAULT_JOB_LIMITS, productOf } from './limits.js';
 import { MediaResolver } from './media.js';
 import { issueAt, type KeyPath } from './source-map.js';
 import { compileInput } from './template.js';
@@ -72,6 +73,8 @@ export function scanJob(
   const media = new MediaResolver(job.dir, job.uploads);
   const checkers = new Map<string, ContractChecker>();
   const stepModels = new Map<string, Model>();
+  const limits = job.limits ?? DEFAULT_JOB_LIMITS;
+  let itemsBefore = 0;
   for (const step of job.steps) {
     const at = (path: KeyPath, message: string) =>
       issues.push(issueAt(job.source, ['generations', step.index, ...path], message));
@@ -107,7 +110,13 @@ export function scanJob(
     const before = issues.length;
     checkStepOptions(step, model, job, stepModels, at);
     if (step.from !== undefined && !counts.has(step.from)) continue; // its source already failed
-    const combos = stepCombinations(step, at);
+    const sourceOutputs = step.from === undefined ? 1 : (counts.get(step.from)?.outputs ?? 0);
+    const combos = stepCombinations(step, at, {
+      perCombination: productOf([sourceOutputs, step.count]),
+      before: itemsBefore,
+      max: limits.maxItems,
+      maxRowsFileBytes: limits.maxRowsFileBytes,
+    });
     if (issues.length > before || !combos) continue;
     const keep: JobItem[] | undefined = sourceSteps.has(step.id) ? [] : undefined;
     if (keep) kept.set(step.id, keep);
@@ -121,6 +130,7 @@ export function scanJob(
       onItem(item);
     });
     counts.set(step.id, { id: step.id, items, outputs });
+    itemsBefore += items;
   }
   const errors = issues.filter((i) => i.severity === 'error');
   if (errors.length > 0) throw new JobFileError(issues, job.source.text);

@@ -17,6 +17,7 @@ export {
   type JobIssue,
   sortIssues,
 } from './issues.js';
+export { DEFAULT_JOB_LIMITS, type JobLimits, jobLimits } from './limits.js';
 export { type LoadOptions, loadJob, loadJobText } from './load.js';
 export { defaultJournalPath, jobInputPaths } from './local-files.js';
 export { UPLOAD_REF_PREFIX } from './media.js';

@@ -4,7 +4,6 @@
  * images). Everything found is reported at once in one `JobFileError`.
  * Model-dependent checks happen later, in `expandJob`.
  */
-import { readFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { LIMITS, TRAINING_IMAGE_TYPES, uploadTypeOfFileName } from '../contract/index.js';
 import { sha256Hex } from '../shared/index.js';
@@ -12,6 +11,13 @@ import { expandGlobs } from '../uploads/index.js';
 import { parseDuration } from './duration.js';
 import { uploadableProblem } from './files.js';
 import { JobFileError, type JobIssue } from './issues.js';
+import {
+  globRootProblem,
+  InputFileRefused,
+  type JobLimits,
+  jobLimits,
+  readRegularFile,
+} from './limits.js';
 import { defaultJournalPath } from './local-files.js';
 import { outputGuardIssues } from './output-guard.js';
 import { type JobFile, JobFileSchema } from './schema.js';
@@ -28,18 +34,26 @@ export interface LoadOptions {
   readonly journalPath?: string;
   /** The output folder the run uses instead of `output:` (`--out`), checked the same way. */
   readonly outDir?: string;
+  /** Ceilings other than the defaults (`--max-items`, `--allow-outside-job-folder`). */
+  readonly limits?: Partial<JobLimits>;
 }
 
 /** Reads and checks a job file; throws `JobFileError` listing every problem. */
 export function loadJob(path: string, options: LoadOptions = {}): LoadedJob {
   const file = resolve(path);
   const display = options.displayPath ?? path;
+  const limits = jobLimits(options.limits);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFile(file, 'job file', limits.maxJobFileBytes);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code})`;
+    const why =
+      error instanceof InputFileRefused
+        ? error.message
+        : code === 'ENOENT'
+          ? 'does not exist'
+          : `cannot be read (${code})`;
     throw new JobFileError([
       { file: display, line: 1, col: 1, path: '', message: `job file ${why}`, severity: 'error' },
     ]);
@@ -52,8 +66,9 @@ export function loadJobText(
   text: string,
   file: string,
   display = file,
-  guard: Pick<LoadOptions, 'journalPath' | 'outDir'> = {},
+  guard: Pick<LoadOptions, 'journalPath' | 'outDir' | 'limits'> = {},
 ): LoadedJob {
+  const limits = jobLimits(guard.limits);
   const parsed = parseJobYaml(display, text);
   const issues: JobIssue[] = [...parsed.issues];
   if (parsed.issues.some((i) => i.severity === 'error')) throw new JobFileError(issues, text);
@@ -62,7 +77,7 @@ export function loadJobText(
     issues.push(...zodIssuesToJobIssues(parsed.source, result.error.issues, parsed.value));
     throw new JobFileError(issues, text);
   }
-  const job = normalise(result.data, parsed.source, file, text, issues);
+  const job = normalise(result.data, parsed.source, file, text, limits, issues);
   issues.push(
     ...outputGuardIssues(job, {
       journalPath: guard.journalPath ?? defaultJournalPath(job.dir),
@@ -78,10 +93,11 @@ function normalise(
   source: JobSource,
   file: string,
   text: string,
+  limits: JobLimits,
   issues: JobIssue[],
 ): LoadedJob {
   const dir = dirname(file);
-  const uploads = loadUploads(spec, source, dir, issues);
+  const uploads = loadUploads(spec, source, dir, limits, issues);
   const influencers = loadInfluencers(spec, source, uploads, issues);
   const steps = spec.generations.map((step, index): LoadedStep => {
     const base = ['generations', index] as const;
@@ -131,6 +147,7 @@ function normalise(
     influencers,
     steps: orderSteps(steps, source, issues),
     source,
+    limits,
   };
 }
 
@@ -138,12 +155,23 @@ function loadUploads(
   spec: JobFile,
   source: JobSource,
   dir: string,
+  limits: JobLimits,
   issues: JobIssue[],
 ): Map<string, UploadSet> {
   const uploads = new Map<string, UploadSet>();
   for (const [id, set] of Object.entries(spec.uploads ?? {})) {
-    const { files } = expandGlobs(dir, set.files);
     const path = ['uploads', id, 'files'];
+    // Refused before scanning: `/**/*.png` would walk the whole disk.
+    const refused = set.files.flatMap((glob, index) => {
+      const problem = globRootProblem(glob, limits);
+      return problem ? [issueAt(source, [...path, index], problem)] : [];
+    });
+    if (refused.length > 0) {
+      issues.push(...refused);
+      uploads.set(id, { id, globs: set.files, files: [] });
+      continue;
+    }
+    const { files } = expandGlobs(dir, set.files);
     if (files.length === 0)
       issues.push(
         issueAt(

@@ -2,9 +2,9 @@
  * Reads a step's `rows:` file (CSV with a header row, or JSONL) into one set
  * of template values per row, keeping each row's line for messages.
  */
-import { readFileSync } from 'node:fs';
 import { EXIT, IbatchError } from '../shared/index.js';
 import { CsvSyntaxError, forEachCsvRow } from './csv.js';
+import { DEFAULT_JOB_LIMITS, formatCount, InputFileRefused, readRegularFile } from './limits.js';
 import type { TemplateValue } from './types.js';
 
 export interface Row {
@@ -20,12 +20,35 @@ export class RowsFileError extends IbatchError {
   }
 }
 
-/** Reads rows; throws `RowsFileError` with a message naming the file's line. */
-export function readRows(path: string, displayName: string): Row[] {
+/** A rows file longer than `maxRows`: reading stopped at the first row over it. */
+export class TooManyRowsError extends RowsFileError {
+  constructor(
+    displayName: string,
+    readonly maxRows: number,
+  ) {
+    super(`rows file ${displayName} has more than ${formatCount(maxRows)} rows`);
+  }
+}
+
+export interface RowsCeilings {
+  /** Largest file read. @default 256 MB */
+  readonly maxBytes?: number;
+  /** Reading stops with an error past this many rows (the job's item ceiling). */
+  readonly maxRows?: number;
+}
+
+/**
+ * Reads rows; throws `RowsFileError` with a message naming the file's line.
+ * Only a regular file of at most `maxBytes` is read (no FIFO, no /dev/zero).
+ */
+export function readRows(path: string, displayName: string, ceilings: RowsCeilings = {}): Row[] {
+  const maxBytes = ceilings.maxBytes ?? DEFAULT_JOB_LIMITS.maxRowsFileBytes;
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularFile(path, 'rows file', maxBytes);
   } catch (error) {
+    if (error instanceof InputFileRefused)
+      throw new RowsFileError(`rows file ${displayName} ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
     throw new RowsFileError(
       code === 'ENOENT'
@@ -33,10 +56,17 @@ export function readRows(path: string, displayName: string): Row[] {
         : `cannot read rows file ${displayName} (${code})`,
     );
   }
-  return /\.csv$/i.test(path) ? csvRows(text, displayName) : jsonlRows(text, displayName);
+  const maxRows = ceilings.maxRows ?? Number.POSITIVE_INFINITY;
+  const add = (rows: Row[], row: Row): void => {
+    if (rows.length >= maxRows) throw new TooManyRowsError(displayName, maxRows);
+    rows.push(row);
+  };
+  return /\.csv$/i.test(path) ? csvRows(text, displayName, add) : jsonlRows(text, displayName, add);
 }
 
-function csvRows(text: string, displayName: string): Row[] {
+type AddRow = (rows: Row[], row: Row) => void;
+
+function csvRows(text: string, displayName: string, add: AddRow): Row[] {
   const rows: Row[] = [];
   try {
     forEachCsvRow(text, (record, header) => {
@@ -44,7 +74,7 @@ function csvRows(text: string, displayName: string): Row[] {
       header.forEach((name, i) => {
         vars[name] = record.fields[i] ?? '';
       });
-      rows.push({ line: record.line, vars });
+      add(rows, { line: record.line, vars });
     });
   } catch (error) {
     if (error instanceof CsvSyntaxError) throw new RowsFileError(`${displayName} ${error.message}`);
@@ -54,12 +84,19 @@ function csvRows(text: string, displayName: string): Row[] {
   return rows;
 }
 
-function jsonlRows(text: string, displayName: string): Row[] {
+function jsonlRows(text: string, displayName: string, add: AddRow): Row[] {
   const rows: Row[] = [];
-  const lines = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split(/\r?\n/);
-  lines.forEach((raw, index) => {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // Line by line without splitting the whole file: the rows, not a second
+  // copy of the text, are what a large file may hold in memory.
+  let start = 0;
+  for (let index = 0; start <= body.length; index++) {
+    const newline = body.indexOf('\n', start);
+    const end = newline < 0 ? body.length : newline;
+    const raw = body.slice(start, end > start && body.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    start = end + 1;
     const line = index + 1;
-    if (raw.trim() === '') return;
+    if (raw.trim() === '') continue;
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -80,8 +117,8 @@ function jsonlRows(text: string, displayName: string): Row[] {
       }
       vars[name] = v;
     }
-    rows.push({ line, vars });
-  });
+    add(rows, { line, vars });
+  }
   if (rows.length === 0) throw new RowsFileError(`${displayName} has no rows`);
   return rows;
 }

@@ -1,5 +1,6 @@
 /** Loaded and expanded jobs. Terms (job, step, item, upload set, media ref): docs/glossary.md. */
 import type { GenerationRequest, Kind, Model } from '../contract/index.js';
+import type { JobLimits } from './limits.js';
 import type { MatrixValue } from './schema.js';
 import type { JobSource } from './source-map.js';
 
@@ -65,6 +66,8 @@ export interface LoadedJob {
   readonly steps: readonly LoadedStep[];
   /** The parsed YAML with positions, for later issues. */
   readonly source: JobSource;
+  /** The ceilings it was loaded with (expansion checks `maxItems`); defaults when absent. */
+  readonly limits?: JobLimits;
 }
 
 export type MediaRef =

@@ -53,6 +53,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     offline: options.offline ?? false,
     ...(options.journalPath ? { journalPath: options.journalPath } : {}),
     ...(options.outDir ? { outDir: path.resolve(options.outDir) } : {}),
+    ...(options.jobLimits ? { limits: options.jobLimits } : {}),
   });
   const { job, items } = validated;
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);

@@ -3,6 +3,7 @@
  */
 import type { ServiceClient } from '../api/index.js';
 import type { RateLimits } from '../contract/index.js';
+import type { JobLimits } from '../job/index.js';
 import type {
   ITEM_STATE,
   RunStatus,
@@ -39,6 +40,8 @@ export interface RunJobOptions {
   readonly waitForLock?: boolean;
   /** Use cached model contracts only. */
   readonly offline?: boolean;
+  /** Ceilings on what the job file may ask for, other than the defaults (`--max-items`). */
+  readonly jobLimits?: Partial<JobLimits>;
   /** Most downloads at once. @default 4 */
   readonly downloadConcurrency?: number;
   /** Most create requests waiting at the rate gate at once. @default 4 */

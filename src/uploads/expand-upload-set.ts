@@ -1,8 +1,9 @@
 /**
  * Turns an upload set's globs into the files to upload. Globs are relative to
- * the job file's folder; `../refs/*.jpg` is allowed (a user's own folders), but
- * only regular files are returned: directories, sockets or dangling links never
- * reach the uploader.
+ * the job file's folder; `../refs/*.jpg` is expanded here, but the job loader
+ * refuses absolute and `..` globs unless `--allow-outside-job-folder` (see
+ * src/job/limits.ts) before any scan. Only regular files are returned:
+ * directories, sockets or dangling links never reach the uploader.
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';

@@ -6,20 +6,26 @@
 import { formatPlan, PriceClasses, planJson, quotePriceClasses } from '../../plan/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
-import { addCommonOptions, type CommonOptions } from '../options.js';
+import {
+  addCommonOptions,
+  addJobLimitOptions,
+  type CommonOptions,
+  type JobLimitOptions,
+} from '../options.js';
 import { openService } from '../service.js';
 import { checkJob, printWarnings, reportJobErrors } from './validate.js';
 
 export const planCommand: CommandModule = {
   register(program, io) {
     addCommonOptions(
-      program
-        .command('plan')
+      addJobLimitOptions(program.command('plan'))
         .argument('<JOB>', 'job file (YAML)')
         .description(
           'quote a job with preview-credits: cost per step, total, budget, balance (never spends credits)',
         ),
-    ).action((jobPath: string, options: CommonOptions) => planCommandAction(io, jobPath, options));
+    ).action((jobPath: string, options: CommonOptions & JobLimitOptions) =>
+      planCommandAction(io, jobPath, options),
+    );
   },
 };
 
@@ -27,7 +33,7 @@ export const planCommand: CommandModule = {
 export async function planCommandAction(
   io: CliIo,
   jobPath: string,
-  options: CommonOptions,
+  options: CommonOptions & JobLimitOptions,
 ): Promise<void> {
   try {
     let classes: PriceClasses | undefined;

@@ -12,13 +12,21 @@ import { parseLimitsSpec } from '../../limits/index.js';
 import { RESUME_AFTER_INTERRUPT, type RunResult, runJob } from '../../scheduler/index.js';
 import { InterruptedError, redact, redactDeep } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
-import { addCommonOptions, type CommonOptions, positiveNumber, runIdValue } from '../options.js';
+import {
+  addCommonOptions,
+  addJobLimitOptions,
+  type CommonOptions,
+  type JobLimitOptions,
+  jobLimitsOf,
+  positiveNumber,
+  runIdValue,
+} from '../options.js';
 import { progressRenderer } from '../progress.js';
 import { openService } from '../service.js';
 import { planCommandAction } from './plan.js';
 import { reportJobErrors } from './validate.js';
 
-interface RunOptions extends CommonOptions {
+interface RunOptions extends CommonOptions, JobLimitOptions {
   readonly runId?: string;
   readonly new?: boolean;
   readonly out?: string;
@@ -57,8 +65,7 @@ const DEFAULT_EMULATOR_TIME_SCALE = 10;
 export const runCommand: CommandModule = {
   register(program, io) {
     addCommonOptions(
-      program
-        .command('run')
+      addJobLimitOptions(program.command('run'))
         .description('run a job (spends credits), resuming its unfinished run from the journal')
         .argument('<job>', 'job file (YAML)')
         .addOption(
@@ -141,6 +148,7 @@ export const runCommand: CommandModule = {
           ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
           waitForLock: options.wait ?? false,
           offline: options.offline ?? false,
+          jobLimits: jobLimitsOf(options),
           signal: abort.signal,
           logger: service.logger,
           onEvent: (event) => renderer.onEvent(event),

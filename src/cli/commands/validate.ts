@@ -19,10 +19,16 @@ import {
 } from '../../job/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
-import { addCommonOptions, type CommonOptions } from '../options.js';
+import {
+  addCommonOptions,
+  addJobLimitOptions,
+  type CommonOptions,
+  type JobLimitOptions,
+  jobLimitsOf,
+} from '../options.js';
 import { type OpenedService, openService } from '../service.js';
 
-export interface ValidateCommandOptions extends CommonOptions {
+export interface ValidateCommandOptions extends CommonOptions, JobLimitOptions {
   readonly offline?: boolean;
 }
 
@@ -46,7 +52,10 @@ export async function checkJob(
   openServiceFor: () => Promise<OpenedService>,
   itemsTo: (catalog: ModelCatalog) => (item: JobItem) => void = () => () => undefined,
 ): Promise<{ checked: CheckedJob; service: OpenedService | undefined }> {
-  const job = loadJob(resolve(io.cwd, jobPath), { displayPath: jobPath });
+  const job = loadJob(resolve(io.cwd, jobPath), {
+    displayPath: jobPath,
+    limits: jobLimitsOf(options),
+  });
   const cacheFile = options.emulator ? null : defaultModelCachePath(job.dir);
   let service: OpenedService | undefined;
   try {
@@ -86,8 +95,7 @@ export function printWarnings(io: CliIo, warnings: readonly JobIssue[], source: 
 export const validateCommand: CommandModule = {
   register(program, io) {
     addCommonOptions(
-      program
-        .command('validate')
+      addJobLimitOptions(program.command('validate'))
         .argument('<JOB>', 'job file (YAML)')
         .option(
           '--offline',
