@@ -33,6 +33,7 @@ export default mergeConfig(
         'test/job/extreme-fuzz.test.ts',
         'test/cli/stop-status.test.ts',
         'test/cli/retry-after.test.ts',
+        'test/cli/signals-pipes.test.ts',
         'test/cli/protected-paths.test.ts',
         'test/scheduler/journal-locks.test.ts',
         'test/security/key-leaks.test.ts',
