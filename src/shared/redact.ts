@@ -36,12 +36,16 @@ export function registerSecret(secret: string | undefined): void {
   needles = [...all].sort((a, b) => b.length - a.length);
 }
 
+const BEARER = /(bearer\s+)[^\s"',]+/gi;
+/** Cheap pre-check: most text (every response of the client) has no bearer word. */
+const MAYBE_BEARER = /bearer/i;
+
 export function redact(text: string): string {
   let out = text;
   for (const needle of needles) {
     if (out.includes(needle)) out = out.split(needle).join(REDACTED);
   }
-  return out.replace(/(bearer\s+)[^\s"',]+/gi, `$1${REDACTED}`);
+  return MAYBE_BEARER.test(out) ? out.replace(BEARER, `$1${REDACTED}`) : out;
 }
 
 /**
@@ -51,10 +55,23 @@ export function redact(text: string): string {
  */
 export function redactDeep<T>(value: T): T {
   if (typeof value === 'string') return redact(value) as T;
-  if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v)) as T;
   if (value === null || typeof value !== 'object') return value;
+  // Copy on write: a value with nothing to redact (nearly every response) is
+  // returned as it is, without rebuilding it.
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item: unknown, i) => {
+      const clean = redactDeep(item);
+      if (clean !== item) (copy ??= [...value])[i] = clean;
+    });
+    return (copy ?? value) as T;
+  }
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
-  const out: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(value)) out[name] = redactDeep(field);
-  return out as T;
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const [name, field] of Object.entries(record)) {
+    const clean = redactDeep(field);
+    if (clean !== field) (copy ??= { ...record })[name] = clean;
+  }
+  return (copy ?? value) as T;
 }
