@@ -62,7 +62,9 @@ export function redactDeep<T>(value: T): T {
     let copy: unknown[] | undefined;
     value.forEach((item: unknown, i) => {
       const clean = redactDeep(item);
-      if (clean !== item) (copy ??= [...value])[i] = clean;
+      if (clean === item) return;
+      copy ??= [...value];
+      copy[i] = clean;
     });
     return (copy ?? value) as T;
   }
@@ -71,7 +73,9 @@ export function redactDeep<T>(value: T): T {
   let copy: Record<string, unknown> | undefined;
   for (const [name, field] of Object.entries(record)) {
     const clean = redactDeep(field);
-    if (clean !== field) (copy ??= { ...record })[name] = clean;
+    if (clean === field) continue;
+    copy ??= { ...record };
+    copy[name] = clean;
   }
   return (copy ?? value) as T;
 }
