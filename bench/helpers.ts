@@ -132,6 +132,21 @@ async function startSideEmulator(spec: CampaignSpec): Promise<RunningEmulator> {
   });
 }
 
+/** An account's emulator stats and the sorted times of its charges at or after `sinceMs`. */
+export async function accountFigures(emulator: RunningEmulator, accountId: string, sinceMs = 0) {
+  const [stats, ledger] = await Promise.all([
+    emulator.admin.stats(),
+    emulator.admin.ledger(accountId),
+  ]);
+  const mine = stats.accounts.find((a) => a.id === accountId);
+  if (!mine) throw new Error('the emulator has no stats for the account');
+  const createTimes = ledger
+    .filter((e) => e.type === 'charge' && Date.parse(e.at) >= sinceMs)
+    .map((e) => Date.parse(e.at))
+    .sort((a, b) => a - b);
+  return { stats: mine, createTimes };
+}
+
 async function measure(
   side: SideResult['side'],
   spec: CampaignSpec,
@@ -143,16 +158,7 @@ async function measure(
   const started = Date.now();
   const { succeeded, doneAt } = await run(account.apiKey);
   const wallMs = Date.now() - started;
-  const [stats, ledger] = await Promise.all([
-    emulator.admin.stats(),
-    emulator.admin.ledger(account.id),
-  ]);
-  const mine = stats.accounts.find((a) => a.id === account.id);
-  if (!mine) throw new Error('the emulator has no stats for the account');
-  const createTimes = ledger
-    .filter((e) => e.type === 'charge')
-    .map((e) => Date.parse(e.at))
-    .sort((a, b) => a - b);
+  const { stats: mine, createTimes } = await accountFigures(emulator, account.id);
   const windows = {} as Record<Bucket, { max: number; limit: number }>;
   for (const bucket of BUCKETS) {
     windows[bucket] = {

@@ -16,7 +16,7 @@ import { createClient } from '../src/api/index.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { createLocalGate } from '../src/limits/index.js';
 import type { RequestGate } from '../src/shared/index.js';
-import { rateFraction, scaledLimits } from './helpers.js';
+import { accountFigures, rateFraction, scaledLimits } from './helpers.js';
 import { maxInWindow } from './limiter.js';
 import type { Benchmark, BenchRow } from './types.js';
 
@@ -109,16 +109,7 @@ export const limiterChoice: Benchmark = async () => {
         await close();
         await client.close();
       }
-      const [stats, ledger] = await Promise.all([
-        emulator.admin.stats(),
-        emulator.admin.ledger(account.id),
-      ]);
-      const mine = stats.accounts.find((a) => a.id === account.id);
-      if (!mine) throw new Error('the emulator has no stats for the account');
-      const createTimes = ledger
-        .filter((e) => e.type === 'charge' && Date.parse(e.at) >= startedAt)
-        .map((e) => Date.parse(e.at))
-        .sort((a, b) => a - b);
+      const { stats: mine, createTimes } = await accountFigures(emulator, account.id, startedAt);
       grants.sort((a, b) => a - b);
       results.push({
         name: side.name,
