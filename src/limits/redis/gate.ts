@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BUCKETS, type Bucket, type RateLimits } from '../../contract/index.js';
-import { type Logger, type RateFeedback, silentLogger, timerStep } from '../../shared/index.js';
+import { type Logger, type RateFeedback, silentLogger } from '../../shared/index.js';
 import { GateClosedError } from '../errors.js';
 import { feedbackBucket } from '../feedback-bucket.js';
 import type { GateEventName, GateEvents, GateListener } from '../gate-events.js';
@@ -23,6 +23,7 @@ import {
   type ResolvedRedisOptions,
   resolveRedisOptions,
 } from './options.js';
+import { PauseClock } from './pause-clock.js';
 import { type LocalGrant, occupiedAtOutage, SlotMirror, slotsToUpload } from './slots.js';
 import { type AcquireReply, RedisStore, type SlotLists } from './store.js';
 import { InFlightGrants, sleepInterruptibly, type Waiter } from './waiter.js';
@@ -51,8 +52,7 @@ class RedisGate implements RateGate {
   #remnants: SlotLists | undefined;
   #leaving = false;
   #probe: NodeJS.Timeout | undefined;
-  #pausedUntil = 0;
-  #resumeTimer: NodeJS.Timeout | undefined;
+  readonly #pause = new PauseClock(() => this.#events.emit('resume', { at: Date.now() }));
   #closed = false;
 
   constructor(limits: RateLimits, options: RedisGateOptions) {
@@ -80,7 +80,7 @@ class RedisGate implements RateGate {
   }
 
   get pausedUntil(): number | null {
-    return this.#pausedUntil > Date.now() ? this.#pausedUntil : null;
+    return this.#pause.until > Date.now() ? this.#pause.until : null;
   }
 
   on<E extends GateEventName>(event: E, listener: GateListener<E>): () => void {
@@ -120,10 +120,10 @@ class RedisGate implements RateGate {
         if (this.#mode === 'shared') await this.#barrier;
         this.#check(waiter);
         // Our own pause holds even before (or without) Redis knowing about it.
-        if (this.#pausedUntil > Date.now()) {
+        if (this.#pause.until > Date.now()) {
           await sleepInterruptibly(
             waiter,
-            this.#pausedUntil - Date.now() + Math.random() * this.#options.jitterMs,
+            this.#pause.until - Date.now() + Math.random() * this.#options.jitterMs,
           );
           continue;
         }
@@ -163,7 +163,7 @@ class RedisGate implements RateGate {
         const now = Date.now();
         const cap = now + this.#options.maxSleepMs;
         // wakeAt is 0 while paused; both 0 means the pause just ended: retry now.
-        const wakeAt = Math.min(cap, Math.max(reply.wakeAt, this.#pausedUntil, now));
+        const wakeAt = Math.min(cap, Math.max(reply.wakeAt, this.#pause.until, now));
         await sleepInterruptibly(waiter, wakeAt - now + Math.random() * this.#options.jitterMs);
       }
     } finally {
@@ -200,7 +200,7 @@ class RedisGate implements RateGate {
 
   #absorb(reply: AcquireReply): void {
     if (reply.slots) this.#mirror.replace(reply.slots, Date.now());
-    if (reply.pausedUntil > 0) this.#pause(reply.pausedUntil, 'rate_limited');
+    if (reply.pausedUntil > 0) this.#pauseAll(reply.pausedUntil, 'rate_limited');
   }
 
   #enterFallback(error: unknown): void {
@@ -217,7 +217,7 @@ class RedisGate implements RateGate {
     this.#fallback = createFallbackGate({
       options: this.#options,
       occupied,
-      pausedUntil: this.#pausedUntil,
+      pausedUntil: this.#pause.until,
       slotLifeMs: (bucket) => this.#life(bucket),
       onGrant: (bucket, expiry) => {
         this.#localGrants.push({ bucket, expiry });
@@ -292,11 +292,11 @@ class RedisGate implements RateGate {
     if (this.#mode === 'local') this.#fallback?.feedback(feedback);
     if (feedback.status === 429) {
       const retryAfterMs = feedback.retryAfterMs ?? this.#options.defaultRetryAfterMs;
-      this.#pause(Date.now() + retryAfterMs, 'rate_limited', retryAfterMs);
+      this.#pauseAll(Date.now() + retryAfterMs, 'rate_limited', retryAfterMs);
       if (this.#mode === 'shared') {
         this.#store
           .pause({ afterMs: retryAfterMs })
-          .then((until) => this.#pause(until, 'rate_limited'))
+          .then((until) => this.#pauseAll(until, 'rate_limited'))
           .catch((error: unknown) => this.#enterFallback(error));
       }
     }
@@ -340,36 +340,20 @@ class RedisGate implements RateGate {
 
   pauseUntil(epochMs: number): void {
     if (this.#closed) return;
-    this.#pause(epochMs, 'restored');
+    this.#pauseAll(epochMs, 'restored');
     if (this.#mode === 'shared' && epochMs > Date.now()) {
       this.#store.pause({ at: epochMs }).catch((error: unknown) => this.#enterFallback(error));
     }
   }
 
-  #pause(until: number, reason: GateEvents['pause']['reason'], retryAfterMs?: number): void {
-    const now = Date.now();
-    if (until <= this.#pausedUntil || until <= now) return;
-    this.#pausedUntil = until;
+  #pauseAll(until: number, reason: GateEvents['pause']['reason'], retryAfterMs?: number): void {
+    if (!this.#pause.extend(until)) return;
     this.#fallback?.pauseUntil(until);
     this.#events.emit('pause', {
       until,
       reason,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     });
-    this.#armResume(until);
-  }
-
-  /** Announces the end of the pause; in steps, since a longer timer overflows to 1 ms. */
-  #armResume(until: number): void {
-    clearTimeout(this.#resumeTimer);
-    this.#resumeTimer = setTimeout(
-      () => {
-        if (Date.now() < until) this.#armResume(until);
-        else this.#events.emit('resume', { at: Date.now() });
-      },
-      timerStep(until - Date.now()),
-    );
-    this.#resumeTimer.unref();
   }
 
   /** From the last picture of Redis (at most `mirrorRefreshMs` old plus our grants), or the fallback's view. */
@@ -382,7 +366,7 @@ class RedisGate implements RateGate {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#probe);
-    clearTimeout(this.#resumeTimer);
+    this.#pause.close();
     const tickets = [...this.#waiters].filter((w) => w.enqueued).map((w) => w.ticket);
     for (const waiter of this.#waiters) waiter.interrupt?.();
     this.#fallback?.close();
