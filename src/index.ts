@@ -117,7 +117,6 @@ export {
   JournalVersionError,
 } from './journal/index.js';
 export { GateClosedError } from './limits/index.js';
-export { RunChangedError } from './scheduler/index.js';
 export { IbatchError, InterruptedError, isIbatchError, UsageError } from './shared/index.js';
 
 // --- Building blocks ------------------------------------------------------------

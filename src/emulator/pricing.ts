@@ -2,7 +2,7 @@
  * Server-side prices: per image copy, or per second of video, times an
  * optional multiplier chosen by an enum field (resolution, quality).
  */
-import type { GenerationRequest } from '../contract/index.js';
+import { type GenerationRequest, TRAINING_PRICE_FALLBACK } from '../contract/index.js';
 import { type EmulatorModel, findModel } from './models.js';
 
 export interface Price {
@@ -62,4 +62,4 @@ export function priceOf(modelId: string, request: GenerationRequest): Price {
 }
 
 /** Cost of one training job (server-defined; the client cannot submit a price). */
-export const TRAINING_COST = 300;
+export const TRAINING_COST = TRAINING_PRICE_FALLBACK;

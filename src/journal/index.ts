@@ -23,6 +23,7 @@ export type { CreateRunInput } from './ops/create-run.js';
 export type { EventQuery, NewEvent } from './ops/events.js';
 export type { ItemFilter } from './ops/get-items.js';
 export type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';
+export type { ItemHistoryRow } from './ops/item-history.js';
 export type { DownloadedOutput } from './ops/outputs.js';
 export type { AttemptIntentInput, AttemptIntentResult } from './ops/record-attempt-intent.js';
 export type { AttemptOutcomeInput } from './ops/record-attempt-outcome.js';
@@ -30,7 +31,7 @@ export type {
   AttemptSubmittedInput,
   CreatedRemoteIds,
 } from './ops/record-attempt-submitted.js';
-export type { ReserveResult } from './ops/reserve-credits.js';
+export type { ReserveResult, RunSpendCap } from './ops/reserve-credits.js';
 export type { Spend, StepProgress, StepSpend } from './ops/summaries.js';
 export type { ItemStateChange } from './ops/update-item.js';
 export * from './records.js';

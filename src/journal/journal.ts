@@ -21,6 +21,7 @@ import type { RecentCreate } from './ops/recent-creates.js';
 import type { AttemptIntentInput } from './ops/record-attempt-intent.js';
 import type { AttemptOutcomeInput } from './ops/record-attempt-outcome.js';
 import type { AttemptSubmittedInput } from './ops/record-attempt-submitted.js';
+import type { RunSpendCap } from './ops/reserve-credits.js';
 import type { ItemStateChange } from './ops/update-item.js';
 import { FAILED_ITEM_STATES, type OutputState, type RunStatus } from './records.js';
 import { createJournalDb, type JournalDb } from './sql.js';
@@ -73,6 +74,18 @@ export class Journal {
   getItem(runId: string, itemKey: string) {
     return ops.getItem(this.#j, runId, itemKey);
   }
+  /** The job's items over all its runs, oldest run first (the desired-state comparison). */
+  itemHistory(jobName: string) {
+    return ops.itemHistory(this.#j, jobName);
+  }
+  /** A not yet sent item takes the job file's new request; false when an attempt is open. */
+  replaceItemRequest(runId: string, item: NewItem) {
+    return ops.replaceItemRequest(this.#j, runId, item);
+  }
+  /** Drops an item never attempted (removed from the job file). */
+  removeUnattemptedItem(runId: string, itemKey: string) {
+    return ops.removeUnattemptedItem(this.#j, runId, itemKey);
+  }
   listItems(runId: string, filter?: ItemFilter) {
     return ops.listItems(this.#j, runId, filter);
   }
@@ -88,14 +101,18 @@ export class Journal {
   }
 
   // Budget
-  reserveCredits(runId: string, itemKey: string, amount: number) {
-    return ops.reserveCredits(this.#j, runId, itemKey, amount);
+  reserveCredits(runId: string, itemKey: string, amount: number, cap?: RunSpendCap) {
+    return ops.reserveCredits(this.#j, runId, itemKey, amount, cap);
   }
   releaseReservation(runId: string, itemKey: string) {
     return ops.releaseReservation(this.#j, runId, itemKey);
   }
   committedCredits(runId: string) {
     return ops.committedCredits(this.#j, runId);
+  }
+  /** Committed credits of every run of the run's job on its account: what `budget` caps. */
+  jobCommittedCredits(runId: string) {
+    return ops.jobCommittedCredits(this.#j, runId);
   }
 
   // Attempts (write-ahead: intent before the send, response before use)
@@ -145,6 +162,10 @@ export class Journal {
   }
   recordAsset(asset: NewAsset) {
     return ops.recordAsset(this.#j, asset);
+  }
+  /** The last charge for a training on this scope (service + account), if any. */
+  lastTrainingCharge(scope: string) {
+    return ops.lastTrainingCharge(this.#j, scope);
   }
   findInfluencer(key: InfluencerLookup) {
     return ops.findInfluencer(this.#j, key);

@@ -4,6 +4,15 @@
  * and the live balance, without spending a credit.
  */
 
+export {
+  type DesiredState,
+  desiredState,
+  type ItemVerdict,
+  inScope,
+  VERDICTS_TO_MAKE,
+  verdictCounts,
+  type WantedItem,
+} from './desired-state.js';
 export { formatPlan, planJson } from './format.js';
 export {
   type Plan,
@@ -22,4 +31,4 @@ export {
   quoteRequestOf,
   SOURCE_GENERATION_STAND_IN,
 } from './quote-request.js';
-export { type PreviewClient, priceClassOf, QuoteCache } from './quotes.js';
+export { type PreviewClient, priceClassOf, QuoteCache, trainingPrice } from './quotes.js';

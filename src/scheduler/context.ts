@@ -6,7 +6,7 @@
 import type PQueue from 'p-queue';
 import type { ServiceClient } from '../api/index.js';
 import type { LoadedJob, ModelCatalog } from '../job/index.js';
-import type { Journal } from '../journal/index.js';
+import type { Journal, RunSpendCap } from '../journal/index.js';
 import type { QuoteCache } from '../plan/index.js';
 import type { Logger } from '../shared/index.js';
 import type { CompletionWatcher } from './completion-watcher.js';
@@ -25,6 +25,8 @@ export interface RunContext {
   /** Where no output may land: the journal's files, the model cache, the job file and its inputs. */
   readonly protectedPaths: readonly string[];
   readonly stop: StopController;
+  /** `--max-spend` as a ceiling on this run's committed credits. */
+  readonly spendCap?: RunSpendCap;
   readonly watcher: CompletionWatcher;
   readonly quotes: QuoteCache;
   /** Bounds how many creates wait at the rate gate at once. */

@@ -121,10 +121,17 @@ async function nextStep(
   switch (reason) {
     case 'credits': {
       const account = await input.client.getAccount().catch(() => undefined);
-      const balance = account
-        ? `Balance: ${account.credits} credits; top up at ${account.purchaseUrl}.`
-        : '';
-      return `${balance} Raise the job's budget or top up, then run again to resume`;
+      const balance = account ? `Balance: ${account.credits} credits.` : '';
+      switch (input.stop.creditsCap) {
+        case 'budget':
+          return `${balance} Raise the job's \`budget\` (it caps the job's spend over all its runs), then run again to continue`;
+        case 'max-spend':
+          return `${balance} Run again to continue (each run may commit up to its --max-spend)`;
+        default:
+          return account
+            ? `Balance: ${account.credits} credits; top up at ${account.purchaseUrl}, then run again to resume`
+            : 'The balance is too low: top up, then run again to resume';
+      }
     }
     case 'unauthorized':
       return 'With a valid key in place, run again to resume';

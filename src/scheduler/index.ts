@@ -15,7 +15,6 @@ export { parseInferenceTime } from './latency.js';
 export { assertRunId, MAX_RUN_ID_LENGTH, RUN_ID_RULE } from './run-id.js';
 export { runJob } from './run-job.js';
 export { writeRunOutputs } from './run-outputs.js';
-export { RunChangedError } from './select-run.js';
 export { RESUME_AFTER_INTERRUPT } from './stop-control.js';
 export type {
   ItemOutcomeState,

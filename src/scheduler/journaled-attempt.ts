@@ -133,19 +133,23 @@ function commitIntent<Body>(
     request: start.body,
     requestHash: contentHash(start.body),
     quotedCost: start.quotedCost,
+    ...(ctx.spendCap ? { spendCap: ctx.spendCap } : {}),
   });
   if (result.kind === 'over-budget') {
-    const { budget, committed, requested } = result.reserve;
-    ctx.stop.stop(
-      'credits',
-      `budget reached: ${committed} of ${budget} credits committed, next item needs ${requested}`,
-    );
+    const { cap, limit, committed, requested } = result.reserve;
+    const what =
+      cap === 'budget'
+        ? `budget reached: ${round2(committed)} of the job's ${limit} credits committed over its runs`
+        : `--max-spend reached: ${round2(committed)} of ${limit} credits committed by this invocation`;
+    ctx.stop.stop('credits', `${what}, the next ${create.kind} needs ${requested}`, cap);
     return undefined;
   }
   create.onIntent?.(result.attempt);
   crashPoint(SPEND_CRASH_POINTS[create.kind].afterIntent);
   return result.attempt;
 }
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
 
 async function send<Body, Answer extends CreateAnswer>(
   ctx: RunContext,

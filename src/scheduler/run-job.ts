@@ -1,31 +1,33 @@
 /**
- * `runJob`: validates the job, opens the journal, picks or resumes the run and
- * drives every item concurrently; the rate gate, the create queue and the
- * budget decide what actually goes out. Ends by rewriting the manifest and the
- * report from the journal, whatever stopped the run.
+ * `runJob`: validates the job, opens the journal and makes what the job file
+ * describes and the journal does not show done (src/plan/desired-state.ts):
+ * resumes the job's unfinished run, or starts a run for what is missing, or
+ * does nothing. Each run drives its items concurrently; the rate gate, the
+ * create queue and the budget decide what actually goes out. A run ends by
+ * rewriting the manifest and the report from the journal, whatever stopped it.
  */
-import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import PQueue from 'p-queue';
-import {
-  type Bucket,
-  LONGEST_RETRY_AFTER_MS,
-  type RateLimits,
-  SERVICE_RATE_LIMITS,
-} from '../contract/index.js';
+import { SERVICE_RATE_LIMITS } from '../contract/index.js';
 import {
   defaultJournalPath,
   type JobItem,
   jobInputPaths,
   type LoadedStep,
-  type ModelCatalog,
   validateJob,
 } from '../job/index.js';
-import { type Journal, journalFiles, openJournal } from '../journal/index.js';
-import type { RateGate } from '../limits/index.js';
+import {
+  isStateIn,
+  type Journal,
+  journalFiles,
+  openJournal,
+  RUN_STATUS,
+  type RunSpendCap,
+  TERMINAL_ITEM_STATES,
+} from '../journal/index.js';
 import { ManifestWriter } from '../outputs/index.js';
-import { QuoteCache } from '../plan/index.js';
-import { contentHash, silentLogger } from '../shared/index.js';
+import { type DesiredState, QuoteCache } from '../plan/index.js';
+import { EXIT, silentLogger, UsageError } from '../shared/index.js';
 import { AssetResolver, prepareJobFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import { CompletionWatcher } from './completion-watcher.js';
@@ -34,12 +36,19 @@ import { DownloadStage } from './downloads.js';
 import { finishRun, progressSnapshot, recordEscapedStop } from './finish-run.js';
 import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
+import { itemIdentity, trainingItemKey, trainingsToSeed } from './item-identity.js';
 import { parseInferenceTime } from './latency.js';
 import { assertRunId } from './run-id.js';
-import { markRunning, type RunSelection, seedItems, selectRun, toNewItem } from './select-run.js';
+import { writeRunOutputs } from './run-outputs.js';
+import { contractDrift, contractHashes, seedRateGate, wireStops } from './run-wiring.js';
+import { markRunning, type RunSelection, selectRun } from './select-run.js';
 import { RunStoppedError, StopController } from './stop-control.js';
-import { InfluencerResolver, trainingItems } from './trainings.js';
+import { InfluencerResolver } from './trainings.js';
 import type { RunEvent, RunJobOptions, RunResult } from './types.js';
+
+type Validated = Awaited<ReturnType<typeof validateJob>>;
+type Files = Awaited<ReturnType<typeof prepareJobFiles>>;
+type Logger = NonNullable<RunJobOptions['logger']>;
 
 export async function runJob(options: RunJobOptions): Promise<RunResult> {
   const logger = options.logger ?? silentLogger();
@@ -56,6 +65,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     ...(options.jobLimits ? { limits: options.jobLimits } : {}),
   });
   const { job, items } = validated;
+  assertFreshSteps(options.fresh, job.steps);
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
   const files = await prepareJobFiles(job, items);
   const journalPath = options.journalPath ?? defaultJournalPath(job.dir);
@@ -76,75 +86,198 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
       ...jobInputPaths(job),
       ...files.byPath.keys(),
     ];
-    return await runWithJournal(options, journal, validated, files, logger, protectedPaths);
+    return await converge({ options, journal, validated, files, logger, protectedPaths });
   } finally {
     journal.close();
   }
 }
 
-async function runWithJournal(
-  options: RunJobOptions,
-  journal: Journal,
-  validated: Awaited<ReturnType<typeof validateJob>>,
-  files: Awaited<ReturnType<typeof prepareJobFiles>>,
-  logger: NonNullable<RunJobOptions['logger']>,
-  protectedPaths: readonly string[],
-): Promise<RunResult> {
+interface Invocation {
+  readonly options: RunJobOptions;
+  readonly journal: Journal;
+  readonly validated: Validated;
+  readonly files: Files;
+  readonly logger: Logger;
+  readonly protectedPaths: readonly string[];
+}
+
+/**
+ * Runs until the journal matches the job file or a run stops: usually one
+ * run; a second when a resumed run had items the job file changed after they
+ * were paid for (finished as sent, then made as the job now says).
+ */
+async function converge(inv: Invocation): Promise<RunResult> {
+  const { options, journal, validated, files } = inv;
   const { job, catalog, items } = validated;
   const outputDir = options.outDir ? path.resolve(options.outDir) : job.output;
+  const service = options.client.baseUrl;
+  const scope = `${service}#${options.accountFingerprint}`;
   const contracts = contractHashes(catalog, items);
-  const selection = selectRun(journal, job, {
-    ...(options.runId !== undefined ? { runId: options.runId } : {}),
-    newRun: options.newRun ?? false,
-    snapshot: { service: options.client.baseUrl, outputDir, limits: options.limits, contracts },
-  });
-  const runId = selection.run.runId;
-  if (selection.alreadyFinished) {
-    return finishRun({
-      journal,
-      runId,
-      outputDir,
-      stop: new StopController(),
-      client: options.client,
-      alreadyFinished: true,
-      downloadFailures: 0,
+  const snapshot = { service, scope, outputDir, limits: options.limits, contracts };
+  const settled = new Set<string>();
+  const spent = { before: 0 };
+  let last: RunResult | undefined;
+  for (;;) {
+    const selection = selectRun(journal, job, items, {
+      ...(options.runId !== undefined ? { runId: options.runId } : {}),
+      ...(settled.size === 0 && options.fresh ? { fresh: freshSteps(options.fresh) } : {}),
+      settledRuns: settled,
+      snapshot,
+      identity: (item) => itemIdentity(job, files, item),
+      trainings: (makes) => trainingsToSeed(journal, job, files, scope, makes),
     });
-  }
-  seedItems(
-    journal,
-    runId,
-    [...trainingItems(job.influencers.values()), ...items.map(toNewItem)],
-    selection.resumed,
-  );
-  markRunning(journal, runId);
-  try {
-    return await driveRun({
-      options,
-      journal,
-      validated,
-      files,
-      logger,
-      selection,
-      outputDir,
-      contracts,
-      protectedPaths,
-    });
-  } catch (error) {
-    recordEscapedStop(journal, runId, error, logger);
-    throw error;
+    if (selection.kind === 'nothing') {
+      return last ?? nothingToDo(inv, selection, outputDir, items.length);
+    }
+    const { runId } = selection.run;
+    const spendCap = capFor(journal, runId, options.maxSpend, spent.before);
+    markRunning(journal, runId);
+    try {
+      last = await driveRun({ ...inv, selection, outputDir, contracts, spendCap, scope });
+    } catch (error) {
+      recordEscapedStop(journal, runId, error, inv.logger);
+      throw error;
+    }
+    settled.add(runId);
+    if (spendCap) spent.before += journal.committedCredits(runId) - spendCap.baseline;
+    const stopped = last.exitCode !== EXIT.ok && last.exitCode !== EXIT.itemsFailed;
+    if (stopped || selection.deferred === 0) return last;
   }
 }
 
-interface StartedRun {
-  readonly options: RunJobOptions;
-  readonly journal: Journal;
-  readonly validated: Awaited<ReturnType<typeof validateJob>>;
-  readonly files: Awaited<ReturnType<typeof prepareJobFiles>>;
-  readonly logger: NonNullable<RunJobOptions['logger']>;
-  readonly selection: RunSelection;
+/** `--fresh` names steps of the job (a typo must not silently regenerate nothing). */
+function assertFreshSteps(
+  fresh: RunJobOptions['fresh'],
+  steps: readonly { readonly id: string }[],
+): void {
+  if (fresh === undefined || fresh === true) return;
+  const known = new Set(steps.map((s) => s.id));
+  const unknown = fresh.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `--fresh names ${unknown.map((id) => `"${id}"`).join(', ')}, not a step of the job; its steps: ${[...known].join(', ')}`,
+    );
+  }
+}
+
+function freshSteps(fresh: true | readonly string[]): ReadonlySet<string> | true {
+  return fresh === true || fresh.length === 0 ? true : new Set(fresh);
+}
+
+/** `--max-spend` as a ceiling on one run's committed credits (what earlier runs of this invocation left). */
+function capFor(
+  journal: Journal,
+  runId: string,
+  maxSpend: number | undefined,
+  spentBefore: number,
+): RunSpendCap | undefined {
+  if (maxSpend === undefined) return undefined;
+  const baseline = journal.committedCredits(runId);
+  return { maxSpend, baseline, runLimit: baseline + maxSpend - spentBefore };
+}
+
+/** The job file describes nothing the journal does not show done: nothing is created. */
+function nothingToDo(
+  inv: Invocation,
+  selection: Extract<RunSelection, { kind: 'nothing' }>,
+  outputDir: string,
+  itemCount: number,
+): RunResult {
+  const { journal } = inv;
+  const lastRun = selection.lastRun;
+  if (lastRun) writeRunOutputs(journal, lastRun.runId, outputDir);
+  const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
+  const removed = selection.state.removed.length;
+  const message =
+    `nothing to do: ${done} of ${itemCount} item(s) are done` +
+    (lastRun ? ` (run ${lastRun.runId} already finished)` : '') +
+    (removed > 0 ? `; ${removed} item(s) no longer in the job file are left as they are` : '');
+  inv.logger.info({ done, removed }, message);
+  return {
+    runId: lastRun?.runId ?? '',
+    status: lastRun?.status ?? RUN_STATUS.completed,
+    exitCode: EXIT.ok,
+    message,
+    spend: { charged: 0, refunded: 0, net: 0, reserved: 0, committed: 0 },
+    budget: inv.validated.job.budget ?? null,
+    counts: { succeeded: 0, failed: 0, blocked: 0, skipped: 0, pending: 0 },
+    done,
+    outputDir,
+    alreadyFinished: true,
+  };
+}
+
+interface StartedRun extends Invocation {
+  readonly selection: Extract<RunSelection, { kind: 'run' }>;
   readonly outputDir: string;
   readonly contracts: Record<string, string>;
-  readonly protectedPaths: readonly string[];
+  readonly spendCap: RunSpendCap | undefined;
+  readonly scope: string;
+}
+
+/**
+ * What a run drives: the job items it holds with the job's request, and the
+ * paid attempts of items the job file changed or dropped since (finished as
+ * they were sent, no retry). Every other job item settles at once for the
+ * items that wait on it: done ones with their recorded outputs.
+ */
+function itemsToDrive(
+  journal: Journal,
+  runId: string,
+  items: readonly JobItem[],
+  steps: ReadonlyMap<string, LoadedStep>,
+  state: DesiredState,
+  graph: ItemGraph,
+  identity: (item: JobItem) => string,
+): Array<{ item: JobItem; step: LoadedStep }> {
+  const byKey = new Map(items.map((item) => [item.key, item]));
+  const driven: Array<{ item: JobItem; step: LoadedStep }> = [];
+  const held = new Set<string>();
+  for (const record of journal.listItems(runId)) {
+    const jobItem = byKey.get(record.itemKey);
+    const step = steps.get(record.stepId);
+    if (!step) continue;
+    held.add(record.itemKey);
+    if (jobItem && identity(jobItem) === record.requestHash) {
+      driven.push({ item: jobItem, step });
+    } else if (journal.getOpenAttempt(runId, record.itemKey)) {
+      driven.push({ item: asSent(record, jobItem), step: { ...step, retries: 0 } });
+    } else if (!isStateIn(TERMINAL_ITEM_STATES, record.state)) {
+      held.delete(record.itemKey);
+    }
+  }
+  for (const item of items) {
+    if (held.has(item.key)) continue;
+    const latest = state.latest.get(item.key);
+    if (state.verdicts.get(item.key) === 'done' && latest) {
+      const ids = journal
+        .listOutputs(latest.runId)
+        .filter((o) => o.itemKey === item.key)
+        .sort((a, b) => a.n - b.n)
+        .map((o) => o.generationId ?? '');
+      graph.succeeded(item.key, { generationIds: ids });
+    } else graph.failed(item.key, `${item.stepId}/${item.label} is not made by this run`);
+  }
+  return driven;
+}
+
+/** A journal item as its open attempt was sent (the job file describes it differently now). */
+function asSent(
+  record: ReturnType<Journal['listItems']>[number],
+  jobItem: JobItem | undefined,
+): JobItem {
+  return {
+    stepId: record.stepId,
+    key: record.itemKey,
+    label: record.label,
+    modelId: record.modelId ?? jobItem?.modelId ?? '',
+    kind: (record.kind === 'video' ? 'video' : 'image') as JobItem['kind'],
+    request: record.request as JobItem['request'],
+    expectedOutputs: record.expectedOutputs,
+    vars: jobItem?.vars ?? {},
+    countIndex: jobItem?.countIndex ?? 0,
+    mediaRefs: [],
+  };
 }
 
 /** Drives the items of a selected, seeded run to the end (or a stop) and finishes it. */
@@ -198,10 +331,11 @@ async function driveRun(started: StartedRun): Promise<RunResult> {
     catalog,
     journal,
     client: options.client,
-    scope: `${options.client.baseUrl}#${options.accountFingerprint}`,
+    scope: started.scope,
     outputDir,
     protectedPaths,
     stop,
+    ...(started.spendCap ? { spendCap: started.spendCap } : {}),
     watcher,
     quotes: new QuoteCache(options.client, catalog),
     createQueue,
@@ -215,18 +349,29 @@ async function driveRun(started: StartedRun): Promise<RunResult> {
       record('contract.drift', message);
       emit({ type: 'warning', message });
     }
+    for (const message of changeMessages(selection)) {
+      record('job.changed', message);
+      emit({ type: 'warning', message });
+    }
   }
+  const graph = new ItemGraph();
+  const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
+  const identity = (item: JobItem) => itemIdentity(job, files, item);
+  const driven = itemsToDrive(journal, runId, items, steps, selection.state, graph, identity);
+  const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
+  const trainingIds = [...job.influencers.keys()].filter((id) =>
+    journal.getItem(runId, trainingItemKey(id)),
+  );
   record(
     selection.resumed ? 'run.resumed' : 'run.started',
-    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name} (${items.length} generation items, ${job.influencers.size} training(s))`,
+    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name}: ${driven.length} generation item(s), ${trainingIds.length} training(s); ${done} item(s) already done`,
   );
-  emit({ type: 'run-started', runId, resumed: selection.resumed, items: items.length });
+  emit({ type: 'run-started', runId, resumed: selection.resumed, items: driven.length });
 
-  const graph = new ItemGraph();
   const stopListeners = wireStops(ctx, options, graph);
   const manifest = ManifestWriter.open(outputDir);
-  const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
   const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
+  for (const { item } of driven) byKey.set(item.key, item);
   const downloads = new DownloadStage(
     ctx,
     manifest,
@@ -252,7 +397,7 @@ async function driveRun(started: StartedRun): Promise<RunResult> {
   try {
     await seedRateGate(ctx, options.gate, options.limits);
     downloads.enqueuePending();
-    const trainings = [...job.influencers.keys()].map((id) =>
+    const trainings = trainingIds.map((id) =>
       influencers.resolveOrTrain({ jobLocal: id }).catch((error: unknown) => {
         if (!(error instanceof RunStoppedError))
           logger.warn({ influencer: id }, String((error as Error).message));
@@ -260,10 +405,7 @@ async function driveRun(started: StartedRun): Promise<RunResult> {
     );
     await Promise.all([
       ...trainings,
-      ...items.map((item) => {
-        const step = steps.get(item.stepId);
-        return step ? runGenerationItem(ctx, deps, step, item) : Promise.resolve();
-      }),
+      ...driven.map(({ item, step }) => runGenerationItem(ctx, deps, step, item)),
     ]);
     await downloads.drain();
   } finally {
@@ -282,101 +424,24 @@ async function driveRun(started: StartedRun): Promise<RunResult> {
     alreadyFinished: false,
     downloadFailures: downloads.failures,
   });
+  const withDone = { ...result, done };
   record('run.finished', result.message);
-  emit({ type: 'run-finished', result });
-  return result;
+  emit({ type: 'run-finished', result: withDone });
+  return withDone;
 }
 
-/**
- * A restarted runner starts with an empty gate, but the service still counts
- * what the killed process sent: without seeding, the first burst after a
- * restart runs into a 429. Creates are in the journal (their 202 times, and
- * intents still unanswered); everything else shows in the
- * `X-RateLimit-Remaining` of one cheap first request.
- */
-async function seedRateGate(ctx: RunContext, gate: RateGate, limits: RateLimits): Promise<void> {
-  const now = Date.now();
-  const expiries = (bucket: Bucket, kinds: (kind: string) => boolean) => {
-    const { windowMs } = limits[bucket];
-    const margin = Math.max(25, windowMs * 0.01);
-    return (
-      ctx.journal
-        .recentCreates(now - windowMs - margin)
-        .filter((create) => kinds(create.kind))
-        // Counted by the service when it arrived: at the latest its 202, or
-        // (unanswered) any moment up to now.
-        .map((create) => (create.sentBy ?? now) + windowMs + margin)
+/** What changed in the job file since a resumed run started, by step and field (issue 12.8). */
+function changeMessages(selection: StartedRun['selection']): string[] {
+  if (selection.changes.length === 0) return [];
+  const shown = selection.changes.slice(0, 10);
+  const more = selection.changes.length - shown.length;
+  const lines = [
+    `the job file changed since run ${selection.run.runId} started: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`,
+  ];
+  if (selection.deferred > 0) {
+    lines.push(
+      `${selection.deferred} changed item(s) were already sent: they finish as sent, then a new run makes them as the job file now says`,
     );
-  };
-  gate.occupy(
-    'generations',
-    expiries('generations', (kind) => kind !== 'training'),
-  );
-  gate.occupy(
-    'trainings',
-    expiries('trainings', (kind) => kind === 'training'),
-  );
-  gate.occupy(
-    'requests',
-    expiries('requests', () => true),
-  );
-  const account = await ctx.client.getAccount({ signal: ctx.stop.hardStop.signal });
-  ctx.logger.info({ credits: account.credits }, `balance: ${account.credits} credits`);
-}
-
-/** A hash of each model contract the job uses, to notice a contract change on resume. */
-function contractHashes(catalog: ModelCatalog, items: readonly JobItem[]): Record<string, string> {
-  const hashes: Record<string, string> = {};
-  for (const modelId of new Set(items.map((i) => i.modelId))) {
-    const model = catalog.get(modelId);
-    if (model) hashes[modelId] = contentHash(model.fields);
   }
-  return hashes;
-}
-
-function contractDrift(snapshot: unknown, now: Record<string, string>): string[] {
-  const before = (snapshot as { contracts?: Record<string, string> } | null)?.contracts ?? {};
-  return Object.entries(now)
-    .filter(([modelId, hash]) => before[modelId] !== undefined && before[modelId] !== hash)
-    .map(
-      ([modelId]) =>
-        `the contract of model ${modelId} changed since this run started; pending items are sent as validated now`,
-    );
-}
-
-/** Connects signals, the gate's pauses and the stop controller; returns a disposer. */
-function wireStops(ctx: RunContext, options: RunJobOptions, graph: ItemGraph): () => void {
-  const { stop, journal, runId } = ctx;
-  const onAbort = () => stop.stop('interrupted', 'interrupted by a signal');
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
-  stop.onStop((reason) => {
-    ctx.record('run.stopping', `stopping: ${stop.message}`, undefined, { reason });
-    graph.abandon(new RunStoppedError(stop.message));
-  });
-  // Every in-flight request listens on this signal: hundreds is normal here.
-  setMaxListeners(0, stop.hardStop.signal);
-  stop.hardStop.signal.addEventListener(
-    'abort',
-    () => ctx.watcher.stop(new RunStoppedError(stop.message)),
-    { once: true },
-  );
-  const persisted = journal.getRun(runId)?.notBefore;
-  if (persisted && persisted > Date.now()) {
-    // A wait beyond the ceiling (persisted by an older ibatch) is not obeyed
-    // forever: forget it, the first request asks the service again.
-    if (persisted - Date.now() > LONGEST_RETRY_AFTER_MS) journal.setRunNotBefore(runId, null);
-    else options.gate.pauseUntil(persisted);
-  }
-  const offPause = options.gate.on('pause', ({ until }) => {
-    journal.setRunNotBefore(runId, until);
-    ctx.emit({ type: 'pause', until });
-    ctx.record('rate.paused', `rate limited: waiting until ${new Date(until).toISOString()}`);
-  });
-  const offResume = options.gate.on('resume', () => journal.setRunNotBefore(runId, null));
-  return () => {
-    options.signal?.removeEventListener('abort', onAbort);
-    offPause();
-    offResume();
-  };
+  return lines;
 }

@@ -36,6 +36,9 @@ export { STOP_REASONS, type StopReason };
  */
 export const RESUME_AFTER_INTERRUPT = 'Run the same command again to resume.';
 
+/** What a `credits` stop ran into: the job's budget, the invocation's cap, or the account's balance. */
+export type CreditsCap = 'budget' | 'max-spend' | 'balance';
+
 const SEVERITY: Record<StopReason, number> = {
   credits: 1,
   interrupted: 2,
@@ -46,6 +49,7 @@ const SEVERITY: Record<StopReason, number> = {
 export class StopController {
   #reason: StopReason | undefined;
   #message = '';
+  #creditsCap: CreditsCap | undefined;
   readonly #listeners: Array<(reason: StopReason) => void> = [];
   /** Aborted when in-flight work must stop too (everything but `credits`). */
   readonly hardStop = new AbortController();
@@ -58,6 +62,11 @@ export class StopController {
     return this.#message;
   }
 
+  /** For a `credits` stop: which cap stopped it (`balance` for a 402 from the service). */
+  get creditsCap(): CreditsCap | undefined {
+    return this.#creditsCap;
+  }
+
   /** False once any stop was requested: no new create may start. */
   get mayCreate(): boolean {
     return this.#reason === undefined;
@@ -68,11 +77,12 @@ export class StopController {
     this.#listeners.push(listener);
   }
 
-  stop(reason: StopReason, message: string): void {
+  stop(reason: StopReason, message: string, creditsCap: CreditsCap = 'balance'): void {
     if (this.#reason !== undefined && SEVERITY[this.#reason] >= SEVERITY[reason]) return;
     const first = this.#reason === undefined;
     this.#reason = reason;
     this.#message = message;
+    if (reason === 'credits') this.#creditsCap = creditsCap;
     if (reason !== 'credits' && !this.hardStop.signal.aborted) {
       this.hardStop.abort(new RunStoppedError(message));
     }

@@ -12,42 +12,17 @@
 import type { TrainingJob, TrainingJobRequest } from '../contract/index.js';
 import { trainingOutcome } from '../contract/index.js';
 import type { InfluencerRef, LoadedInfluencer } from '../job/index.js';
-import {
-  ATTEMPT_STATE,
-  type InfluencerLookup,
-  ITEM_STATE,
-  type NewItem,
-} from '../journal/index.js';
-import { contentHash, sleep } from '../shared/index.js';
+import { ATTEMPT_STATE, type InfluencerLookup, ITEM_STATE } from '../journal/index.js';
+import { trainingPrice } from '../plan/index.js';
+import { sleep } from '../shared/index.js';
 import type { AssetResolver, PreparedFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import type { RunContext } from './context.js';
 import { DependencyFailedError } from './item-graph.js';
+import { influencerConfigHash, trainingItemKey } from './item-identity.js';
 import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journaled-attempt.js';
 
-export const TRAINING_STEP = 'influencers';
-export const trainingItemKey = (localId: string) => `train-${localId}`;
-
-/** Journal items for the job's trainings (added with the generation items). */
-export function trainingItems(influencers: Iterable<LoadedInfluencer>): NewItem[] {
-  return [...influencers].map((inf) => {
-    const request = {
-      name: inf.name,
-      username: inf.username,
-      style: inf.style,
-      gender: inf.gender,
-    };
-    return {
-      itemKey: trainingItemKey(inf.id),
-      stepId: TRAINING_STEP,
-      label: inf.name,
-      kind: 'training',
-      request,
-      requestHash: contentHash(request),
-      expectedOutputs: 0,
-    };
-  });
-}
+export { TRAINING_STEP, trainingItemKey, trainingItems } from './item-identity.js';
 
 export class InfluencerResolver {
   readonly #trainings = new Map<string, Promise<string>>();
@@ -131,14 +106,7 @@ export class InfluencerResolver {
   }
 
   #configHash(spec: LoadedInfluencer): string {
-    const images =
-      'uploadSet' in spec.images
-        ? (this.ctx.job.uploads.get(spec.images.uploadSet)?.files ?? []).map(
-            (f) => this.files.byPath.get(f)?.sha256 ?? f,
-          )
-        : spec.images.urls;
-    const { name, username, style, gender } = spec;
-    return contentHash({ name, username, style, gender, images });
+    return influencerConfigHash(this.ctx.job, this.files, spec);
   }
 
   #markReused(itemKey: string, influencerId: string): void {
@@ -167,7 +135,8 @@ export class InfluencerResolver {
     const { journal, runId } = ctx;
     const open = journal.getOpenAttempt(runId, itemKey);
     if (!open && !ctx.stop.mayCreate) return undefined;
-    const start = open ? { open } : { body: await this.#body(spec), quotedCost: null };
+    const price = trainingPrice(journal.lastTrainingCharge(ctx.scope));
+    const start = open ? { open } : { body: await this.#body(spec), quotedCost: price };
     try {
       const submitted = await runJournaledAttempt(
         ctx,

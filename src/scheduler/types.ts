@@ -32,8 +32,13 @@ export interface RunJobOptions {
   readonly journalPath?: string;
   /** Names the run: reproducible idempotency keys on another machine. */
   readonly runId?: string;
-  /** Start a new run even if an unfinished one exists. */
-  readonly newRun?: boolean;
+  /**
+   * `--fresh [STEP...]`: make the done items of these steps again, with new
+   * keys (every step for `true` or an empty list). Starts a new run.
+   */
+  readonly fresh?: true | readonly string[];
+  /** `--max-spend`: most credits this invocation may commit (exit 3 when reached). */
+  readonly maxSpend?: number;
   /** Overrides the job's `output`. */
   readonly outDir?: string;
   /** Wait for another process holding the journal instead of failing. */
@@ -104,6 +109,8 @@ export interface RunResult {
   readonly counts: Readonly<Record<ItemOutcomeState | typeof ITEM_STATE.pending, number>>;
   /** Absolute output folder. */
   readonly outputDir: string;
-  /** True when the run had been finished before (`--run-id` of a done run). */
+  /** True when nothing was left to make (no run was started or resumed). */
   readonly alreadyFinished: boolean;
+  /** Items of the job done by earlier runs (not made again). */
+  readonly done?: number;
 }

@@ -1,8 +1,8 @@
 /**
  * `ibatch run` semantics of the interface, end to end against a real emulator
  * over HTTP: SIGINT -> 130 and a resume of the same run; `--run-id` of a
- * finished run is a no-op; a changed job refuses to resume (`--new` starts
- * afresh); one process per journal (`--wait` waits); a persisted rate wait
+ * finished run is a no-op; a job changed during a stopped run converges
+ * (the resume names what changed); one process per journal (`--wait` waits); a persisted rate wait
  * survives a SIGKILL and the resumed run sends nothing before it.
  * Spawned processes need `npm run build`.
  */
@@ -81,7 +81,7 @@ describe('ibatch run semantics', () => {
     expect(await readRuns(ws.journalPath)).toHaveLength(1);
   }, 60_000);
 
-  it('a changed job refuses to resume (exit 2, suggests --new); --new starts a new run', async () => {
+  it('a job changed during a stopped run converges: the resume names what changed and pays nothing twice', async () => {
     em = await testEmulator({ timeScale: SCALE });
     const N = 6;
     ws = workspace(imageJob({ name: 'changed-job', n: N, budget: 5 })); // 2 items fit
@@ -89,18 +89,23 @@ describe('ibatch run semantics', () => {
     const first = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(first.code, first.stderr).toBe(3);
     const before = (await charges(em)).length;
+    expect(before).toBe(2);
 
     ws.write(imageJob({ name: 'changed-job', n: N, budget: 100, prompt: 'a busy market, scene' }));
-    const refused = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('--new');
-    expect((await charges(em)).length).toBe(before);
-
-    const fresh = await runCliCaptured(['run', ws.jobPath, '--new'], env, ws.dir);
-    expect(fresh.code, fresh.stderr).toBe(0);
+    const resumed = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // The steps and fields that changed, not hashed keys.
+    expect(resumed.stdout + resumed.stderr).toMatch(/shots\/scene=s\d: input\.prompt changed/);
     const runs = await readRuns(ws.journalPath);
+    // The stopped run finished with the new prompt; the 2 items it had paid with
+    // the old prompt were made again by a follow-up run.
     expect(runs).toHaveLength(2);
-    expect(fresh.stdout).toContain(`run ${runs[0]?.runId}`);
+    expect(runs.every((r) => r.status === 'completed')).toBe(true);
+    expect((await charges(em)).length).toBe(before + N);
+    expectOneChargePerItem((await charges(em)).slice(before), N);
+
+    const again = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
+    expect(again.code, again.stderr).toBe(0);
     expect((await charges(em)).length).toBe(before + N);
   }, 60_000);
 

@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { validateJob } from '../../src/job/index.js';
 import { type AttemptRecord, idempotencyKey, openJournal } from '../../src/journal/index.js';
+import { prepareJobFiles } from '../../src/scheduler/assets.js';
+import { itemIdentity } from '../../src/scheduler/item-identity.js';
 import { toNewItem } from '../../src/scheduler/select-run.js';
 import { accountFingerprint } from '../../src/shared/index.js';
 import { repoPath, runCliCaptured, tempDir, testEmulator } from '../helpers/index.js';
@@ -116,7 +118,8 @@ describe('a journal written by release 0c8bfc1', () => {
       cacheFile: null,
     }).finally(() => client.close());
     expect(job.name).toBe(stored.run?.jobName);
-    const now = items.map(toNewItem);
+    const files = await prepareJobFiles(job, items);
+    const now = items.map((item) => toNewItem(item, itemIdentity(job, files, item)));
     expect(now.map((i) => [i.itemKey, i.requestHash])).toEqual(
       stored.items.map((i) => [i.itemKey, i.requestHash]),
     );

@@ -26,7 +26,6 @@ describe('influencer-batch exports', () => {
         'JournalVersionError',
         'ModelCatalogError',
         'NetworkError',
-        'RunChangedError',
         'SERVICE_RATE_LIMITS',
         'TimeoutError',
         'UsageError',

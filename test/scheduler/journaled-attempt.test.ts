@@ -18,12 +18,13 @@ import { CompletionWatcher } from '../../src/scheduler/completion-watcher.js';
 import type { RunContext } from '../../src/scheduler/context.js';
 import { type ItemDeps, runGenerationItem } from '../../src/scheduler/generation-item.js';
 import { ItemGraph } from '../../src/scheduler/item-graph.js';
+import { itemIdentity } from '../../src/scheduler/item-identity.js';
 import {
   type CreateAnswer,
   type PaidCreate,
   runJournaledAttempt,
 } from '../../src/scheduler/journaled-attempt.js';
-import { seedItems, selectRun, toNewItem } from '../../src/scheduler/select-run.js';
+import { selectRun } from '../../src/scheduler/select-run.js';
 import { StopController } from '../../src/scheduler/stop-control.js';
 import {
   InfluencerResolver,
@@ -79,13 +80,15 @@ async function harness(options: { budget?: number } = {}): Promise<Harness> {
   const files = await prepareJobFiles(job, items);
   const journal = await openJournal(join(dir, 'journal.db'));
   defer(() => journal.close());
-  const { run } = selectRun(journal, job, { newRun: true, snapshot: {} });
-  seedItems(
-    journal,
-    run.runId,
-    [...trainingItems(job.influencers.values()), ...items.map(toNewItem)],
-    false,
-  );
+  const selection = selectRun(journal, job, items, {
+    fresh: true,
+    settledRuns: new Set(),
+    snapshot: { service: client.baseUrl, scope: `${client.baseUrl}#test` },
+    identity: (item) => itemIdentity(job, files, item),
+    trainings: () => trainingItems(job.influencers.values()),
+  });
+  if (selection.kind !== 'run') throw new Error('expected a new run');
+  const { run } = selection;
   const queue = new PQueue({ concurrency: 2 });
   const context = (): RunContext => {
     const watcher = new CompletionWatcher(client, { minGapMs: 20, maxGapMs: 200 });
@@ -250,7 +253,9 @@ describe('runJournaledAttempt', () => {
     expect(result).toBeUndefined();
     expect(sent).toEqual([]);
     expect(h.ctx.stop.reason).toBe('credits');
-    expect(h.ctx.stop.message).toBe('budget reached: 0 of 1 credits committed, next item needs 5');
+    expect(h.ctx.stop.message).toBe(
+      "budget reached: 0 of the job's 1 credits committed over its runs, the next generation needs 5",
+    );
     expect(h.journal.listAttempts(h.ctx.runId, h.photo.key)).toEqual([]);
     expect(h.journal.getItem(h.ctx.runId, h.photo.key)).toMatchObject({
       state: 'pending',

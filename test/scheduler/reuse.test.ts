@@ -70,27 +70,35 @@ describe('a second run of the same job', () => {
     expect(afterFirst.trainings).toHaveLength(1);
     expect(afterFirst.generationIds).toHaveLength(4);
 
-    // The first run finished, so a plain `run` starts a new run of the job.
-    const second = await runJobCli(job, env);
+    // The first run finished and the job is unchanged: a plain `run` makes nothing.
+    const unchanged = await runJobCli(job, env);
+    expect(unchanged.code, unchanged.stdout + unchanged.stderr).toBe(0);
+    expect(unchanged.stdout).toMatch(/nothing to do/);
+    expect((await charges(em)).generationIds).toHaveLength(4);
+
+    // `--fresh` makes every item again in a new run, reusing uploads and the influencer.
+    const second = await runJobCli(job, env, ['--fresh']);
     expect(second.code, second.stdout + second.stderr).toBe(0);
     expect(await presignCount(em)).toBe(3);
     const afterSecond = await charges(em);
     expect(afterSecond.trainings).toHaveLength(1);
     expect(afterSecond.generationIds).toHaveLength(8);
 
-    // `--new` behaves the same way.
+    // `--new` is the old spelling of `--fresh`.
     const third = await runJobCli(job, env, ['--new']);
     expect(third.code, third.stdout + third.stderr).toBe(0);
     expect(await presignCount(em)).toBe(3);
     expect((await charges(em)).trainings).toHaveLength(1);
 
-    // An edited reference: one new upload, and (new configuration) one new training.
+    // An edited reference: one new upload, one new training (a new configuration),
+    // and the items that use the influencer are made again by a plain `run`.
     writeFileSync(path.join(dir, 'refs', 'ref-2.png'), makePng(40, 40, [250, 250, 20]));
-    const edited = await runJobCli(job, env, ['--new']);
+    const edited = await runJobCli(job, env);
     expect(edited.code, edited.stdout + edited.stderr).toBe(0);
     expect(await presignCount(em)).toBe(4);
     const afterEdit = await charges(em);
     expect(afterEdit.trainings).toHaveLength(2);
+    expect(afterEdit.generationIds).toHaveLength(16);
 
     const runs = await runsOf(dir);
     expect(runs.map((r) => r.status)).toEqual(['completed', 'completed', 'completed', 'completed']);

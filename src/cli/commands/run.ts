@@ -29,6 +29,8 @@ import { reportJobErrors } from './validate.js';
 interface RunOptions extends CommonOptions, JobLimitOptions {
   readonly runId?: string;
   readonly new?: boolean;
+  readonly fresh?: true | string[];
+  readonly maxSpend?: number;
   readonly out?: string;
   readonly dryRun?: boolean;
   readonly journal?: string;
@@ -74,7 +76,17 @@ export const runCommand: CommandModule = {
             'name the run: reproducible idempotency keys on another machine (printable, at most 100 characters)',
           ).argParser(runIdValue('--run-id')),
         )
-        .option('--new', 'start a new run even if an unfinished one exists')
+        .option(
+          '--fresh [steps...]',
+          'make the done items of these steps again with new keys (all steps when none is named); starts a new run',
+        )
+        .option('--new', 'old spelling of --fresh (all steps)')
+        .addOption(
+          new Option(
+            '--max-spend <credits>',
+            'most credits this invocation may commit (exit 3 when reached; the next run continues)',
+          ).argParser(positiveNumber('--max-spend')),
+        )
         .option('--out <dir>', "output folder (overrides the job's `output`)")
         .option('--dry-run', 'quote the job like `plan`; spend nothing')
         .option(
@@ -144,7 +156,8 @@ export const runCommand: CommandModule = {
           accountFingerprint: service.accountFingerprint,
           ...journalOption(io, options),
           ...(options.runId !== undefined ? { runId: options.runId } : {}),
-          newRun: options.new ?? false,
+          ...freshOption(options),
+          ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
           ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
           waitForLock: options.wait ?? false,
           offline: options.offline ?? false,
@@ -159,6 +172,15 @@ export const runCommand: CommandModule = {
     });
   },
 };
+
+/** `--fresh a b`, `--fresh a,b`, `--fresh` (every step) or the old `--new`. */
+function freshOption(options: RunOptions): { fresh?: true | readonly string[] } {
+  if (options.fresh === true || (options.new && options.fresh === undefined))
+    return { fresh: true };
+  if (options.fresh === undefined) return {};
+  const steps = options.fresh.flatMap((s) => s.split(',')).map((s) => s.trim());
+  return { fresh: steps.filter((s) => s !== '') };
+}
 
 /** `--journal`, else IBATCH_JOURNAL, else the engine's default beside the job. */
 function journalOption(
@@ -194,7 +216,7 @@ function report(
   const { counts, spend } = result;
   io.stdout.write(
     `${redact(result.message)}\n` +
-      `run ${result.runId}: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.blocked} blocked, ${counts.skipped} skipped, ${counts.pending} pending\n` +
+      `run ${result.runId || '(none)'}: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.blocked} blocked, ${counts.skipped} skipped, ${counts.pending} pending${result.done ? `; ${result.done} already done` : ''}\n` +
       `credits: ${spend.net} net (${spend.charged} charged, ${spend.refunded} refunded)${result.budget === null ? '' : ` of ${result.budget} budget`}\n` +
       `outputs: ${result.outputDir} (manifest.jsonl, manifest.csv, report.html)\n`,
   );

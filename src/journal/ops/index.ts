@@ -12,13 +12,19 @@ export { appendEvent, listEvents } from './events.js';
 export { getAttempt, getOpenAttempt, listAttempts, listOpenAttempts } from './get-attempts.js';
 export { getItem, listItems } from './get-items.js';
 export { findUnfinishedRun, getRun, listRuns } from './get-run.js';
-export { findInfluencer, saveInfluencer } from './influencers.js';
+export { findInfluencer, lastTrainingCharge, saveInfluencer } from './influencers.js';
+export { itemHistory, removeUnattemptedItem, replaceItemRequest } from './item-history.js';
 export { listOutputs, markOutputDownloaded, markOutputFailed } from './outputs.js';
 export { recentCreates } from './recent-creates.js';
 export { recordAttemptIntent } from './record-attempt-intent.js';
 export { recordAttemptOutcome } from './record-attempt-outcome.js';
 export { recordAttemptSubmitted } from './record-attempt-submitted.js';
-export { committedCredits, releaseReservation, reserveCredits } from './reserve-credits.js';
+export {
+  committedCredits,
+  jobCommittedCredits,
+  releaseReservation,
+  reserveCredits,
+} from './reserve-credits.js';
 export { progressByStep, spendByStep, spendSummary } from './summaries.js';
 export { setItemQuote, setItemState } from './update-item.js';
 export { setRunBudget, setRunNotBefore, setRunStatus } from './update-run.js';

@@ -93,3 +93,15 @@ export function saveInfluencer(j: JournalDb, record: InfluencerUpdate): Influenc
   });
   return findInfluencer(j, record)!;
 }
+
+/** What the account was last charged for a training (the service offers no preview for trainings). */
+export function lastTrainingCharge(j: JournalDb, scope: string): number | undefined {
+  const cost = j
+    .stmt(
+      `SELECT credits_cost FROM influencers WHERE scope = ? AND credits_cost IS NOT NULL
+       ORDER BY updated_at DESC LIMIT 1`,
+    )
+    .pluck()
+    .get(scope) as number | undefined;
+  return cost ?? undefined;
+}

@@ -1,7 +1,7 @@
 import { ATTEMPT_STATE, type AttemptRecord, ITEM_STATE } from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { getAttempt } from './get-attempts.js';
-import { type ReserveResult, reserveCredits } from './reserve-credits.js';
+import { type ReserveResult, type RunSpendCap, reserveCredits } from './reserve-credits.js';
 
 export interface AttemptIntentInput {
   readonly runId: string;
@@ -15,6 +15,8 @@ export interface AttemptIntentInput {
   readonly requestHash: string;
   /** Credits to hold against the budget until the 202 says the real charge. */
   readonly quotedCost: number | null;
+  /** This invocation's `--max-spend`, as a ceiling on the run's committed credits. */
+  readonly spendCap?: RunSpendCap;
 }
 
 export type AttemptIntentResult =
@@ -50,7 +52,7 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
         .get(input.runId, input.itemKey) as number | undefined;
       if (held === undefined) throw new Error(`No item ${input.itemKey} in run ${input.runId}`);
       const missing = Math.max(0, (input.quotedCost ?? 0) - held);
-      const reserve = reserveCredits(j, input.runId, input.itemKey, missing);
+      const reserve = reserveCredits(j, input.runId, input.itemKey, missing, input.spendCap);
       if (!reserve.ok) return { kind: 'over-budget', reserve };
       const now = j.now();
       j.stmt(
@@ -58,7 +60,16 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
            request_hash, state, quoted_cost, created_at)
          VALUES (@runId, @itemKey, @attemptNo, @idempotencyKey, @request, @requestHash, '${ATTEMPT_STATE.intent}',
            @quotedCost, @now)`,
-      ).run({ ...input, request: JSON.stringify(input.request), now });
+      ).run({
+        runId: input.runId,
+        itemKey: input.itemKey,
+        attemptNo: input.attemptNo,
+        idempotencyKey: input.idempotencyKey,
+        request: JSON.stringify(input.request),
+        requestHash: input.requestHash,
+        quotedCost: input.quotedCost,
+        now,
+      });
       j.stmt(
         `UPDATE items SET state = '${ITEM_STATE.submitting}', attempts_used = MAX(attempts_used, @attemptNo),
            error = NULL, not_before = NULL, updated_at = @now

@@ -7,25 +7,50 @@ export type ReserveResult =
   | { readonly ok: true; readonly committed: number }
   | {
       readonly ok: false;
-      /** The run's budget. */
-      readonly budget: number;
-      /** Credits already committed (reserved + charged - refunded). */
+      /** Which cap refused: the job's `budget` (all its runs) or this invocation's `--max-spend`. */
+      readonly cap: 'budget' | 'max-spend';
+      /** The cap's value in credits. */
+      readonly limit: number;
+      /** Credits already committed against that cap (reserved + charged - refunded). */
       readonly committed: number;
       /** What the refused reservation asked for. */
       readonly requested: number;
     };
 
+/** An absolute ceiling on one run's committed credits (what `--max-spend` leaves it). */
+export interface RunSpendCap {
+  /** The run may commit at most this much in total (its earlier spend included). */
+  readonly runLimit: number;
+  /** The invocation's cap, for the message. */
+  readonly maxSpend: number;
+  /** What the run had committed when the invocation began. */
+  readonly baseline: number;
+}
+
 /**
- * Adds `amount` to an item's reservation unless the run's committed credits
- * (reserved + charged - refunded over all its items) would then pass its
- * budget. The check and the update are one SQL statement, so no two
- * reservations can both squeeze under the budget.
+ * The runs whose spend counts against a run's budget: every run of its job
+ * against the same service and account (`budget` caps the job, all its runs
+ * together; another account's spend is not this account's).
+ */
+const JOB_RUNS = `SELECT o.run_id FROM runs o, runs me
+  WHERE me.run_id = @runId AND o.job_name = me.job_name
+    AND COALESCE(json_extract(o.options_json, '$.scope'), '')
+      = COALESCE(json_extract(me.options_json, '$.scope'), '')`;
+
+const COMMITTED = 'COALESCE(SUM(reserved_credits + charged_credits - refunded_credits), 0)';
+
+/**
+ * Adds `amount` to an item's reservation unless the job's committed credits
+ * over all its runs would then pass its budget, or the run's would pass the
+ * invocation's cap. The checks and the update are one SQL statement, so no two
+ * reservations can both squeeze under a cap.
  */
 export function reserveCredits(
   j: JournalDb,
   runId: string,
   itemKey: string,
   amount: number,
+  cap?: RunSpendCap,
 ): ReserveResult {
   if (!(amount >= 0)) throw new RangeError(`Expected \`amount\` >= 0, got ${amount}`);
   const update = j
@@ -34,22 +59,36 @@ export function reserveCredits(
        WHERE run_id = @runId AND item_key = @itemKey
          AND (
            (SELECT budget FROM runs WHERE run_id = @runId) IS NULL
-           OR (SELECT COALESCE(SUM(reserved_credits + charged_credits - refunded_credits), 0)
-               FROM items WHERE run_id = @runId) + @amount
+           OR (SELECT ${COMMITTED} FROM items WHERE run_id IN (${JOB_RUNS})) + @amount
               <= (SELECT budget FROM runs WHERE run_id = @runId) + ${EPSILON}
+         )
+         AND (
+           @runLimit IS NULL
+           OR (SELECT ${COMMITTED} FROM items WHERE run_id = @runId) + @amount
+              <= @runLimit + ${EPSILON}
          )`,
     )
-    .run({ runId, itemKey, amount, now: j.now() });
-  const committed = committedCredits(j, runId);
-  if (update.changes === 1) return { ok: true, committed };
+    .run({ runId, itemKey, amount, now: j.now(), runLimit: cap?.runLimit ?? null });
+  if (update.changes === 1) return { ok: true, committed: committedCredits(j, runId) };
   const budget = j.stmt('SELECT budget FROM runs WHERE run_id = ?').pluck().get(runId) as
     | number
     | null
     | undefined;
-  if (budget === undefined || budget === null) {
-    throw new Error(`No item ${itemKey} in run ${runId}`);
+  const jobCommitted = jobCommittedCredits(j, runId);
+  if (budget !== undefined && budget !== null && jobCommitted + amount > budget + EPSILON) {
+    return { ok: false, cap: 'budget', limit: budget, committed: jobCommitted, requested: amount };
   }
-  return { ok: false, budget, committed, requested: amount };
+  if (cap) {
+    const spent = committedCredits(j, runId) - cap.baseline;
+    return {
+      ok: false,
+      cap: 'max-spend',
+      limit: cap.maxSpend,
+      committed: spent,
+      requested: amount,
+    };
+  }
+  throw new Error(`No item ${itemKey} in run ${runId}`);
 }
 
 /** Drops an item's reservation (refund, failure, a refused create). */
@@ -61,11 +100,13 @@ export function releaseReservation(j: JournalDb, runId: string, itemKey: string)
 
 /** reserved + charged - refunded over a run's items. */
 export function committedCredits(j: JournalDb, runId: string): number {
+  return j.stmt(`SELECT ${COMMITTED} FROM items WHERE run_id = ?`).pluck().get(runId) as number;
+}
+
+/** reserved + charged - refunded over every run of the run's job on its account (what `budget` caps). */
+export function jobCommittedCredits(j: JournalDb, runId: string): number {
   return j
-    .stmt(
-      `SELECT COALESCE(SUM(reserved_credits + charged_credits - refunded_credits), 0)
-       FROM items WHERE run_id = ?`,
-    )
+    .stmt(`SELECT ${COMMITTED} FROM items WHERE run_id IN (${JOB_RUNS})`)
     .pluck()
-    .get(runId) as number;
+    .get({ runId }) as number;
 }

@@ -1,0 +1,89 @@
+/**
+ * A job's items over all its runs: what `run` and `plan` compare the job file
+ * with (the desired state) to decide what is done, new, changed or to retry.
+ * One row per (run, item), oldest run first, so the last row of a key is its
+ * latest record.
+ */
+import { ATTEMPT_STATE, OPEN_ATTEMPT_STATES, sqlStates } from '../records.js';
+import type { JournalDb } from '../sql.js';
+import type { NewItem } from './add-items.js';
+
+export interface ItemHistoryRow {
+  readonly runId: string;
+  readonly runStatus: string;
+  /** The run's service + account scope (null for runs of an older ibatch). */
+  readonly scope: string | null;
+  /** The run's service base URL. */
+  readonly service: string | null;
+  readonly itemKey: string;
+  readonly stepId: string;
+  readonly requestHash: string;
+  readonly state: string;
+  readonly attemptsUsed: number;
+  /** True while an attempt's create may be in flight or is being watched. */
+  readonly openAttempt: boolean;
+  /** For a `from:` item that succeeded: the source generation its winning attempt used. */
+  readonly sourceGenerationId: string | null;
+}
+
+export function itemHistory(j: JournalDb, jobName: string): ItemHistoryRow[] {
+  const rows = j
+    .stmt(
+      `SELECT i.run_id AS runId, r.status AS runStatus,
+         json_extract(r.options_json, '$.scope') AS scope,
+         json_extract(r.options_json, '$.service') AS service,
+         i.item_key AS itemKey, i.step_id AS stepId, i.request_hash AS requestHash,
+         i.state AS state, i.attempts_used AS attemptsUsed,
+         EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = i.run_id AND a.item_key = i.item_key
+                   AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)})) AS openAttempt,
+         CASE WHEN i.source_item_key IS NULL THEN NULL ELSE (
+           SELECT json_extract(a.request_json, '$.generationId') FROM attempts a
+           WHERE a.run_id = i.run_id AND a.item_key = i.item_key
+             AND a.state = '${ATTEMPT_STATE.succeeded}'
+           ORDER BY a.attempt_no DESC LIMIT 1) END AS sourceGenerationId
+       FROM items i JOIN runs r ON r.run_id = i.run_id
+       WHERE r.job_name = ?
+       ORDER BY r.created_at, r.rowid`,
+    )
+    .all(jobName) as Array<Omit<ItemHistoryRow, 'openAttempt'> & { openAttempt: number }>;
+  return rows.map((row) => ({ ...row, openAttempt: row.openAttempt !== 0 }));
+}
+
+/**
+ * Gives a not yet attempted item (or one waiting for its next attempt) the
+ * request the job file now describes. An item with an open attempt keeps its
+ * request: that attempt is finished as it was sent.
+ */
+export function replaceItemRequest(j: JournalDb, runId: string, item: NewItem): boolean {
+  const result = j
+    .stmt(
+      `UPDATE items SET label = @label, model_id = @modelId, kind = @kind, request_json = @request,
+         request_hash = @requestHash, expected_outputs = @expectedOutputs, quoted_cost = NULL,
+         source_item_key = @sourceItemKey, updated_at = @now
+       WHERE run_id = @runId AND item_key = @itemKey
+         AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = @runId AND a.item_key = @itemKey
+                           AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)}))`,
+    )
+    .run({
+      runId,
+      itemKey: item.itemKey,
+      label: item.label ?? item.itemKey,
+      modelId: item.modelId ?? null,
+      kind: item.kind,
+      request: JSON.stringify(item.request),
+      requestHash: item.requestHash,
+      expectedOutputs: item.expectedOutputs ?? 1,
+      sourceItemKey: item.sourceItemKey ?? null,
+      now: j.now(),
+    });
+  return result.changes === 1;
+}
+
+/** Drops an item nothing was ever sent for (removed from the job file); true when dropped. */
+export function removeUnattemptedItem(j: JournalDb, runId: string, itemKey: string): boolean {
+  return (
+    j
+      .stmt('DELETE FROM items WHERE run_id = ? AND item_key = ? AND attempts_used = 0')
+      .run(runId, itemKey).changes === 1
+  );
+}

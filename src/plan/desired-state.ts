@@ -1,0 +1,146 @@
+/**
+ * The job file is the desired state (interface: "Re-running"): each item the
+ * job describes is compared with its latest record in the journal, over every
+ * run of the job against the same service and account, and gets one verdict.
+ * `run` makes what is not done; `plan` quotes exactly that. One home for the
+ * rule, so the quote and the run can never disagree.
+ *
+ * An item's identity is its key (step + template values + copy index) and its
+ * request hash (the resolved request as the job file describes it). A `from:`
+ * item is done only while the source output it was made from is still its
+ * source's current output.
+ */
+import type { ItemHistoryRow } from '../journal/index.js';
+import { ITEM_STATE } from '../journal/index.js';
+
+/** What the next run does with an item. */
+export type ItemVerdict =
+  /** No record: made by the next run. */
+  | 'new'
+  /** Its request (or its source's output) changed since it was made or tried: made again. */
+  | 'changed'
+  /** Failed for good in an earlier run: made again with a new key. */
+  | 'retry'
+  /** Succeeded with its outputs recorded: nothing to do. */
+  | 'done'
+  /** Done, but its step was named by `--fresh`: made again on purpose. */
+  | 'fresh'
+  /** In the unfinished run being resumed, unchanged: the resume carries on with it. */
+  | 'open'
+  /** Failed for good in a run this invocation already finished: left for the next invocation. */
+  | 'settled';
+
+/** Verdicts that make a new attempt in the next run. */
+export const VERDICTS_TO_MAKE: readonly ItemVerdict[] = ['new', 'changed', 'retry', 'fresh'];
+
+/** What the comparison needs of a job item. */
+export interface WantedItem {
+  readonly key: string;
+  readonly stepId: string;
+  readonly requestHash: string;
+  readonly source?: { readonly itemKey: string; readonly outputIndex: number };
+}
+
+export interface DesiredStateOptions {
+  /** The unfinished run a `run` would resume. */
+  readonly openRunId?: string;
+  /** Steps whose done items are made again (`--fresh`); `true` for every step. */
+  readonly fresh?: ReadonlySet<string> | true;
+  /** Runs finished by this invocation: their failures are not retried now. */
+  readonly settledRuns?: ReadonlySet<string>;
+  /** The generation ids of a done item's outputs, in output order (for `from:` checks). */
+  readonly outputIds: (runId: string, itemKey: string) => readonly string[];
+}
+
+export interface DesiredState {
+  readonly verdicts: ReadonlyMap<string, ItemVerdict>;
+  /** The latest record of each key the journal knows (job items and removed ones). */
+  readonly latest: ReadonlyMap<string, ItemHistoryRow>;
+  /** Latest records of keys the job file no longer describes (left alone). */
+  readonly removed: readonly ItemHistoryRow[];
+}
+
+/** Whether a history row belongs to the same service and account as `scope`. */
+export function inScope(row: ItemHistoryRow, scope: string, service: string): boolean {
+  return row.scope === null ? row.service === service : row.scope === scope;
+}
+
+export function desiredState(
+  history: readonly ItemHistoryRow[],
+  items: readonly WantedItem[],
+  options: DesiredStateOptions,
+): DesiredState {
+  const latest = new Map<string, ItemHistoryRow>();
+  for (const row of history) latest.set(row.itemKey, row);
+  const byKey = new Map(items.map((item) => [item.key, item]));
+  const verdicts = new Map<string, ItemVerdict>();
+  const verdictOf = (item: WantedItem, seen: Set<string>): ItemVerdict => {
+    const known = verdicts.get(item.key);
+    if (known) return known;
+    const own = ownVerdict(item, latest.get(item.key), options);
+    let verdict = own;
+    if ((own === 'done' || own === 'open') && item.source && !seen.has(item.key)) {
+      seen.add(item.key);
+      const source = byKey.get(item.source.itemKey);
+      const sourceVerdict = source ? verdictOf(source, seen) : 'new';
+      if (own === 'done' && !madeFromCurrentSource(item, latest, sourceVerdict, options))
+        verdict = 'changed';
+    }
+    verdicts.set(item.key, verdict);
+    return verdict;
+  };
+  for (const item of items) verdictOf(item, new Set());
+  const removed = [...latest.values()].filter((row) => !byKey.has(row.itemKey));
+  return { verdicts, latest, removed };
+}
+
+function ownVerdict(
+  item: WantedItem,
+  row: ItemHistoryRow | undefined,
+  options: DesiredStateOptions,
+): ItemVerdict {
+  if (!row) return 'new';
+  const same = row.requestHash === item.requestHash;
+  if (row.runId === options.openRunId) return same ? 'open' : 'changed';
+  if (row.state === ITEM_STATE.succeeded) {
+    if (!same) return 'changed';
+    const fresh = options.fresh === true || options.fresh?.has(item.stepId) === true;
+    return fresh ? 'fresh' : 'done';
+  }
+  if (options.settledRuns?.has(row.runId)) return same ? 'settled' : 'changed';
+  return same ? 'retry' : 'changed';
+}
+
+/** A done `from:` item counts only while its source is done and still the output it animated. */
+function madeFromCurrentSource(
+  item: WantedItem,
+  latest: ReadonlyMap<string, ItemHistoryRow>,
+  sourceVerdict: ItemVerdict,
+  options: DesiredStateOptions,
+): boolean {
+  if (!item.source || sourceVerdict !== 'done') return sourceVerdict === 'done';
+  const own = latest.get(item.key);
+  const source = latest.get(item.source.itemKey);
+  if (!own || !source) return false;
+  const current = options.outputIds(source.runId, source.itemKey)[item.source.outputIndex];
+  return current !== undefined && current === own.sourceGenerationId;
+}
+
+/** Counts per step and verdict, for `plan` and the run's first line. */
+export function verdictCounts(
+  items: readonly WantedItem[],
+  state: DesiredState,
+): Map<string, Record<ItemVerdict | 'removed', number>> {
+  const counts = new Map<string, Record<ItemVerdict | 'removed', number>>();
+  const of = (stepId: string) => {
+    let entry = counts.get(stepId);
+    if (!entry) {
+      entry = { new: 0, changed: 0, retry: 0, done: 0, fresh: 0, open: 0, settled: 0, removed: 0 };
+      counts.set(stepId, entry);
+    }
+    return entry;
+  };
+  for (const item of items) of(item.stepId)[state.verdicts.get(item.key) ?? 'new'] += 1;
+  for (const row of state.removed) of(row.stepId).removed += 1;
+  return counts;
+}

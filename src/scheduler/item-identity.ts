@@ -1,0 +1,101 @@
+/**
+ * What identifies an item across runs (the desired-state comparison) and the
+ * trainings a run needs as journal items.
+ *
+ * An item's identity hash is its request as the job file describes it, plus
+ * the content of what the request only names: the local media files (by
+ * sha256) and a job-local influencer's training configuration. Editing a
+ * reference image therefore makes the items that use it again. An item with
+ * neither hashes as its request alone (what older journals recorded).
+ */
+import type { JobItem, LoadedInfluencer, LoadedJob } from '../job/index.js';
+import type { Journal, NewItem } from '../journal/index.js';
+import { contentHash } from '../shared/index.js';
+import { localPathOf, type PreparedFiles } from './assets.js';
+
+export const TRAINING_STEP = 'influencers';
+export const trainingItemKey = (localId: string) => `train-${localId}`;
+
+/** Journal items for the job's trainings (added with the generation items). */
+export function trainingItems(influencers: Iterable<LoadedInfluencer>): NewItem[] {
+  return [...influencers].map((inf) => {
+    const request = {
+      name: inf.name,
+      username: inf.username,
+      style: inf.style,
+      gender: inf.gender,
+    };
+    return {
+      itemKey: trainingItemKey(inf.id),
+      stepId: TRAINING_STEP,
+      label: inf.name,
+      kind: 'training',
+      request,
+      requestHash: contentHash(request),
+      expectedOutputs: 0,
+    };
+  });
+}
+
+/** What identifies one training of an influencer: its settings and its images' content. */
+export function influencerConfigHash(
+  job: LoadedJob,
+  files: PreparedFiles,
+  spec: LoadedInfluencer,
+): string {
+  const images =
+    'uploadSet' in spec.images
+      ? (job.uploads.get(spec.images.uploadSet)?.files ?? []).map(
+          (f) => files.byPath.get(f)?.sha256 ?? f,
+        )
+      : spec.images.urls;
+  const { name, username, style, gender } = spec;
+  return contentHash({ name, username, style, gender, images });
+}
+
+/**
+ * The trainings a run needs as journal items: those its items use, and those
+ * not trained yet for this account and configuration (a training is part of
+ * the desired state even before an item uses it).
+ */
+export function trainingsToSeed(
+  journal: Journal,
+  job: LoadedJob,
+  files: PreparedFiles,
+  scope: string,
+  makes: readonly JobItem[],
+): NewItem[] {
+  const used = new Set(
+    makes.flatMap((item) =>
+      item.influencer && 'jobLocal' in item.influencer ? [item.influencer.jobLocal] : [],
+    ),
+  );
+  const needed = [...job.influencers.values()].filter((spec) => {
+    if (used.has(spec.id)) return true;
+    const lookup = {
+      scope,
+      jobName: job.name,
+      localId: spec.id,
+      configHash: influencerConfigHash(job, files, spec),
+    };
+    return journal.findInfluencer(lookup)?.status !== 'succeeded';
+  });
+  return trainingItems(needed);
+}
+
+/** The identity hash of a job item (see the module comment). */
+export function itemIdentity(job: LoadedJob, files: PreparedFiles, item: JobItem): string {
+  const media = item.mediaRefs.map(
+    (ref) => files.byPath.get(localPathOf(job, ref))?.sha256 ?? localPathOf(job, ref),
+  );
+  const local =
+    item.influencer && 'jobLocal' in item.influencer
+      ? job.influencers.get(item.influencer.jobLocal)
+      : undefined;
+  if (media.length === 0 && !local) return contentHash(item.request);
+  return contentHash({
+    request: item.request,
+    media,
+    influencer: local ? influencerConfigHash(job, files, local) : null,
+  });
+}

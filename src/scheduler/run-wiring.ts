@@ -1,0 +1,115 @@
+/**
+ * What a run sets up around its items: the rate gate seeded with what a killed
+ * process had sent, the model contracts it was validated against, and the
+ * wiring of signals, pauses and stops.
+ */
+import { setMaxListeners } from 'node:events';
+import { type Bucket, LONGEST_RETRY_AFTER_MS, type RateLimits } from '../contract/index.js';
+import type { JobItem, ModelCatalog } from '../job/index.js';
+import type { RateGate } from '../limits/index.js';
+import { contentHash } from '../shared/index.js';
+import type { RunContext } from './context.js';
+import type { ItemGraph } from './item-graph.js';
+import { RunStoppedError } from './stop-control.js';
+import type { RunJobOptions } from './types.js';
+
+/**
+ * A restarted runner starts with an empty gate, but the service still counts
+ * what the killed process sent: without seeding, the first burst after a
+ * restart runs into a 429. Creates are in the journal (their 202 times, and
+ * intents still unanswered); everything else shows in the
+ * `X-RateLimit-Remaining` of one cheap first request.
+ */
+export async function seedRateGate(
+  ctx: RunContext,
+  gate: RateGate,
+  limits: RateLimits,
+): Promise<void> {
+  const now = Date.now();
+  const expiries = (bucket: Bucket, kinds: (kind: string) => boolean) => {
+    const { windowMs } = limits[bucket];
+    const margin = Math.max(25, windowMs * 0.01);
+    return (
+      ctx.journal
+        .recentCreates(now - windowMs - margin)
+        .filter((create) => kinds(create.kind))
+        // Counted by the service when it arrived: at the latest its 202, or
+        // (unanswered) any moment up to now.
+        .map((create) => (create.sentBy ?? now) + windowMs + margin)
+    );
+  };
+  gate.occupy(
+    'generations',
+    expiries('generations', (kind) => kind !== 'training'),
+  );
+  gate.occupy(
+    'trainings',
+    expiries('trainings', (kind) => kind === 'training'),
+  );
+  gate.occupy(
+    'requests',
+    expiries('requests', () => true),
+  );
+  const account = await ctx.client.getAccount({ signal: ctx.stop.hardStop.signal });
+  ctx.logger.info({ credits: account.credits }, `balance: ${account.credits} credits`);
+}
+
+/** A hash of each model contract the job uses, to notice a contract change on resume. */
+export function contractHashes(
+  catalog: ModelCatalog,
+  items: readonly JobItem[],
+): Record<string, string> {
+  const hashes: Record<string, string> = {};
+  for (const modelId of new Set(items.map((i) => i.modelId))) {
+    const model = catalog.get(modelId);
+    if (model) hashes[modelId] = contentHash(model.fields);
+  }
+  return hashes;
+}
+
+export function contractDrift(snapshot: unknown, now: Record<string, string>): string[] {
+  const before = (snapshot as { contracts?: Record<string, string> } | null)?.contracts ?? {};
+  return Object.entries(now)
+    .filter(([modelId, hash]) => before[modelId] !== undefined && before[modelId] !== hash)
+    .map(
+      ([modelId]) =>
+        `the contract of model ${modelId} changed since this run started; pending items are sent as validated now`,
+    );
+}
+
+/** Connects signals, the gate's pauses and the stop controller; returns a disposer. */
+export function wireStops(ctx: RunContext, options: RunJobOptions, graph: ItemGraph): () => void {
+  const { stop, journal, runId } = ctx;
+  const onAbort = () => stop.stop('interrupted', 'interrupted by a signal');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  stop.onStop((reason) => {
+    ctx.record('run.stopping', `stopping: ${stop.message}`, undefined, { reason });
+    graph.abandon(new RunStoppedError(stop.message));
+  });
+  // Every in-flight request listens on this signal: hundreds is normal here.
+  setMaxListeners(0, stop.hardStop.signal);
+  stop.hardStop.signal.addEventListener(
+    'abort',
+    () => ctx.watcher.stop(new RunStoppedError(stop.message)),
+    { once: true },
+  );
+  const persisted = journal.getRun(runId)?.notBefore;
+  if (persisted && persisted > Date.now()) {
+    // A wait beyond the ceiling (persisted by an older ibatch) is not obeyed
+    // forever: forget it, the first request asks the service again.
+    if (persisted - Date.now() > LONGEST_RETRY_AFTER_MS) journal.setRunNotBefore(runId, null);
+    else options.gate.pauseUntil(persisted);
+  }
+  const offPause = options.gate.on('pause', ({ until }) => {
+    journal.setRunNotBefore(runId, until);
+    ctx.emit({ type: 'pause', until });
+    ctx.record('rate.paused', `rate limited: waiting until ${new Date(until).toISOString()}`);
+  });
+  const offResume = options.gate.on('resume', () => journal.setRunNotBefore(runId, null));
+  return () => {
+    options.signal?.removeEventListener('abort', onAbort);
+    offPause();
+    offResume();
+  };
+}

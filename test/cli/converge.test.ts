@@ -1,0 +1,187 @@
+/**
+ * The job file is the desired state (interface: "Re-running"), end to end with
+ * the CLI against a real emulator, the ledger as the judge: a finished job run
+ * again creates nothing; a CSV row added, changed or removed creates exactly
+ * what it adds or changes; earlier files are never overwritten; items that
+ * failed for good are made again, nothing else; `--fresh` and `--max-spend`.
+ * Spawned processes need `npm run build`.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { runCliCaptured, said, testEmulator } from '../helpers/index.js';
+import { charges, envFor, ledgerNet, type Workspace, workspace } from '../scheduler/helpers.js';
+
+const SCALE = 30;
+
+/** A CSV-driven job: one sdxl-lite image (2 credits) per row. */
+function csvJob(name: string, extra = ''): string {
+  return [
+    'version: 1',
+    `name: ${name}`,
+    'output: out',
+    extra,
+    'generations:',
+    '  - id: shots',
+    '    model: sdxl-lite',
+    '    rows: products.csv',
+    '    input:',
+    '      prompt: "{{ product }} on a table, {{ setting }}"',
+    '',
+  ].join('\n');
+}
+
+function writeRows(ws: Workspace, rows: ReadonlyArray<readonly [string, string]>): void {
+  const text = ['product,setting', ...rows.map(([p, s]) => `${p},${s}`)].join('\n');
+  writeFileSync(path.join(ws.dir, 'products.csv'), `${text}\n`);
+}
+
+interface ManifestLine {
+  readonly item: string;
+  readonly file?: string;
+  readonly sha256?: string;
+  readonly runId?: string;
+}
+
+function manifest(ws: Workspace): ManifestLine[] {
+  return readFileSync(path.join(ws.dir, 'out', 'manifest.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ManifestLine);
+}
+
+/** Every file the manifest lists still has the sha256 it was downloaded with. */
+function expectFilesIntact(ws: Workspace, rows: readonly ManifestLine[]): void {
+  for (const row of rows) {
+    if (!row.file) continue;
+    const bytes = readFileSync(path.join(ws.dir, 'out', row.file));
+    expect(createHash('sha256').update(bytes).digest('hex'), row.file).toBe(row.sha256);
+  }
+}
+
+async function run(em: RunningEmulator, ws: Workspace, ...args: string[]) {
+  return runCliCaptured(['run', ws.jobPath, ...args], envFor(em, SCALE), ws.dir);
+}
+
+const ROWS = [
+  ['mug', 'kitchen'],
+  ['scarf', 'street'],
+  ['lamp', 'desk'],
+] as const;
+
+describe('re-running a job converges on the job file', () => {
+  it('unchanged: 0 creates; a row added: only its item; changed: only it, old file kept; removed: 0 creates', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('converge'));
+    writeRows(ws, ROWS);
+    const first = await run(em, ws);
+    expect(first.code, said(first)).toBe(0);
+    expect(await charges(em)).toHaveLength(3);
+    const firstRows = manifest(ws);
+
+    const again = await run(em, ws);
+    expect(again.code, said(again)).toBe(0);
+    expect(again.stdout).toMatch(/nothing to do: 3 of 3 item\(s\) are done/);
+    expect(await charges(em)).toHaveLength(3);
+
+    writeRows(ws, [...ROWS, ['vase', 'shelf']]);
+    const added = await run(em, ws);
+    expect(added.code, said(added)).toBe(0);
+    const afterAdd = await charges(em);
+    expect(afterAdd).toHaveLength(4);
+    expect(afterAdd.at(-1)?.idempotencyKey).toContain('vase');
+    expectFilesIntact(ws, firstRows);
+
+    writeRows(ws, [['mug', 'garden'], ...ROWS.slice(1), ['vase', 'shelf']]);
+    const changed = await run(em, ws);
+    expect(changed.code, said(changed)).toBe(0);
+    const afterChange = await charges(em);
+    expect(afterChange).toHaveLength(5);
+    expect(afterChange.at(-1)?.idempotencyKey).toContain('mug');
+    expectFilesIntact(ws, firstRows);
+    const mugFiles = manifest(ws).filter(
+      (r) => r.item.startsWith('garden-mug') || r.item.includes('mug'),
+    );
+    expect(new Set(mugFiles.map((r) => r.file)).size).toBe(mugFiles.length);
+
+    writeRows(ws, ROWS.slice(1));
+    const removed = await run(em, ws);
+    expect(removed.code, said(removed)).toBe(0);
+    expect(await charges(em)).toHaveLength(5);
+    expectFilesIntact(ws, manifest(ws));
+  }, 90_000);
+
+  it('items that failed for good are made again by the next run, nothing else', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('retry-failed'));
+    writeRows(ws, ROWS);
+    expect((await run(em, ws)).code).toBe(0);
+    // Two new rows whose every attempt fails (refunded): they fail for good.
+    writeRows(ws, [...ROWS, ['vase', 'shelf'], ['pen', 'office']]);
+    await em.admin.setFaults({ perEndpoint: { createGeneration: { 'generation-fail': 1 } } });
+    const failing = await run(em, ws);
+    expect(failing.code, said(failing)).toBe(1);
+    const before = await charges(em);
+
+    await em.admin.setFaults({});
+    const second = await run(em, ws);
+    expect(second.code, said(second)).toBe(0);
+    const made = (await charges(em)).slice(before.length).map((c) => c.idempotencyKey ?? '');
+    expect(made).toHaveLength(2);
+    expect(made.some((key) => key.includes('vase'))).toBe(true);
+    expect(made.some((key) => key.includes('pen'))).toBe(true);
+    const third = await run(em, ws);
+    expect(third.code, said(third)).toBe(0);
+    expect(await charges(em)).toHaveLength(before.length + 2);
+  }, 90_000);
+
+  it('--fresh STEP makes the done items again with new keys and new files', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('fresh'));
+    writeRows(ws, ROWS);
+    expect((await run(em, ws)).code).toBe(0);
+    const firstRows = manifest(ws);
+    const fresh = await run(em, ws, '--fresh', 'shots');
+    expect(fresh.code, said(fresh)).toBe(0);
+    expect(await charges(em)).toHaveLength(6);
+    expectFilesIntact(ws, firstRows);
+    const files = manifest(ws).flatMap((r) => (r.file ? [r.file] : []));
+    expect(new Set(files).size).toBe(6);
+    const typo = await run(em, ws, '--fresh', 'shot');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('"shot"');
+    expect(await charges(em)).toHaveLength(6);
+  }, 90_000);
+
+  it('--max-spend stops at or under the cap (exit 3, no top-up advice); the next run continues', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('nightly-cap'));
+    writeRows(ws, [...ROWS, ['vase', 'shelf'], ['pen', 'office']]);
+    const capped = await run(em, ws, '--max-spend', '5');
+    expect(capped.code, said(capped)).toBe(3);
+    expect(capped.stdout).toMatch(/--max-spend reached/);
+    expect(capped.stdout).not.toMatch(/top up/i);
+    expect(await ledgerNet(em)).toBeLessThanOrEqual(5);
+    const second = await run(em, ws, '--max-spend', '5');
+    expect(second.code, said(second)).toBe(3);
+    expect(await ledgerNet(em)).toBeLessThanOrEqual(10);
+    const rest = await run(em, ws);
+    expect(rest.code, said(rest)).toBe(0);
+    expect(await charges(em)).toHaveLength(5);
+  }, 90_000);
+
+  it('budget caps the job over all its runs; a budget stop does not say top up', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('campaign-budget', 'budget: 7'));
+    writeRows(ws, ROWS);
+    expect((await run(em, ws)).code).toBe(0);
+    writeRows(ws, [...ROWS, ['vase', 'shelf'], ['pen', 'office']]);
+    const over = await run(em, ws);
+    expect(over.code, said(over)).toBe(3);
+    expect(over.stdout).toMatch(/budget reached/);
+    expect(over.stdout).not.toMatch(/top up/i);
+    expect(await ledgerNet(em)).toBeLessThanOrEqual(7);
+  }, 90_000);
+});
