@@ -19,6 +19,8 @@ export interface CampaignShape {
   readonly generations: number;
   /** Upload 3 images and train one influencer the portraits use. */
   readonly training: boolean;
+  /** The influencer's username (a rewrite of the campaign must keep it, or it is a new influencer). */
+  readonly username?: string;
 }
 
 export interface CampaignFiles {
@@ -30,6 +32,7 @@ export interface CampaignFiles {
   /** Output files expected when nothing fails. */
   readonly expectedOutputs: number;
   readonly trainings: number;
+  readonly username: string;
 }
 
 /**
@@ -42,6 +45,7 @@ export async function writeCampaign(dir: string, shape: CampaignShape): Promise<
   const clips = portraits * 2;
   const drafts = Math.max(1, shape.generations - portraits - clips);
   const lines = ['version: 1', 'name: chaos-campaign', 'output: out', ''];
+  const username = shape.username ?? `ava_chaos_${process.pid}_${Date.now().toString(36)}`;
   if (shape.training) {
     await mkdir(path.join(dir, 'refs'), { recursive: true });
     for (let i = 1; i <= 3; i++) {
@@ -55,7 +59,7 @@ export async function writeCampaign(dir: string, shape: CampaignShape): Promise<
       'influencers:',
       '  ava:',
       '    name: Ava Chaos',
-      `    username: ava_chaos_${process.pid}_${Date.now().toString(36)}`,
+      `    username: ${username}`,
       '    style: realistic',
       '    gender: female',
       '    images: refs',
@@ -99,6 +103,7 @@ export async function writeCampaign(dir: string, shape: CampaignShape): Promise<
     generationItems: portraits + clips + drafts,
     expectedOutputs: portraits * 2 + clips + drafts,
     trainings: shape.training ? 1 : 0,
+    username,
   };
 }
 

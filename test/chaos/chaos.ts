@@ -15,7 +15,7 @@ import { mulberry32 } from '../../src/shared/prng.js';
 // The pure parts of the kit only: `npm run chaos` runs this outside vitest.
 import { scaledLimits } from '../helpers/limits.js';
 import { creationFloorMs, startCampaignEmulator, writeCampaign } from './campaign.js';
-import { journalRuns, type KillPlan, type RunnerTarget, runOnce } from './runner.js';
+import { type KillPlan, type RunnerTarget, runOnce } from './runner.js';
 import { type Verdict, verifyCampaign } from './verify.js';
 
 export interface ChaosOptions {
@@ -39,6 +39,12 @@ export interface ChaosOptions {
   readonly log?: (line: string) => void;
   /** Keep the temp folder (printed) for a post-mortem. */
   readonly keep?: boolean;
+  /**
+   * After the campaign finished: add this many drafts to the job file and run
+   * it again, killed `kills` times (a nightly re-run over a grown CSV). The
+   * re-run must create only the new items.
+   */
+  readonly regrow?: { readonly generations: number; readonly kills: number };
 }
 
 /** The verdict's counts and states, plus what the campaign itself saw. */
@@ -106,11 +112,38 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       limits: scaledLimits(options.timeScale),
     };
     const loop = await killLoop(options, target, started, log);
+    let final = files;
+    if (options.regrow && loop.violations.length === 0) {
+      final = await writeCampaign(dir, {
+        generations: options.items + options.regrow.generations,
+        training: options.training,
+        username: files.username,
+      });
+      log(`re-run with ${final.generationItems - files.generationItems} more item(s)`);
+      const again = await killLoop(
+        {
+          ...options,
+          items: options.regrow.generations,
+          kills: options.regrow.kills,
+          crashPoints: [],
+        },
+        target,
+        started,
+        log,
+      );
+      loop.kills += again.kills;
+      loop.spawns += again.spawns;
+      loop.finalExit = again.finalExit;
+      loop.violations.push(...again.violations);
+      for (const [spec, n] of Object.entries(again.crashPointKills))
+        loop.crashPointKills[spec] = (loop.crashPointKills[spec] ?? 0) + n;
+    }
     const verdict = await verifyCampaign({
       journalPath: files.journalPath,
       outDir: files.outDir,
       ledger: await emulator.admin.ledger(account.id),
-      expectedItems: files.generationItems + files.trainings,
+      expectedItems: final.generationItems + final.trainings,
+      expectedRuns: options.regrow ? 2 : 1,
     });
     const all = await emulator.admin.stats();
     const stats = all.accounts.find((a) => a.id === account.id);
@@ -234,17 +267,6 @@ async function killLoop(
         result.crashPointKills[plan.crashAt] = (result.crashPointKills[plan.crashAt] ?? 0) + 1;
       }
       log(`kill ${result.kills}: SIGKILL by ${by} after ${exit.ms} ms [planned: ${what}]`);
-      // Killed after the run was marked finished (while writing the manifest):
-      // a plain `run` would start a new run; `--run-id` rebuilds the outputs.
-      const finished = journalRuns(target.journalPath).find((r) =>
-        r.status.startsWith('completed'),
-      );
-      if (finished && !target.runId) {
-        target.runId = finished.runId;
-        log(
-          `the run was marked finished before the kill; resuming with --run-id ${finished.runId}`,
-        );
-      }
       continue;
     }
     if (exit.code === 0 || (exit.code === 1 && options.faults)) {

@@ -5,24 +5,7 @@
  * (`IBATCH_CRASH_AT`). Needs `npm run build` first.
  */
 import { spawn } from 'node:child_process';
-import Database from 'better-sqlite3';
 import { BIN } from '../helpers/paths.js';
-
-/** The run(s) in a journal, read with plain SQL (no lock: the runner is dead). */
-export function journalRuns(journalPath: string): { runId: string; status: string }[] {
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(journalPath, { readonly: true, fileMustExist: true });
-    return db.prepare('SELECT run_id AS runId, status FROM runs').all() as {
-      runId: string;
-      status: string;
-    }[];
-  } catch {
-    return []; // killed before the journal existed
-  } finally {
-    db?.close();
-  }
-}
 
 export interface RunnerTarget {
   readonly jobPath: string;
@@ -30,8 +13,6 @@ export interface RunnerTarget {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly limits: string;
-  /** `--run-id`: set once a kill landed after the run was marked finished. */
-  runId?: string;
 }
 
 export interface KillPlan {
@@ -85,7 +66,6 @@ export function runOnce(target: RunnerTarget, plan: KillPlan, maxMs: number): Pr
       target.limits,
       '--log-format',
       'json',
-      ...(target.runId ? ['--run-id', target.runId] : []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(target, plan) },
   );

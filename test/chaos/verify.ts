@@ -15,8 +15,10 @@ export interface VerifyInput {
   readonly journalPath: string;
   readonly outDir: string;
   readonly ledger: readonly LedgerEntry[];
-  /** Items the job expands to, trainings included. */
+  /** Items the job expands to, trainings included (distinct item keys over all runs). */
   readonly expectedItems: number;
+  /** Runs the journal should hold (a convergent re-run adds one). @default 1 */
+  readonly expectedRuns?: number;
 }
 
 export interface Verdict {
@@ -31,6 +33,7 @@ export interface Verdict {
 }
 
 interface ItemRow {
+  run_id: string;
   item_key: string;
   kind: string;
   model_id: string | null;
@@ -39,6 +42,7 @@ interface ItemRow {
   refunded_credits: number;
 }
 interface AttemptRow {
+  run_id: string;
   item_key: string;
   attempt_no: number;
   idempotency_key: string;
@@ -46,6 +50,7 @@ interface AttemptRow {
   state: string;
 }
 interface OutputRow {
+  run_id: string;
   item_key: string;
   n: number;
   generation_id: string | null;
@@ -70,21 +75,34 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
       run_id: string;
       status: string;
     }[];
-    if (runs.length !== 1) v.push(`expected 1 run in the journal, found ${runs.length}`);
+    const expectedRuns = input.expectedRuns ?? 1;
+    if (runs.length !== expectedRuns)
+      v.push(`expected ${expectedRuns} run(s) in the journal, found ${runs.length}`);
     for (const r of runs) {
       if (!r.status.startsWith('completed')) v.push(`run ${r.run_id} ended ${r.status}`);
     }
     items = db.prepare('SELECT * FROM items').all() as ItemRow[];
     attempts = db
-      .prepare('SELECT * FROM attempts ORDER BY item_key, attempt_no')
+      .prepare('SELECT * FROM attempts ORDER BY run_id, item_key, attempt_no')
       .all() as AttemptRow[];
     outputs = db.prepare('SELECT * FROM outputs').all() as OutputRow[];
   } finally {
     db.close();
   }
-  if (items.length !== input.expectedItems) {
-    v.push(`expected ${input.expectedItems} items in the journal, found ${items.length}`);
+  const distinct = new Set(items.map((i) => i.item_key));
+  if (distinct.size !== input.expectedItems) {
+    v.push(`expected ${input.expectedItems} items in the journal, found ${distinct.size}`);
   }
+  // A re-run makes only what is missing: an item done in one run is never made in another.
+  const succeededRuns = new Map<string, number>();
+  for (const item of items) {
+    if (item.state !== 'succeeded') continue;
+    succeededRuns.set(item.item_key, (succeededRuns.get(item.item_key) ?? 0) + 1);
+  }
+  for (const [key, n] of succeededRuns) {
+    if (n > 1) v.push(`${key}: made in ${n} runs (a done item was created again)`);
+  }
+  const rowKey = (r: { run_id: string; item_key: string }) => `${r.run_id}|${r.item_key}`;
 
   // Ledger, grouped by idempotency key.
   const byKey = new Map<string, { charges: number[]; refunds: number }>();
@@ -100,25 +118,26 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
   }
   const attemptsByItem = new Map<string, AttemptRow[]>();
   for (const a of attempts) {
-    const list = attemptsByItem.get(a.item_key) ?? [];
+    const list = attemptsByItem.get(rowKey(a)) ?? [];
     list.push(a);
-    attemptsByItem.set(a.item_key, list);
+    attemptsByItem.set(rowKey(a), list);
   }
   const journalKeys = new Set(attempts.map((a) => a.idempotency_key));
   for (const key of byKey.keys()) {
     if (!journalKeys.has(key)) v.push(`ledger charges key ${key}, which no journal attempt holds`);
   }
 
-  let chargedOnce = 0;
-  let double = 0;
-  let lost = 0;
+  // Counted per logical item (item key), over every run that holds it.
+  const doubledKeys = new Set<string>();
+  const lostKeys = new Set<string>();
+  const stateOf = new Map<string, string>();
   let refunds = 0;
   const states: Record<string, number> = {};
   for (const item of items) {
-    states[item.state] = (states[item.state] ?? 0) + 1;
-    const list = attemptsByItem.get(item.item_key) ?? [];
+    if (stateOf.get(item.item_key) !== 'succeeded') stateOf.set(item.item_key, item.state);
+    const list = attemptsByItem.get(rowKey(item)) ?? [];
     if (!FINAL.has(item.state)) {
-      lost += 1;
+      lostKeys.add(item.item_key);
       v.push(`${item.item_key}: left ${item.state}`);
       continue;
     }
@@ -175,17 +194,17 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
       );
     }
     // A skipped item (its source failed) is done and must have cost nothing.
-    if (doubled) double += 1;
-    else chargedOnce += 1;
+    if (doubled) doubledKeys.add(item.item_key);
   }
 
+  for (const state of stateOf.values()) states[state] = (states[state] ?? 0) + 1;
   const outputCount = await verifyOutputs(input.outDir, items, outputs, v);
   return {
     violations: v,
-    items: items.length,
-    chargedOnce,
-    double,
-    lost,
+    items: distinct.size,
+    chargedOnce: distinct.size - doubledKeys.size - lostKeys.size,
+    double: doubledKeys.size,
+    lost: lostKeys.size,
     outputs: outputCount,
     refunds,
     states,
@@ -198,13 +217,14 @@ async function verifyOutputs(
   outputs: OutputRow[],
   v: string[],
 ): Promise<number> {
+  const rowKey = (r: { run_id: string; item_key: string }) => `${r.run_id}|${r.item_key}`;
   const succeeded = new Set(
-    items.filter((i) => i.state === 'succeeded' && i.kind !== 'training').map((i) => i.item_key),
+    items.filter((i) => i.state === 'succeeded' && i.kind !== 'training').map(rowKey),
   );
   const expected = new Map<string, OutputRow>();
   const ids = new Set<string>();
   for (const o of outputs) {
-    if (!succeeded.has(o.item_key)) continue;
+    if (!succeeded.has(rowKey(o))) continue;
     if (o.state !== 'downloaded' || !o.file || !o.sha256) {
       v.push(`output ${o.item_key}#${o.n} is ${o.state}, not downloaded`);
       continue;
@@ -213,10 +233,10 @@ async function verifyOutputs(
       if (ids.has(o.generation_id)) v.push(`generation ${o.generation_id} recorded as two outputs`);
       ids.add(o.generation_id);
     }
-    expected.set(`${o.item_key}#${o.n}`, o);
+    expected.set(`${rowKey(o)}#${o.n}`, o);
   }
   for (const key of succeeded) {
-    if (!outputs.some((o) => o.item_key === key)) v.push(`${key} succeeded without outputs`);
+    if (!outputs.some((o) => rowKey(o) === key)) v.push(`${key} succeeded without outputs`);
   }
   const manifest = (await readFile(path.join(outDir, 'manifest.jsonl'), 'utf8'))
     .split('\n')
@@ -224,6 +244,7 @@ async function verifyOutputs(
     .map(
       (line) =>
         JSON.parse(line) as {
+          runId?: string;
           item: string;
           n?: number;
           status: string;
@@ -237,7 +258,7 @@ async function verifyOutputs(
       if (row.file) v.push(`manifest: ${row.item} is ${row.status} but names a file`);
       continue;
     }
-    const key = `${row.item}#${row.n}`;
+    const key = `${row.runId ?? ''}|${row.item}#${row.n}`;
     if (seen.has(key)) v.push(`manifest: ${key} listed twice`);
     seen.add(key);
     const out = expected.get(key);

@@ -22,6 +22,8 @@ describe('crash and resume (SIGKILL)', () => {
       faults: false,
       training: true,
       crashPoints: schedule,
+      // Then a re-run over a grown job, killed again: it creates only the new items.
+      regrow: { generations: 12, kills: 3 },
       maxSeconds: 160,
       ...(process.env.CRASH_TEST_VERBOSE ? { log: (line: string) => console.log(line) } : {}),
     });
@@ -37,6 +39,7 @@ describe('crash and resume (SIGKILL)', () => {
       expect(fired, `${point} never fired; ${line}`).toBeGreaterThan(0);
     }
     expect(summary.states, line).toEqual({ succeeded: summary.items });
+    expect(summary.items, line).toBe(64 + 12 + 1); // every generation of the grown job + the training
     expect(summary.chargedOnce, line).toBe(summary.items);
     expect(summary.double, line).toBe(0);
     expect(summary.lost, line).toBe(0);
