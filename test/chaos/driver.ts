@@ -1,8 +1,9 @@
 /**
- * `npm run chaos [-- --kills N --items N --seed S --time-scale N --keep --quiet]`
- * (env: CHAOS_KILLS, CHAOS_ITEMS, CHAOS_SEED, CHAOS_TIME_SCALE): a mixed
+ * `npm run chaos [-- --kills N --items N --seed S --time-scale N --regrow N --regrow-kills N --keep --quiet]`
+ * (env: CHAOS_KILLS, CHAOS_ITEMS, CHAOS_SEED, CHAOS_TIME_SCALE, CHAOS_REGROW): a mixed
  * campaign with faults on, SIGKILLed at seeded random moments and resumed
- * until done, then checked against the emulator's ledger. Prints one line per
+ * until done, then grown by `--regrow` generations and re-run (killed again),
+ * then checked against the emulator's ledger. Prints one line per
  * kill and ONE summary line; exits 0 when every check holds, 1 otherwise.
  * Needs `npm run build` (the runner is `node bin/ibatch.js`).
  */
@@ -16,6 +17,9 @@ const { values } = parseArgs({
     seed: { type: 'string', default: process.env.CHAOS_SEED ?? '7' },
     'time-scale': { type: 'string', default: process.env.CHAOS_TIME_SCALE ?? '30' },
     'max-seconds': { type: 'string', default: '540' },
+    /** Then grow the job by this many generations and re-run it (killed `--regrow-kills` times). */
+    regrow: { type: 'string', default: process.env.CHAOS_REGROW ?? '30' },
+    'regrow-kills': { type: 'string', default: '10' },
     keep: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
   },
@@ -39,6 +43,14 @@ const summary = await runChaos({
   faults: true,
   training: true,
   crashEvery: 5,
+  ...(positive('regrow', values.regrow) > 0
+    ? {
+        regrow: {
+          generations: positive('regrow', values.regrow),
+          kills: positive('regrow-kills', values['regrow-kills']),
+        },
+      }
+    : {}),
   keep: values.keep ?? false,
   log: values.quiet ? undefined : (line) => process.stdout.write(`${line}\n`),
 });
