@@ -7,12 +7,21 @@
  * Spawned processes need `npm run build`.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { runCliCaptured, said, testEmulator } from '../helpers/index.js';
-import { charges, envFor, ledgerNet, type Workspace, workspace } from '../scheduler/helpers.js';
+import { lockPathFor } from '../../src/journal/index.js';
+import { runCliCaptured, said, spawnCli, testEmulator, until } from '../helpers/index.js';
+import {
+  charges,
+  envFor,
+  expectOneChargePerItem,
+  ledgerNet,
+  slowEnv,
+  type Workspace,
+  workspace,
+} from '../scheduler/helpers.js';
 
 const SCALE = 30;
 
@@ -183,5 +192,24 @@ describe('re-running a job converges on the job file', () => {
     expect(over.stdout).toMatch(/budget reached/);
     expect(over.stdout).not.toMatch(/top up/i);
     expect(await ledgerNet(em)).toBeLessThanOrEqual(7);
+  }, 90_000);
+
+  it('`run` and `run --wait` started together: the waiter finds nothing left, each item is charged once', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('wait-converge'));
+    const rows = Array.from({ length: 12 }, (_, i) => [`item${i + 1}`, 'studio'] as const);
+    writeRows(ws, rows);
+    const env = slowEnv(em, SCALE);
+    const holder = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
+    const lock = lockPathFor(ws.journalPath, 'wait-converge');
+    await until(() => existsSync(lock), {
+      timeoutMs: 20_000,
+      what: 'the first run to lock the job',
+    });
+    const waiter = await runCliCaptured(['run', ws.jobPath, '--wait'], env, ws.dir);
+    expect((await holder.exited).code, holder.stderr()).toBe(0);
+    expect(waiter.code, said(waiter)).toBe(0);
+    expect(waiter.stdout).toMatch(/nothing to do/);
+    expectOneChargePerItem(await charges(em), rows.length);
   }, 90_000);
 });
