@@ -28,7 +28,7 @@ type Parsed = ReturnType<typeof ReportDataSchema.parse>;
 export function renderReport(input: ReportData): string {
   // Errors, event messages and statuses can quote the service: redacted before rendering.
   const data = redactDeep(ReportDataSchema.parse(input));
-  const costs = summarizeCosts(data.rows, data.trainings);
+  const costs = summarizeCosts(data.rows, data.trainings, data.spend);
   const { run } = data;
   const csp = [
     "default-src 'none'",
