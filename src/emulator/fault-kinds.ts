@@ -20,6 +20,7 @@ export const FAULT_KINDS = [
   'unknown-status', // status strings like RUNNING / Succeeded
   // outcomes decided at create time
   'generation-fail', // fails (+ refund)
+  'copy-fail', // the last copy of a multi-copy image create fails (+ its refund); scripted only
   'safety-block',
   'never-terminal',
   'training-fail', // fails (+ refund)
@@ -52,6 +53,7 @@ export const POST_FAULTS: ReadonlySet<FaultKind> = new Set([
 /** Faults that decide the outcome of what a create makes. */
 export const OUTCOME_FAULTS: ReadonlySet<FaultKind> = new Set([
   'generation-fail',
+  'copy-fail',
   'safety-block',
   'never-terminal',
   'training-fail',

@@ -27,6 +27,7 @@ export function faultApplies(fault: FaultKind, endpoint: EndpointId): boolean {
     case 'unknown-status':
       return STATUS_ENDPOINTS.has(endpoint);
     case 'generation-fail':
+    case 'copy-fail':
     case 'safety-block':
     case 'never-terminal':
       return endpoint === 'createGeneration';

@@ -83,6 +83,20 @@ function outcomeFor(
   }
 }
 
+/**
+ * `copy-fail` fails only the last of several copies (the others succeed, or
+ * take their chances with the probabilistic faults); every other forced
+ * fault applies to each copy.
+ */
+function copyFault(
+  forced: FaultKind | undefined,
+  index: number,
+  copies: number,
+): FaultKind | undefined {
+  if (forced !== 'copy-fail') return forced;
+  return copies > 1 && index === copies - 1 ? 'generation-fail' : undefined;
+}
+
 export function latencyRange(
   ctx: EmulatorContext,
   model: EmulatorModel,
@@ -115,7 +129,7 @@ export function createGeneration(
   const records: GenerationRecord[] = [];
   for (let index = 0; index < copies; index++) {
     const total = ctx.random.latency.between(min, max) / ctx.options.timeScale;
-    const { outcome, blockStyle } = outcomeFor(ctx, call.outcomeFault);
+    const { outcome, blockStyle } = outcomeFor(ctx, copyFault(call.outcomeFault, index, copies));
     records.push({
       id: ctx.newId(),
       accountId: account.id,

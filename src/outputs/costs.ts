@@ -26,10 +26,16 @@ export interface CostSummary {
   readonly total: CostLine & { readonly outputs: number; readonly failures: number };
 }
 
-/** Training charges appear as steps named `training:<id>`. */
+/**
+ * Training charges appear as steps named `training:<id>`. `spend`, the
+ * journal's own sum for the run (what `status` shows), replaces the total's
+ * credits when given: rows cannot show every charge (a retried, refunded
+ * attempt leaves no row), and the report must agree with `status`.
+ */
 export function summarizeCosts(
   rows: readonly ManifestRow[],
   trainings: readonly Pick<ReportTraining, 'id' | 'creditsCost' | 'refunded'>[] = [],
+  spend?: CostLine,
 ): CostSummary {
   const steps = new Map<
     string,
@@ -69,9 +75,9 @@ export function summarizeCosts(
   return {
     steps: lines,
     total: {
-      charged: sum((s) => s.charged),
-      refunded: sum((s) => s.refunded),
-      net: sum((s) => s.net),
+      charged: spend ? round(spend.charged) : sum((s) => s.charged),
+      refunded: spend ? round(spend.refunded) : sum((s) => s.refunded),
+      net: spend ? round(spend.net) : sum((s) => s.net),
       outputs: sum((s) => s.outputs),
       failures: sum((s) => s.failures),
     },

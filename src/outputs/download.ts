@@ -2,19 +2,27 @@
  * Downloads one output file safely: checked status, checked type (sniffed from
  * the bytes, preferred over the declared Content-Type), a hard size cap that
  * also stops endless bodies, idle and total timeouts, streamed to a temporary
- * file beside the destination, fsynced, then renamed into place. A failure at
- * any point leaves no partial file behind.
+ * file beside the destination, fsynced, then moved into place. A failure at
+ * any point leaves no partial file behind. A file already at the destination
+ * is never replaced (unless asked): the move is a hard link, which fails
+ * instead of overwriting, so even a file created a moment earlier is safe.
  *
  * Redirects: followed only within the URL's own origin (at most
  * `maxRedirects`); a redirect to another origin is refused, so an output URL
  * can never make us fetch from an unexpected host.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { type Dispatcher, request, errors as undiciErrors } from 'undici';
 import { type MediaCategory, type MediaType, meaningOfStatus } from '../contract/index.js';
-import { categoryOfMime, mediaTypeForMime, SNIFF_BYTES, sniffMediaType } from '../uploads/index.js';
+import {
+  categoryOfMime,
+  hashFile,
+  mediaTypeForMime,
+  SNIFF_BYTES,
+  sniffMediaType,
+} from '../uploads/index.js';
 import { DOWNLOAD_FAILURES, DownloadError } from './errors.js';
 import { fsyncDir } from './fs-durable.js';
 import { assertNotProtected, ProtectedPathError } from './protected-paths.js';
@@ -44,7 +52,23 @@ export interface DownloadOptions {
    * checked before the temp file is created and again just before the rename.
    */
   readonly protectedPaths?: readonly string[];
+  /**
+   * A file already at the destination: `keep` (the default) never replaces
+   * it. When it holds the very bytes downloaded it is taken as this download
+   * (a resume after a kill between the move and the journal commit);
+   * otherwise `alternative` names another destination, or the download fails
+   * (`exists`). `replace` replaces it (repairing a file the caller owns).
+   */
+  readonly existing?: 'keep' | 'replace';
+  /**
+   * Another checked absolute destination when `taken` (the one tried last,
+   * in the same folder) holds another file; `tries` counts from 1.
+   */
+  readonly alternative?: (taken: string, tries: number) => string;
 }
+
+/** Alternatives tried before a taken destination fails the download. */
+const MAX_ALTERNATIVES = 8;
 
 export interface DownloadResult {
   /** Absolute path the file was renamed to. */
@@ -167,19 +191,19 @@ async function saveBody(
       }
     }
     part ??= await begin();
-    await part.commit();
+    const sha256 = hash.digest('hex');
+    const dest = await part.commit(sha256, options);
+    return {
+      path: dest,
+      bytes,
+      sha256,
+      contentType: part.type.mime,
+      ext: part.type.ext,
+      category: part.type.category,
+    };
   } finally {
     await part?.discard();
   }
-  const { type, dest } = part;
-  return {
-    path: dest,
-    bytes,
-    sha256: hash.digest('hex'),
-    contentType: type.mime,
-    ext: type.ext,
-    category: type.category,
-  };
 }
 
 /** `.<name>.part-<random>` beside the destination; renamed into place on commit, removed otherwise. */
@@ -217,17 +241,42 @@ class PartFile {
     if (chunk.length > 0) await this.handle?.write(chunk);
   }
 
-  async commit(): Promise<void> {
+  /**
+   * Moves the temp file into place and returns where it landed: `dest`, or
+   * an alternative when `dest` holds another file (see DownloadOptions).
+   */
+  async commit(
+    sha256: string,
+    options: Pick<DownloadOptions, 'existing' | 'alternative'>,
+  ): Promise<string> {
     const handle = this.handle;
     if (!handle) throw new Error('part file already closed');
     await handle.sync();
     this.handle = undefined;
     await handle.close();
-    // Again at the last moment: a symlink planted meanwhile must not redirect the rename.
-    assertNotProtected(this.dest, this.protectedPaths);
-    await rename(this.tempPath, this.dest);
+    let dest = this.dest;
+    for (let tries = 1; ; tries++) {
+      // Again at the last moment: a symlink planted meanwhile must not redirect the move.
+      assertNotProtected(dest, this.protectedPaths);
+      if (options.existing === 'replace') {
+        await rename(this.tempPath, dest);
+        break;
+      }
+      if (await placeWithoutReplacing(this.tempPath, dest)) break;
+      if (await holdsBytes(dest, sha256)) break; // our own file from a killed process
+      if (!options.alternative || tries > MAX_ALTERNATIVES) {
+        throw new DownloadError(
+          DOWNLOAD_FAILURES.exists,
+          `${dest} already exists and holds another file, which is never replaced`,
+          { retryable: false },
+        );
+      }
+      dest = options.alternative(dest, tries);
+    }
     this.committed = true;
-    await fsyncDir(path.dirname(this.dest));
+    await unlink(this.tempPath).catch(() => undefined); // still there unless renamed
+    await fsyncDir(path.dirname(dest));
+    return dest;
   }
 
   /** Closes and removes the temp file unless it was committed. Never throws. */
@@ -236,6 +285,42 @@ class PartFile {
     this.handle = undefined;
     await handle?.close().catch(() => undefined);
     if (!this.committed) await unlink(this.tempPath).catch(() => undefined);
+  }
+}
+
+/**
+ * Hard-links `temp` to `dest`, which fails (false) when `dest` exists: no
+ * window in which another file could be overwritten. Where hard links are
+ * not supported, a checked rename (the window is only the check).
+ */
+async function placeWithoutReplacing(temp: string, dest: string): Promise<boolean> {
+  try {
+    await link(temp, dest);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') {
+      throw error;
+    }
+  }
+  if (
+    await lstat(dest).then(
+      () => true,
+      () => false,
+    )
+  )
+    return false;
+  await rename(temp, dest);
+  return true;
+}
+
+/** `file` is a regular file (not a link) whose sha256 is `sha256`. */
+async function holdsBytes(file: string, sha256: string): Promise<boolean> {
+  try {
+    return (await lstat(file)).isFile() && (await hashFile(file)) === sha256;
+  } catch {
+    return false;
   }
 }
 

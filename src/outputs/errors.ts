@@ -23,6 +23,8 @@ export const DOWNLOAD_FAILURES = {
   redirect: 'redirect',
   network: 'network',
   aborted: 'aborted',
+  /** The destination holds another file, which is never replaced. */
+  exists: 'exists',
 } as const;
 export type DownloadFailure = (typeof DOWNLOAD_FAILURES)[keyof typeof DOWNLOAD_FAILURES];
 

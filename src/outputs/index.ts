@@ -17,6 +17,7 @@ export {
   type ManifestRow,
   ManifestRowSchema,
   manifestRowKey,
+  markCurrentRows,
 } from './manifest-row.js';
 export {
   type AppendResult,

@@ -48,6 +48,11 @@ export const ReportDataSchema = z.strictObject({
   run: ReportRunSchema,
   /** Steps in job order; steps only seen in `rows` are appended after them. */
   steps: z.array(ReportStepSchema).default([]),
+  /**
+   * The run's spend as the journal sums it (what `status` shows). When given,
+   * the report's totals are these figures, not sums of the rows.
+   */
+  spend: z.strictObject({ charged: z.number(), refunded: z.number(), net: z.number() }).optional(),
   /** The manifest rows: outputs (with `file`) and failures (with `error`). */
   rows: z.array(ManifestRowSchema),
   trainings: z.array(ReportTrainingSchema).default([]),

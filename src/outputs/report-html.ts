@@ -28,7 +28,7 @@ type Parsed = ReturnType<typeof ReportDataSchema.parse>;
 export function renderReport(input: ReportData): string {
   // Errors, event messages and statuses can quote the service: redacted before rendering.
   const data = redactDeep(ReportDataSchema.parse(input));
-  const costs = summarizeCosts(data.rows, data.trainings);
+  const costs = summarizeCosts(data.rows, data.trainings, data.spend);
   const { run } = data;
   const csp = [
     "default-src 'none'",
@@ -160,7 +160,8 @@ function failureTable(rows: readonly ManifestRow[]): RawHtml {
 <th>reason</th><th class="num">credits</th><th>refunded</th></tr></thead><tbody>${failed.map(
     (
       r,
-    ) => html`<tr class="tile-failed" data-status="failed"><td>${r.step}</td><td>${r.item}</td><td>${r.modelId}</td>
+    ) => html`<tr class="tile-failed" data-status="failed" data-generation-id="${r.generationId ?? ''}"><td>${r.step}</td>
+<td>${r.item}${r.n === undefined ? '' : ` #${r.n}`}</td><td>${r.modelId}</td>
 <td>${statusBadge(r.status)}</td><td>${r.error ?? ''}</td><td class="num">${fmt(r.creditsCost ?? 0)}</td>
 <td>${r.refunded ? 'yes' : 'no'}</td></tr>`,
   )}</tbody></table>`;

@@ -2,13 +2,18 @@
  * Downloads recorded outputs into the output folder with bounded concurrency,
  * named by the step's template and kept inside the folder whatever the
  * server returns; each finished file is committed to the journal and appended
- * to the manifest. Outputs the journal records as downloaded are never
- * fetched again, and their files are not re-hashed: a resume trusts the
- * journal (the sha256 it holds is for the manifest and report). An output
- * whose download was cut off is still pending and is fetched again in full;
- * its stale temp file is removed first.
+ * to the manifest. A file already in the folder is never replaced: a name
+ * taken by another output (of any run writing here) or by a file no record
+ * owns gets a unique suffix (see OutputNames). Outputs the journal records as
+ * downloaded are not fetched again and, in a run, not re-hashed;
+ * `verifyAndRepair` checks them cheaply and restores what is missing or was
+ * edited. An output whose download was cut off is still pending and is
+ * fetched again in full; its stale temp file is removed first. The stage
+ * works on outputs of any run (each carries its `runId`), so the engine can
+ * hand it those of items done in earlier runs.
  */
 import { type Dirent, readdirSync, rmSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
@@ -21,17 +26,25 @@ import {
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
-import { sha256Hex } from '../shared/index.js';
+import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
+import { OutputNames, outputOwner } from './output-names.js';
 
 /** Largest output file accepted (videos included). */
 export const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 
+/** What `verifyAndRepair` found: files downloaded again, and files whose URL no longer serves them. */
+export interface RepairResult {
+  readonly repaired: number;
+  readonly lost: number;
+}
+
 export class DownloadStage {
   readonly #queue: PQueue;
   readonly #queued = new Set<string>();
-  #claims: Map<string, string> | undefined;
+  readonly #names: OutputNames;
+  #partsRemoved = false;
   #failures = 0;
 
   constructor(
@@ -42,31 +55,59 @@ export class DownloadStage {
     concurrency: number,
   ) {
     this.#queue = new PQueue({ concurrency });
+    this.#names = new OutputNames(ctx.journal, ctx.outputDir, ctx.runId);
   }
 
   get failures(): number {
     return this.#failures;
   }
 
-  /** Queues every output not downloaded yet, failed ones included (on start, after a resume). */
+  /** Queues every output of this run not downloaded yet, failed ones included (on start, after a resume). */
   enqueuePending(): void {
     const { journal, runId } = this.ctx;
-    removeStalePartFiles(this.ctx.outputDir);
-    for (const output of [
+    this.#queueUnfinished([
       ...journal.listOutputs(runId, OUTPUT_STATE.pending),
       ...journal.listOutputs(runId, OUTPUT_STATE.failed),
-    ]) {
-      // An item failed for good (a protected name) keeps its failed outputs.
-      if (journal.getItem(runId, output.itemKey)?.state === ITEM_STATE.failed) continue;
-      this.#enqueue(output);
-    }
+    ]);
   }
 
-  /** Queues the pending outputs of one item (just succeeded). */
+  /** Queues the pending outputs of one item of this run (just succeeded). */
   enqueueItem(itemKey: string): void {
     for (const output of this.ctx.journal.listOutputs(this.ctx.runId, OUTPUT_STATE.pending)) {
       if (output.itemKey === itemKey) this.#enqueue(output);
     }
+  }
+
+  /**
+   * Checks the files of `outputs` (of any run) recorded as downloaded and
+   * downloads again, to the same name, those missing, of another size, or
+   * changed since they were recorded (a file is hashed only when its mtime is
+   * newer than the record: a large folder is not re-read every night). An
+   * output whose URL no longer serves it is reported (`output.lost` and a
+   * warning) and counted, never fatal. Outputs not downloaded yet are queued
+   * like `enqueuePending` does (`drain` waits for them). Resolves when every
+   * check and repair has finished.
+   */
+  async verifyAndRepair(outputs: readonly OutputRecord[]): Promise<RepairResult> {
+    this.#removeStalePartsOnce();
+    const counts = { repaired: 0, lost: 0 };
+    const checks: Promise<void>[] = [];
+    const unfinished: OutputRecord[] = [];
+    for (const output of outputs) {
+      if (output.state !== OUTPUT_STATE.downloaded) {
+        unfinished.push(output);
+        continue;
+      }
+      checks.push(
+        this.#queue.add(async () => {
+          const verdict = await this.#repair(output);
+          if (verdict) counts[verdict] += 1;
+        }),
+      );
+    }
+    this.#queueUnfinished(unfinished);
+    await Promise.all(checks);
+    return counts;
   }
 
   /** Resolves when every queued download has finished. */
@@ -74,8 +115,29 @@ export class DownloadStage {
     await this.#queue.onIdle();
   }
 
+  #queueUnfinished(outputs: readonly OutputRecord[]): void {
+    this.#removeStalePartsOnce();
+    for (const output of outputs) {
+      // An item failed for good (a protected name) keeps its failed outputs.
+      const item = this.ctx.journal.getItem(output.runId, output.itemKey);
+      if (item?.state === ITEM_STATE.failed) continue;
+      this.#enqueue(output);
+    }
+  }
+
+  /**
+   * Once per stage, before its first download: a process killed mid-download
+   * left temp files whose downloads are redone under new temp names.
+   */
+  #removeStalePartsOnce(): void {
+    if (this.#partsRemoved) return;
+    this.#partsRemoved = true;
+    removeStalePartFiles(this.ctx.outputDir);
+  }
+
   #enqueue(output: OutputRecord): void {
-    const id = `${output.itemKey}\u0000${output.n}`;
+    const id = outputOwner(output);
+    // No URL: a copy the service failed, nothing to download.
     if (this.#queued.has(id) || !output.url) return;
     this.#queued.add(id);
     void this.#queue.add(() => this.#download(output));
@@ -86,7 +148,9 @@ export class DownloadStage {
     const item = this.items.get(output.itemKey);
     const step = item ? this.steps.get(item.stepId) : undefined;
     if (!item || !step || !output.url) return;
-    let relative = '';
+    const owner = outputOwner(output);
+    let planned = '';
+    const inside = (relative: string) => resolveInside(ctx.outputDir, relative);
     try {
       const result = await downloadOutput({
         url: output.url,
@@ -94,7 +158,7 @@ export class DownloadStage {
         signal: ctx.stop.hardStop.signal,
         protectedPaths: ctx.protectedPaths,
         dest: (type) => {
-          const planned = planOutputFile(ctx.outputDir, step.filename, {
+          planned = planOutputFile(ctx.outputDir, step.filename, {
             step: step.id,
             item: item.key,
             n: output.n,
@@ -104,37 +168,32 @@ export class DownloadStage {
             generationId: output.generationId ?? '',
             kind: item.kind,
             vars: item.vars as Record<string, string | number | boolean | null>,
-          });
-          relative = this.#claim(planned.relative, `${output.itemKey}\u0000${output.n}`);
-          return relative === planned.relative
-            ? planned.absolute
-            : resolveInside(ctx.outputDir, relative);
+          }).relative;
+          return inside(this.#names.claim(planned, owner));
+        },
+        // The name holds a file no record owns (a user's): never replaced.
+        alternative: (taken) => {
+          this.#names.takenOnDisk(this.#relative(taken));
+          return inside(this.#names.claim(planned, owner));
         },
       });
-      relative ||= path.relative(ctx.outputDir, result.path).split(path.sep).join('/');
-      ctx.journal.markOutputDownloaded(ctx.runId, output.itemKey, output.n, {
-        file: relative,
+      const file = {
+        file: this.#relative(result.path),
         sha256: result.sha256,
         bytes: result.bytes,
         contentType: result.contentType,
-      });
-      this.manifest.append(
-        this.#row(item, output, {
-          file: relative,
-          sha256: result.sha256,
-          bytes: result.bytes,
-          contentType: result.contentType,
-        }),
-      );
+      };
+      ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, file);
+      this.manifest.append(this.#row(item, output, file));
     } catch (error) {
       if (ctx.stop.hardStop.signal.aborted) return;
       const message = messageOf(error);
-      ctx.journal.markOutputFailed(ctx.runId, output.itemKey, output.n, message);
+      ctx.journal.markOutputFailed(output.runId, output.itemKey, output.n, message);
       if (error instanceof ProtectedPathError) {
         // The name is the job's mistake, not the network's: running again
         // would refuse again, so the item fails for good (its charge stays
         // in the journal) instead of asking for a resume.
-        ctx.journal.setItemState(ctx.runId, output.itemKey, {
+        ctx.journal.setItemState(output.runId, output.itemKey, {
           state: ITEM_STATE.failed,
           error: message,
         });
@@ -147,26 +206,50 @@ export class DownloadStage {
     }
   }
 
-  /**
-   * Two outputs whose template values clean up to the same name (a template
-   * without `{item}`, or values like `a/b` and `a_b`) must not overwrite each
-   * other: the later one gets a short suffix unique to it.
-   */
-  #claim(relative: string, owner: string): string {
-    if (!this.#claims) {
-      this.#claims = new Map();
-      for (const o of this.ctx.journal.listOutputs(this.ctx.runId, OUTPUT_STATE.downloaded)) {
-        if (o.file) this.#claims.set(o.file, `${o.itemKey}\u0000${o.n}`);
-      }
+  /** Restores one downloaded output when its file is damaged; undefined when it is fine. */
+  async #repair(output: OutputRecord): Promise<keyof RepairResult | undefined> {
+    const { ctx } = this;
+    const file = output.file ?? '';
+    let problem: string | undefined;
+    let dest = '';
+    try {
+      dest = resolveInside(ctx.outputDir, file);
+      problem = await damageOf(dest, output);
+    } catch (error) {
+      problem = messageOf(error);
     }
-    const holder = this.#claims.get(relative);
-    if (holder !== undefined && holder !== owner) {
-      const ext = path.posix.extname(relative);
-      const suffix = sha256Hex(owner).slice(0, 8);
-      relative = `${relative.slice(0, relative.length - ext.length)}-${suffix}${ext}`;
+    if (!problem || ctx.stop.hardStop.signal.aborted) return undefined;
+    try {
+      if (!dest || !output.url) throw new Error('no safe name or URL to download it again from');
+      const result = await downloadOutput({
+        url: output.url,
+        maxBytes: MAX_OUTPUT_BYTES,
+        signal: ctx.stop.hardStop.signal,
+        protectedPaths: ctx.protectedPaths,
+        dest,
+        // The file is this output's own (the journal says so): restore it.
+        existing: 'replace',
+      });
+      ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, {
+        file,
+        sha256: result.sha256,
+        bytes: result.bytes,
+        contentType: result.contentType,
+      });
+      ctx.record('output.repaired', `${file} was ${problem}: downloaded again`, output.itemKey);
+      return 'repaired';
+    } catch (error) {
+      if (ctx.stop.hardStop.signal.aborted) return undefined;
+      const message = `${file} is ${problem} and cannot be downloaded again: ${messageOf(error)}`;
+      ctx.record('output.lost', message, output.itemKey, { runId: output.runId, n: output.n });
+      ctx.emit({ type: 'warning', message });
+      return 'lost';
     }
-    this.#claims.set(relative, owner);
-    return relative;
+  }
+
+  /** The POSIX path of `absolute` relative to the output folder (what the journal records). */
+  #relative(absolute: string): string {
+    return path.relative(this.ctx.outputDir, absolute).split(path.sep).join('/');
   }
 
   #row(
@@ -174,13 +257,13 @@ export class DownloadStage {
     output: OutputRecord,
     file: { file: string; sha256: string; bytes: number; contentType: string },
   ): ManifestRow {
-    const record = this.ctx.journal.getItem(this.ctx.runId, item.key);
+    const record = this.ctx.journal.getItem(output.runId, item.key);
     const winning = this.ctx.journal
-      .listAttempts(this.ctx.runId, item.key)
+      .listAttempts(output.runId, item.key)
       .find((a) => a.state === ATTEMPT_STATE.succeeded);
     const prompt = item.request.input.prompt;
     return {
-      runId: this.ctx.runId,
+      runId: output.runId,
       step: item.stepId,
       item: item.key,
       n: output.n,
@@ -197,6 +280,9 @@ export class DownloadStage {
       url: output.url,
       ...file,
       at: new Date().toISOString(),
+      // The newest file of the item; the rows it supersedes are marked when the
+      // run rewrites the manifest from the journal at its end.
+      current: true,
     };
   }
 }
@@ -205,7 +291,7 @@ export class DownloadStage {
  * A process killed mid-download (kill -9) leaves its `.<name>.part-<hex>`
  * temp file behind (see src/outputs/download.ts); the download is redone
  * under a new temp name, so remove the orphans once, before any download of
- * this process starts (one process per journal owns the folder).
+ * this process starts (one process per job owns the folder).
  */
 function removeStalePartFiles(dir: string): void {
   let entries: Dirent[];
@@ -219,4 +305,19 @@ function removeStalePartFiles(dir: string): void {
       rmSync(path.join(entry.parentPath, entry.name), { force: true });
     }
   }
+}
+
+/**
+ * Why a recorded file needs downloading again, or undefined: missing, not a
+ * regular file, another size, or written after it was recorded with other
+ * bytes (hashed only in that last case).
+ */
+async function damageOf(file: string, output: OutputRecord): Promise<string | undefined> {
+  const stat = await lstat(file).catch(() => undefined);
+  if (!stat) return 'missing';
+  if (!stat.isFile()) return 'not a regular file';
+  if (output.bytes !== null && stat.size !== output.bytes) return 'of another size';
+  if (stat.mtimeMs > output.updatedAt && output.sha256 && (await hashFile(file)) !== output.sha256)
+    return 'edited';
+  return undefined;
 }

@@ -188,9 +188,12 @@ async function awaitOutcome(
   const attemptsAllowed = 1 + step.retries;
   const canRetry = attempt.attemptNo < attemptsAllowed;
   const base = { runId, itemKey: item.key, attemptNo: attempt.attemptNo, refundedCredits };
-  if (outputs.length > 0) {
-    const missing = item.expectedOutputs - outputs.length;
+  const files = outputs.filter((o) => o.url !== null);
+  if (files.length > 0) {
+    const missing = item.expectedOutputs - files.length;
     const note = missing > 0 ? `${missing} of ${item.expectedOutputs} outputs failed` : null;
+    // The failed copies are recorded too (state failed, no URL): the manifest
+    // and the report list them with the service's reason.
     journal.recordAttemptOutcome({
       ...base,
       state: ATTEMPT_STATE.succeeded,
@@ -199,7 +202,15 @@ async function awaitOutcome(
       outputs,
     });
     crashPoint('after-outcome');
-    deps.graph.succeeded(item.key, { generationIds: outputs.map((o) => o.generationId ?? '') });
+    for (const copy of outputs) {
+      if (copy.url !== null) continue;
+      ctx.record(
+        'output.failed',
+        `${item.stepId}/${item.label} #${copy.n} failed: ${copy.error ?? 'generation failed'}`,
+        item.key,
+      );
+    }
+    deps.graph.succeeded(item.key, { generationIds: files.map((o) => o.generationId ?? '') });
     deps.onOutputs(item.key);
     finish(ctx, undefined, item, ITEM_STATE.succeeded);
     return 'done';
@@ -236,7 +247,10 @@ function settleGraph(
   error: string | null,
 ): void {
   if (state === ITEM_STATE.succeeded) {
-    const outputs = ctx.journal.listOutputs(ctx.runId).filter((o) => o.itemKey === itemKey);
+    // A failed copy (no URL) is no source a `from:` item could use.
+    const outputs = ctx.journal
+      .listOutputs(ctx.runId)
+      .filter((o) => o.itemKey === itemKey && o.url !== null);
     graph.succeeded(itemKey, {
       generationIds: outputs.sort((a, b) => a.n - b.n).map((o) => o.generationId ?? ''),
     });

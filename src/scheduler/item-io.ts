@@ -50,27 +50,33 @@ export async function resolveRequest(
   return request;
 }
 
+/**
+ * The outputs of a finished attempt: one per URL of each succeeded
+ * generation (numbered first, so their file names do not depend on which
+ * copy failed), then one per copy the service failed, with its reason and
+ * no URL (listed in the manifest and the report, never downloaded).
+ */
 export function collectOutputs(
   item: JobItem,
   statuses: readonly GenerationStatus[],
   ids: readonly string[],
 ): NewOutput[] {
   const outputs: NewOutput[] = [];
+  const common = { kind: item.kind, modelId: item.modelId };
   for (const status of statuses) {
     if (generationOutcome(status) !== 'succeeded') continue;
     const urls = outputUrls(status);
-    urls.forEach((url, i) => {
+    for (const url of urls) {
       // One id carrying every copy: give each output the id of its copy when known.
       const generationId = urls.length > 1 ? (ids[outputs.length] ?? status.id) : status.id;
-      outputs.push({
-        n: outputs.length + 1,
-        generationId,
-        url,
-        kind: item.kind,
-        modelId: item.modelId,
-      });
-      void i;
-    });
+      outputs.push({ n: outputs.length + 1, generationId, url, ...common });
+    }
+  }
+  for (const status of statuses) {
+    const outcome = generationOutcome(status);
+    if (outcome === 'succeeded') continue;
+    const error = status.error ?? `generation ${outcome}`;
+    outputs.push({ n: outputs.length + 1, generationId: status.id, url: null, ...common, error });
   }
   return outputs;
 }

@@ -1,94 +1,26 @@
 /**
  * The manifest and report of a run, rebuilt from the journal (the source of
- * truth): one row per downloaded output, one per item that failed for good,
- * and `report.html` with costs, trainings and the timeline. Used at the end
- * of every run (even a stopped one) and by `ibatch report`.
+ * truth; rows: src/scheduler/manifest-rows.ts) and `report.html` with costs,
+ * trainings and the timeline. Used at the end of every run (even a stopped
+ * one) and by `ibatch report`.
  */
-import {
-  ATTEMPT_STATE,
-  type EventRecord,
-  FAILED_ITEM_STATES,
-  ITEM_STATE,
-  type ItemRecord,
-  isStateIn,
-  type Journal,
-  OUTPUT_STATE,
-} from '../journal/index.js';
+import type { EventRecord, Journal } from '../journal/index.js';
 import {
   type ManifestRow,
   ManifestWriter,
   type ReportData,
   writeReport,
 } from '../outputs/index.js';
+import { folderManifestRows } from './manifest-rows.js';
 import { TRAINING_STEP } from './trainings.js';
 
-function manifestRowsFromJournal(journal: Journal, runId: string): ManifestRow[] {
-  const rows: ManifestRow[] = [];
-  const outputs = journal.listOutputs(runId);
-  for (const item of journal.listItems(runId)) {
-    if (item.kind === 'training') continue;
-    const kind = item.kind === 'video' ? 'video' : 'image';
-    const attempts = journal.listAttempts(runId, item.itemKey);
-    const last = attempts.at(-1);
-    const prompt = promptOf(item);
-    const base = {
-      runId,
-      step: item.stepId,
-      item: item.itemKey,
-      kind,
-      modelId: item.modelId ?? '',
-      label: item.label,
-      ...(prompt ? { prompt } : {}),
-    } as const;
-    if (item.state === ITEM_STATE.succeeded) {
-      const winning = attempts.find((a) => a.state === ATTEMPT_STATE.succeeded) ?? last;
-      const ids = winning?.generationIds.length ?? 1;
-      const perGeneration = (winning?.chargedCost ?? 0) / Math.max(1, ids);
-      for (const output of outputs.filter((o) => o.itemKey === item.itemKey)) {
-        if (output.state !== OUTPUT_STATE.downloaded || !output.file || !output.sha256) continue;
-        rows.push({
-          ...base,
-          n: output.n,
-          attempt: winning?.attemptNo,
-          generationId: output.generationId,
-          status: ITEM_STATE.succeeded,
-          creditsCost: perGeneration,
-          refunded: false,
-          url: output.url,
-          file: output.file,
-          sha256: output.sha256,
-          ...(output.bytes !== null ? { bytes: output.bytes } : {}),
-          ...(output.contentType ? { contentType: output.contentType } : {}),
-        });
-      }
-      continue;
-    }
-    if (isStateIn(FAILED_ITEM_STATES, item.state)) {
-      rows.push({
-        ...base,
-        ...(last ? { attempt: last.attemptNo } : {}),
-        generationId: last?.generationIds[0] ?? null,
-        status: item.state,
-        creditsCost: last ? last.chargedCost : null,
-        refunded: (last?.refundedCredits ?? 0) > 0,
-        url: null,
-        error: item.error ?? item.state,
-      });
-    }
-  }
-  return rows;
-}
-
-function promptOf(item: ItemRecord): string | undefined {
-  const request = item.request as { input?: { prompt?: unknown } } | null;
-  const prompt = request?.input?.prompt;
-  return typeof prompt === 'string' ? prompt : undefined;
-}
-
 /**
- * Rewrites manifest.jsonl/csv and report.html of a run into `outputDir`.
- * `status` overrides the journal's (the engine writes the outputs before it
- * commits the final status, so a kill in between leaves the run resumable).
+ * Rewrites manifest.jsonl/csv of `outputDir` (the rows of every run of the
+ * job that wrote there: see folderManifestRows) and the run's report.html
+ * (its own rows only, and its spend as the journal sums it, which is what
+ * `status` shows). `status` overrides the journal's (the engine writes the
+ * outputs before it commits the final status, so a kill in between leaves the
+ * run resumable). Returns the run's own rows.
  */
 export function writeRunOutputs(
   journal: Journal,
@@ -96,15 +28,19 @@ export function writeRunOutputs(
   outputDir: string,
   status?: string,
 ): ManifestRow[] {
-  const rows = manifestRowsFromJournal(journal, runId);
+  const run = journal.getRun(runId);
+  if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
   const manifest = ManifestWriter.open(outputDir);
+  let rows: ManifestRow[];
   try {
+    rows = folderManifestRows(journal, run, outputDir, manifest.rows());
     manifest.rewrite(rows);
   } finally {
     manifest.close();
   }
-  writeReport(outputDir, reportDataFromJournal(journal, runId, rows, status));
-  return rows;
+  const own = rows.filter((row) => row.runId === runId);
+  writeReport(outputDir, reportDataFromJournal(journal, runId, own, status));
+  return own;
 }
 
 function reportDataFromJournal(
@@ -137,7 +73,9 @@ function reportDataFromJournal(
       // A training attempt records the influencerId of the 202 as its task id.
       ...influencerIdOf(journal, runId, i.itemKey),
     }));
+  const { charged, refunded, net } = journal.spendSummary(runId);
   return {
+    spend: { charged, refunded, net },
     run: {
       runId,
       jobName: run.jobName,

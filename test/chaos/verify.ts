@@ -54,6 +54,7 @@ interface OutputRow {
   item_key: string;
   n: number;
   generation_id: string | null;
+  url: string | null;
   file: string | null;
   sha256: string | null;
   state: string;
@@ -225,6 +226,8 @@ async function verifyOutputs(
   const ids = new Set<string>();
   for (const o of outputs) {
     if (!succeeded.has(rowKey(o))) continue;
+    // A copy the service failed (no URL) is listed, never downloaded.
+    if (o.state === 'failed' && o.url === null) continue;
     if (o.state !== 'downloaded' || !o.file || !o.sha256) {
       v.push(`output ${o.item_key}#${o.n} is ${o.state}, not downloaded`);
       continue;

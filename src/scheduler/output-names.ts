@@ -1,0 +1,74 @@
+/**
+ * Which file names of the output folder are taken, and by which output, so
+ * that no output ever lands on another's file: the downloaded outputs of
+ * every run in the journal that writes into this folder (earlier runs of the
+ * job, other jobs sharing it), and files on disk no record owns (a user's
+ * file, a file of a lost journal). A name taken by another gets a suffix
+ * derived from the output's run, item and number, so a resume after a kill
+ * computes the same name.
+ */
+import path from 'node:path';
+import { type Journal, OUTPUT_STATE } from '../journal/index.js';
+import { sha256Hex } from '../shared/index.js';
+import { runsInFolder } from './manifest-rows.js';
+
+/** The holder of a name found on disk that no journal record owns. */
+const ON_DISK = '\u0000disk';
+
+/** The identity of one output across runs. */
+export function outputOwner(output: { runId: string; itemKey: string; n: number }): string {
+  return `${output.runId}\u0000${output.itemKey}\u0000${output.n}`;
+}
+
+export class OutputNames {
+  #claims: Map<string, string> | undefined;
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly outputDir: string,
+    /** The current run: its outputs count even if it recorded another folder. */
+    private readonly runId: string,
+  ) {}
+
+  /**
+   * The name `owner` gets for its planned `relative` name: the name itself
+   * when free or already its own, else the first free suffixed variant.
+   */
+  claim(relative: string, owner: string): string {
+    const claims = this.#load();
+    let candidate = relative;
+    for (let tries = 1; ; tries++) {
+      const holder = claims.get(candidate);
+      if (holder === undefined || holder === owner) break;
+      candidate = suffixed(relative, owner, tries);
+    }
+    claims.set(candidate, owner);
+    return candidate;
+  }
+
+  /** `relative` holds a file no record owns: never to be written over. */
+  takenOnDisk(relative: string): void {
+    this.#load().set(relative, ON_DISK);
+  }
+
+  #load(): Map<string, string> {
+    if (this.#claims) return this.#claims;
+    const claims = new Map<string, string>();
+    const runIds = new Set(runsInFolder(this.journal, this.outputDir).map((r) => r.runId));
+    runIds.add(this.runId);
+    for (const runId of runIds) {
+      for (const o of this.journal.listOutputs(runId, OUTPUT_STATE.downloaded)) {
+        if (o.file) claims.set(o.file, outputOwner(o));
+      }
+    }
+    this.#claims = claims;
+    return claims;
+  }
+}
+
+/** `a/b.png` -> `a/b-<8 hex>.png`, the hex from the owner (and the try, after the first). */
+function suffixed(relative: string, owner: string, tries: number): string {
+  const ext = path.posix.extname(relative);
+  const suffix = sha256Hex(tries === 1 ? owner : `${owner}\u0000${tries}`).slice(0, 8);
+  return `${relative.slice(0, relative.length - ext.length)}-${suffix}${ext}`;
+}
