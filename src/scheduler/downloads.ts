@@ -40,6 +40,12 @@ export interface RepairResult {
   readonly lost: number;
 }
 
+/** What the download stage needs of a run (a no-op `run` repairs files with it too). */
+export type DownloadContext = Pick<
+  RunContext,
+  'runId' | 'journal' | 'outputDir' | 'protectedPaths' | 'stop' | 'emit' | 'record'
+>;
+
 export class DownloadStage {
   readonly #queue: PQueue;
   readonly #queued = new Set<string>();
@@ -48,7 +54,7 @@ export class DownloadStage {
   #failures = 0;
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly ctx: DownloadContext,
     private readonly manifest: ManifestWriter,
     private readonly items: ReadonlyMap<string, JobItem>,
     private readonly steps: ReadonlyMap<string, LoadedStep>,

@@ -6,7 +6,9 @@
 import { setMaxListeners } from 'node:events';
 import { type Bucket, LONGEST_RETRY_AFTER_MS, type RateLimits } from '../contract/index.js';
 import type { JobItem, ModelCatalog } from '../job/index.js';
+import type { Journal } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
+import type { Logger } from '../shared/index.js';
 import { contentHash } from '../shared/index.js';
 import type { RunContext } from './context.js';
 import type { ItemGraph } from './item-graph.js';
@@ -111,5 +113,22 @@ export function wireStops(ctx: RunContext, options: RunJobOptions, graph: ItemGr
     options.signal?.removeEventListener('abort', onAbort);
     offPause();
     offResume();
+  };
+}
+
+/** Appends to a run's timeline (report, status) and logs it: `RunContext.record`. */
+export function timelineRecorder(
+  journal: Journal,
+  runId: string,
+  logger: Logger,
+): RunContext['record'] {
+  return (type, message, itemKey, data) => {
+    journal.appendEvent(runId, {
+      type,
+      message,
+      itemKey: itemKey ?? null,
+      ...(data ? { data } : {}),
+    });
+    logger.info({ event: type, ...(itemKey ? { item: itemKey } : {}) }, message);
   };
 }

@@ -7,7 +7,7 @@
  * Spawned processes need `npm run build`.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -114,6 +114,15 @@ describe('re-running a job converges on the job file', () => {
       (r) => r.item.startsWith('garden-mug') || r.item.includes('mug'),
     );
     expect(new Set(mugFiles.map((r) => r.file)).size).toBe(mugFiles.length);
+
+    // A file of a done item deleted by hand: the next run fetches it again, creating nothing.
+    const lost = firstRows.find((r) => r.file && r.item.includes('scarf'));
+    rmSync(path.join(ws.dir, 'out', lost?.file ?? 'missing'));
+    const repaired = await run(em, ws);
+    expect(repaired.code, said(repaired)).toBe(0);
+    expect(repaired.stdout).toMatch(/1 missing or edited file\(s\) downloaded again/);
+    expect(await charges(em)).toHaveLength(5);
+    expectFilesIntact(ws, firstRows.filter((r) => !r.item.includes('mug')));
 
     writeRows(ws, ROWS.slice(1));
     const removed = await run(em, ws);

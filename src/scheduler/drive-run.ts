@@ -1,0 +1,282 @@
+/**
+ * Drives one selected run: the items it holds (and the paid attempts of items
+ * the job file changed since), with every other job item settled for the
+ * items that wait on it; then finishes it (status, manifest, report).
+ */
+import PQueue from 'p-queue';
+import { SERVICE_RATE_LIMITS } from '../contract/index.js';
+import type { JobItem, LoadedStep } from '../job/index.js';
+import {
+  isStateIn,
+  type Journal,
+  type OutputRecord,
+  type RunSpendCap,
+  TERMINAL_ITEM_STATES,
+} from '../journal/index.js';
+import { ManifestWriter } from '../outputs/index.js';
+import { type DesiredState, QuoteCache } from '../plan/index.js';
+import { AssetResolver } from './assets.js';
+import { classifyError } from './classify.js';
+import { CompletionWatcher } from './completion-watcher.js';
+import type { RunContext } from './context.js';
+import { DownloadStage } from './downloads.js';
+import { finishRun, progressSnapshot } from './finish-run.js';
+import { type ItemDeps, runGenerationItem } from './generation-item.js';
+import { ItemGraph } from './item-graph.js';
+import { itemIdentity, trainingItemKey } from './item-identity.js';
+import { parseInferenceTime } from './latency.js';
+import type { Invocation } from './run-job.js';
+import { contractDrift, seedRateGate, timelineRecorder, wireStops } from './run-wiring.js';
+import type { RunSelection } from './select-run.js';
+import { RunStoppedError, StopController } from './stop-control.js';
+import { InfluencerResolver } from './trainings.js';
+import type { RunEvent, RunResult } from './types.js';
+
+export interface StartedRun extends Invocation {
+  readonly selection: Extract<RunSelection, { kind: 'run' }>;
+  readonly outputDir: string;
+  readonly contracts: Record<string, string>;
+  readonly spendCap: RunSpendCap | undefined;
+  readonly scope: string;
+}
+
+/**
+ * What a run drives: the job items it holds with the job's request, and the
+ * paid attempts of items the job file changed or dropped since (finished as
+ * they were sent, no retry). Every other job item settles at once for the
+ * items that wait on it: done ones with their recorded outputs.
+ */
+function itemsToDrive(
+  journal: Journal,
+  runId: string,
+  items: readonly JobItem[],
+  steps: ReadonlyMap<string, LoadedStep>,
+  state: DesiredState,
+  graph: ItemGraph,
+  identity: (item: JobItem) => string,
+): Array<{ item: JobItem; step: LoadedStep }> {
+  const byKey = new Map(items.map((item) => [item.key, item]));
+  const driven: Array<{ item: JobItem; step: LoadedStep }> = [];
+  const held = new Set<string>();
+  for (const record of journal.listItems(runId)) {
+    const jobItem = byKey.get(record.itemKey);
+    const step = steps.get(record.stepId);
+    if (!step) continue;
+    held.add(record.itemKey);
+    if (jobItem && identity(jobItem) === record.requestHash) {
+      driven.push({ item: jobItem, step });
+    } else if (journal.getOpenAttempt(runId, record.itemKey)) {
+      driven.push({ item: asSent(record, jobItem), step: { ...step, retries: 0 } });
+    } else if (!isStateIn(TERMINAL_ITEM_STATES, record.state)) {
+      held.delete(record.itemKey);
+    }
+  }
+  for (const item of items) {
+    if (held.has(item.key)) continue;
+    const latest = state.latest.get(item.key);
+    if (state.verdicts.get(item.key) === 'done' && latest) {
+      const ids = journal
+        .listOutputs(latest.runId)
+        .filter((o) => o.itemKey === item.key)
+        .sort((a, b) => a.n - b.n)
+        .map((o) => o.generationId ?? '');
+      graph.succeeded(item.key, { generationIds: ids });
+    } else graph.failed(item.key, `${item.stepId}/${item.label} is not made by this run`);
+  }
+  return driven;
+}
+
+/** A journal item as its open attempt was sent (the job file describes it differently now). */
+function asSent(
+  record: ReturnType<Journal['listItems']>[number],
+  jobItem: JobItem | undefined,
+): JobItem {
+  return {
+    stepId: record.stepId,
+    key: record.itemKey,
+    label: record.label,
+    modelId: record.modelId ?? jobItem?.modelId ?? '',
+    kind: (record.kind === 'video' ? 'video' : 'image') as JobItem['kind'],
+    request: record.request as JobItem['request'],
+    expectedOutputs: record.expectedOutputs,
+    vars: jobItem?.vars ?? {},
+    countIndex: jobItem?.countIndex ?? 0,
+    mediaRefs: [],
+  };
+}
+
+/** Drives the items of a selected, seeded run to the end (or a stop) and finishes it. */
+export async function driveRun(started: StartedRun): Promise<RunResult> {
+  const { options, journal, validated, files, logger, selection, outputDir, contracts } = started;
+  const { protectedPaths } = started;
+  const { job, catalog, items } = validated;
+  const runId = selection.run.runId;
+  let lastSpend = '';
+  const emit = (event: RunEvent) => {
+    options.onEvent?.(event);
+    // 'spend' is derived from the progress ticks: one event whenever the journal's totals change.
+    if (event.type !== 'progress') return;
+    const spend = JSON.stringify(event.snapshot.spend);
+    if (spend === lastSpend) return;
+    lastSpend = spend;
+    options.onEvent?.({ type: 'spend', spend: event.snapshot.spend });
+  };
+  const speed = SERVICE_RATE_LIMITS.generations.windowMs / options.limits.generations.windowMs;
+  const record = timelineRecorder(journal, runId, logger);
+  const stop = new StopController();
+  const createQueue = new PQueue({ concurrency: options.createConcurrency ?? 4 });
+  const watcher = new CompletionWatcher(options.client, {
+    // Once nothing waits to be created (the campaign's tail), polls come every
+    // minGapMs while something is overdue: L/5 for a ~20 s model (measured).
+    minGapMs: 4000 / speed,
+    // While creates flow the request budget (pollsPerCreate) sets the gap,
+    // about 25 s at 20 creates a minute; a shorter cap would only add polls.
+    maxGapMs: 30_000 / speed,
+    createsWaiting: () => createQueue.size + createQueue.pending > 0,
+    // A poll that keeps failing for a reason that stops the run (revoked key,
+    // service unreachable after the client's retries) must stop it, not hang it.
+    onError: (error) => {
+      const verdict = classifyError(error, stop.hardStop.signal);
+      if (verdict.kind === 'stop' && !(error instanceof RunStoppedError)) {
+        stop.stop(verdict.reason, verdict.message);
+      } else logger.debug({ err: String(error) }, 'poll failed; retrying later');
+    },
+  });
+  const ctx: RunContext = {
+    runId,
+    job,
+    catalog,
+    journal,
+    client: options.client,
+    scope: started.scope,
+    outputDir,
+    protectedPaths,
+    stop,
+    ...(started.spendCap ? { spendCap: started.spendCap } : {}),
+    watcher,
+    quotes: new QuoteCache(options.client, catalog),
+    createQueue,
+    speed,
+    logger,
+    emit,
+    record,
+  };
+  if (selection.resumed) {
+    for (const message of contractDrift(selection.run.options, contracts)) {
+      record('contract.drift', message);
+      emit({ type: 'warning', message });
+    }
+    for (const message of changeMessages(selection)) {
+      record('job.changed', message);
+      emit({ type: 'warning', message });
+    }
+  }
+  const graph = new ItemGraph();
+  const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
+  const identity = (item: JobItem) => itemIdentity(job, files, item);
+  const driven = itemsToDrive(journal, runId, items, steps, selection.state, graph, identity);
+  const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
+  const trainingIds = [...job.influencers.keys()].filter((id) =>
+    journal.getItem(runId, trainingItemKey(id)),
+  );
+  record(
+    selection.resumed ? 'run.resumed' : 'run.started',
+    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name}: ${driven.length} generation item(s), ${trainingIds.length} training(s); ${done} item(s) already done`,
+  );
+  emit({ type: 'run-started', runId, resumed: selection.resumed, items: driven.length });
+
+  const stopListeners = wireStops(ctx, options, graph);
+  const manifest = ManifestWriter.open(outputDir);
+  const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
+  for (const { item } of driven) byKey.set(item.key, item);
+  const downloads = new DownloadStage(
+    ctx,
+    manifest,
+    byKey,
+    steps,
+    options.downloadConcurrency ?? 4,
+  );
+  const assets = new AssetResolver(ctx, files);
+  const influencers = new InfluencerResolver(ctx, assets, files);
+  const deps: ItemDeps = {
+    assets,
+    influencers,
+    graph,
+    onOutputs: (key) => downloads.enqueueItem(key),
+    expectedLatencyMs: (modelId) => parseInferenceTime(catalog.get(modelId)?.inferenceTime) / speed,
+    defaultTimeoutMs: (30 * 60_000) / speed,
+  };
+  const progress = setInterval(
+    () => emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) }),
+    1000,
+  );
+  progress.unref();
+  try {
+    await seedRateGate(ctx, options.gate, options.limits);
+    downloads.enqueuePending();
+    // Files of items done in earlier runs: a missing or edited one is fetched again.
+    const repair = downloads.verifyAndRepair(outputsOfDoneItems(journal, selection.state));
+    const trainings = trainingIds.map((id) =>
+      influencers.resolveOrTrain({ jobLocal: id }).catch((error: unknown) => {
+        if (!(error instanceof RunStoppedError))
+          logger.warn({ influencer: id }, String((error as Error).message));
+      }),
+    );
+    await Promise.all([
+      ...trainings,
+      ...driven.map(({ item, step }) => runGenerationItem(ctx, deps, step, item)),
+      repair,
+    ]);
+    await downloads.drain();
+  } finally {
+    clearInterval(progress);
+    watcher.stop(new RunStoppedError('run finished'));
+    stopListeners();
+    manifest.close();
+  }
+  emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) });
+  const result = await finishRun({
+    journal,
+    runId,
+    outputDir,
+    stop,
+    client: options.client,
+    alreadyFinished: false,
+    downloadFailures: downloads.failures,
+  });
+  const withDone = { ...result, done };
+  record('run.finished', result.message);
+  emit({ type: 'run-finished', result: withDone });
+  return withDone;
+}
+
+/** What changed in the job file since a resumed run started, by step and field (issue 12.8). */
+function changeMessages(selection: StartedRun['selection']): string[] {
+  if (selection.changes.length === 0) return [];
+  const shown = selection.changes.slice(0, 10);
+  const more = selection.changes.length - shown.length;
+  const lines = [
+    `the job file changed since run ${selection.run.runId} started: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`,
+  ];
+  if (selection.deferred > 0) {
+    lines.push(
+      `${selection.deferred} changed item(s) were already sent: they finish as sent, then a new run makes them as the job file now says`,
+    );
+  }
+  return lines;
+}
+
+/** The recorded outputs of the job items done in earlier runs (checked, and repaired, by each run). */
+export function outputsOfDoneItems(journal: Journal, state: DesiredState): OutputRecord[] {
+  const byRun = new Map<string, Set<string>>();
+  for (const [key, verdict] of state.verdicts) {
+    const row = state.latest.get(key);
+    if (verdict !== 'done' || !row) continue;
+    const keys = byRun.get(row.runId) ?? new Set<string>();
+    keys.add(key);
+    byRun.set(row.runId, keys);
+  }
+  return [...byRun].flatMap(([runId, keys]) =>
+    journal.listOutputs(runId).filter((o) => keys.has(o.itemKey)),
+  );
+}
