@@ -122,7 +122,10 @@ describe('re-running a job converges on the job file', () => {
     expect(repaired.code, said(repaired)).toBe(0);
     expect(repaired.stdout).toMatch(/1 missing or edited file\(s\) downloaded again/);
     expect(await charges(em)).toHaveLength(5);
-    expectFilesIntact(ws, firstRows.filter((r) => !r.item.includes('mug')));
+    expectFilesIntact(
+      ws,
+      firstRows.filter((r) => !r.item.includes('mug')),
+    );
 
     writeRows(ws, ROWS.slice(1));
     const removed = await run(em, ws);
