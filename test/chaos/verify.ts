@@ -94,16 +94,24 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
   if (distinct.size !== input.expectedItems) {
     v.push(`expected ${input.expectedItems} items in the journal, found ${distinct.size}`);
   }
+  const rowKey = (r: { run_id: string; item_key: string }) => `${r.run_id}|${r.item_key}`;
+  const attempted = new Set(attempts.map(rowKey));
+  // A training a later run reuses is recorded there as succeeded without any
+  // attempt (nothing sent, nothing charged): not a second making of it.
+  const reused = (item: ItemRow) =>
+    item.kind === 'training' &&
+    item.state === 'succeeded' &&
+    !attempted.has(rowKey(item)) &&
+    item.charged_credits === 0;
   // A re-run makes only what is missing: an item done in one run is never made in another.
   const succeededRuns = new Map<string, number>();
   for (const item of items) {
-    if (item.state !== 'succeeded') continue;
+    if (item.state !== 'succeeded' || reused(item)) continue;
     succeededRuns.set(item.item_key, (succeededRuns.get(item.item_key) ?? 0) + 1);
   }
   for (const [key, n] of succeededRuns) {
     if (n > 1) v.push(`${key}: made in ${n} runs (a done item was created again)`);
   }
-  const rowKey = (r: { run_id: string; item_key: string }) => `${r.run_id}|${r.item_key}`;
 
   // Ledger, grouped by idempotency key.
   const byKey = new Map<string, { charges: number[]; refunds: number }>();
@@ -136,6 +144,7 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
   const states: Record<string, number> = {};
   for (const item of items) {
     if (stateOf.get(item.item_key) !== 'succeeded') stateOf.set(item.item_key, item.state);
+    if (reused(item)) continue;
     const list = attemptsByItem.get(rowKey(item)) ?? [];
     if (!FINAL.has(item.state)) {
       lostKeys.add(item.item_key);
