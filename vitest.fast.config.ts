@@ -29,6 +29,7 @@ export default mergeConfig(
         'test/outputs/report-run-browser.test.ts',
         'test/cli/emulator.test.ts',
         'test/cli/run-semantics.test.ts',
+        'test/cli/lost-journal.test.ts',
         'test/cli/errors.test.ts',
         'test/job/extreme-fuzz.test.ts',
         'test/cli/stop-status.test.ts',

@@ -28,6 +28,7 @@ import {
 import { ManifestWriter } from '../outputs/index.js';
 import { type DesiredState, QuoteCache } from '../plan/index.js';
 import { EXIT, silentLogger, UsageError } from '../shared/index.js';
+import { adoptLostJournal } from './adopt-manifest.js';
 import { AssetResolver, prepareJobFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import { CompletionWatcher } from './completion-watcher.js';
@@ -114,6 +115,14 @@ async function converge(inv: Invocation): Promise<RunResult> {
   const scope = `${service}#${options.accountFingerprint}`;
   const contracts = contractHashes(catalog, items);
   const snapshot = { service, scope, outputDir, limits: options.limits, contracts };
+  const identity = (item: JobItem) => itemIdentity(job, files, item);
+  // A lost journal: what the output folder's manifest shows made is done.
+  await adoptLostJournal(journal, job, items, {
+    outputDir,
+    snapshot,
+    identity,
+    logger: inv.logger,
+  });
   const settled = new Set<string>();
   const spent = { before: 0 };
   let last: RunResult | undefined;
@@ -123,7 +132,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
       ...(settled.size === 0 && options.fresh ? { fresh: freshSteps(options.fresh) } : {}),
       settledRuns: settled,
       snapshot,
-      identity: (item) => itemIdentity(job, files, item),
+      identity,
       trainings: (makes) => trainingsToSeed(journal, job, files, scope, makes),
     });
     if (selection.kind === 'nothing') {
