@@ -120,4 +120,34 @@ describe('a lost journal: the manifest of the output folder says what is done', 
     expect(await charges(em)).toHaveLength(3);
     expect(said(third)).toMatch(ADOPTED);
   }, 90_000);
+
+  it('a from: chain: the clips are adopted with the images they were made from', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(
+      csvJob('lost-chain').concat(
+        [
+          '  - id: clips',
+          '    model: kling-i2v',
+          '    from: shots',
+          '    input:',
+          '      prompt: "slow dolly in, {{ setting }}"',
+          '      duration: 5',
+          '',
+        ].join('\n'),
+      ),
+    );
+    writeRows(ws, ROWS.slice(0, 2));
+    const first = await run(em, ws);
+    expect(first.code, said(first)).toBe(0);
+    expect(await charges(em)).toHaveLength(4);
+    rmSync(path.join(ws.dir, '.ibatch'), { recursive: true });
+    const again = await run(em, ws);
+    expect(again.code, said(again)).toBe(0);
+    expect(await charges(em)).toHaveLength(4);
+    expect(said(again)).toMatch(/adopted 4 item\(s\)/);
+    // Adopted clips stay done on the next run too (their source generation is recorded).
+    const third = await run(em, ws);
+    expect(third.code, said(third)).toBe(0);
+    expect(await charges(em)).toHaveLength(4);
+  }, 90_000);
 });
