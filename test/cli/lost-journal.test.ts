@@ -5,14 +5,17 @@
  * the items listed there with intact files are adopted, not paid again; only
  * what is missing, or whose file changed, is made.
  */
-import { rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { said, testEmulator } from '../helpers/index.js';
-import { charges, workspace } from '../scheduler/helpers.js';
+import { charges, type Workspace, workspace } from '../scheduler/helpers.js';
 import { csvJob, expectFilesIntact, manifest, ROWS, run, SCALE, writeRows } from './csv-job.js';
+
+const manifestPath = (ws: Workspace) => path.join(ws.dir, 'out', 'manifest.jsonl');
 
 const ADOPTED = /adopted 3 item\(s\) from manifest\.jsonl \(journal had no record of them\)/;
 
@@ -77,23 +80,37 @@ describe('a lost journal: the manifest of the output folder says what is done', 
     expect(await charges(em)).toHaveLength(4);
   }, 90_000);
 
-  it('a file edited and one deleted: only those two items are made again', async () => {
+  it('a file edited, one deleted, one outside the folder: only those are made again', async () => {
     const em = await testEmulator({ timeScale: SCALE });
     const ws = workspace(csvJob('lost-edited'));
-    writeRows(ws, ROWS);
+    writeRows(ws, [...ROWS, ['vase', 'shelf']]);
     expect((await run(em, ws)).code).toBe(0);
-    const [edited, deleted, kept] = manifest(ws);
+    const rows = manifest(ws);
+    const [edited, deleted, escaped, kept] = rows;
     writeFileSync(path.join(ws.dir, 'out', edited!.file!), 'not the picture any more');
     rmSync(path.join(ws.dir, 'out', deleted!.file!));
+    // A row naming a file outside the output folder, with that file's real
+    // sha256: only the path guard stands between it and adoption.
+    const outside = readFileSync(path.join(ws.dir, 'products.csv'));
+    const forged = {
+      ...JSON.parse(readFileSync(manifestPath(ws), 'utf8').split('\n')[2]!),
+      file: '../products.csv',
+      sha256: createHash('sha256').update(outside).digest('hex'),
+    };
+    const lines = readFileSync(manifestPath(ws), 'utf8').split('\n');
+    lines[2] = JSON.stringify(forged);
+    writeFileSync(manifestPath(ws), `${lines.join('\n')}{"torn line\n`);
     rmSync(path.join(ws.dir, '.ibatch'), { recursive: true });
 
     const again = await run(em, ws);
     expect(again.code, said(again)).toBe(0);
-    const made = (await charges(em)).slice(3).map((c) => c.idempotencyKey ?? '');
-    expect(made).toHaveLength(2);
+    const made = (await charges(em)).slice(4).map((c) => c.idempotencyKey ?? '');
+    expect(made).toHaveLength(3);
+    for (const row of [edited, deleted, escaped]) {
+      expect(made.some((key) => key.includes(row!.item.slice(0, 20)))).toBe(true);
+    }
     expect(said(again)).toMatch(/adopted 1 item\(s\) from manifest\.jsonl/);
-    expect(made.some((key) => key.includes(edited!.item.slice(0, 20)))).toBe(true);
-    expect(made.some((key) => key.includes(deleted!.item.slice(0, 20)))).toBe(true);
+    expect(said(again)).toMatch(/manifest\.jsonl line 5 is not a manifest row: skipped/);
     expectFilesIntact(ws, [kept!]);
   }, 90_000);
 
