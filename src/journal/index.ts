@@ -18,6 +18,7 @@ export { LATEST_SCHEMA_VERSION } from './migrations/index.js';
 export { type OpenJournalOptions, openJournal } from './open.js';
 export type { AddItemsResult, NewItem } from './ops/add-items.js';
 export type { NewOutput } from './ops/add-outputs.js';
+export type { AdoptedItem, AdoptRunInput } from './ops/adopt-run.js';
 export type { NewAsset } from './ops/assets.js';
 export type { CreateRunInput } from './ops/create-run.js';
 export type { EventQuery, NewEvent } from './ops/events.js';

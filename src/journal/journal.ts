@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3';
 import type { HeldLock } from './lock.js';
 import type { AddItemsResult, NewItem } from './ops/add-items.js';
 import type { NewOutput } from './ops/add-outputs.js';
+import type { AdoptRunInput } from './ops/adopt-run.js';
 import type { NewAsset } from './ops/assets.js';
 import type { CreateRunInput } from './ops/create-run.js';
 import type { EventQuery, NewEvent } from './ops/events.js';
@@ -65,6 +66,10 @@ export class Journal {
   }
   setRunBudget(runId: string, budget: number | null) {
     return ops.setRunBudget(this.#j, runId, budget);
+  }
+  /** Records items made before the journal was lost as one finished, uncharged run. */
+  adoptRun(input: AdoptRunInput) {
+    return ops.adoptRun(this.#j, input);
   }
 
   // Items

@@ -7,9 +7,10 @@
  * rewriting the manifest and the report from the journal, whatever stopped it.
  */
 import path from 'node:path';
-import { defaultJournalPath, jobInputPaths, validateJob } from '../job/index.js';
+import { defaultJournalPath, type JobItem, jobInputPaths, validateJob } from '../job/index.js';
 import { type Journal, journalFiles, openJournal, type RunSpendCap } from '../journal/index.js';
 import { EXIT, silentLogger, UsageError } from '../shared/index.js';
+import { adoptLostJournal } from './adopt-manifest.js';
 import { prepareJobFiles } from './assets.js';
 import { driveRun } from './drive-run.js';
 import { recordEscapedStop } from './finish-run.js';
@@ -88,6 +89,14 @@ async function converge(inv: Invocation): Promise<RunResult> {
   const scope = `${service}#${options.accountFingerprint}`;
   const contracts = contractHashes(catalog, items);
   const snapshot = { service, scope, outputDir, limits: options.limits, contracts };
+  const identity = (item: JobItem) => itemIdentity(job, files, item);
+  // A lost journal: what the output folder's manifest shows made is done.
+  await adoptLostJournal(journal, job, items, {
+    outputDir,
+    snapshot,
+    identity,
+    logger: inv.logger,
+  });
   const settled = new Set<string>();
   const spent = { before: 0 };
   let last: RunResult | undefined;
@@ -97,7 +106,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
       ...(settled.size === 0 && options.fresh ? { fresh: freshSteps(options.fresh) } : {}),
       settledRuns: settled,
       snapshot,
-      identity: (item) => itemIdentity(job, files, item),
+      identity,
       trainings: (makes) => trainingsToSeed(journal, job, files, scope, makes),
     });
     if (selection.kind === 'nothing') {

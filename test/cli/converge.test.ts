@@ -6,79 +6,19 @@
  * failed for good are made again, nothing else; `--fresh` and `--max-spend`.
  * Spawned processes need `npm run build`.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
 import { lockPathFor } from '../../src/journal/index.js';
 import { runCliCaptured, said, spawnCli, testEmulator, until } from '../helpers/index.js';
 import {
   charges,
-  envFor,
   expectOneChargePerItem,
   ledgerNet,
   slowEnv,
-  type Workspace,
   workspace,
 } from '../scheduler/helpers.js';
-
-const SCALE = 30;
-
-/** A CSV-driven job: one sdxl-lite image (2 credits) per row. */
-function csvJob(name: string, extra = ''): string {
-  return [
-    'version: 1',
-    `name: ${name}`,
-    'output: out',
-    extra,
-    'generations:',
-    '  - id: shots',
-    '    model: sdxl-lite',
-    '    rows: products.csv',
-    '    input:',
-    '      prompt: "{{ product }} on a table, {{ setting }}"',
-    '',
-  ].join('\n');
-}
-
-function writeRows(ws: Workspace, rows: ReadonlyArray<readonly [string, string]>): void {
-  const text = ['product,setting', ...rows.map(([p, s]) => `${p},${s}`)].join('\n');
-  writeFileSync(path.join(ws.dir, 'products.csv'), `${text}\n`);
-}
-
-interface ManifestLine {
-  readonly item: string;
-  readonly file?: string;
-  readonly sha256?: string;
-  readonly runId?: string;
-}
-
-function manifest(ws: Workspace): ManifestLine[] {
-  return readFileSync(path.join(ws.dir, 'out', 'manifest.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as ManifestLine);
-}
-
-/** Every file the manifest lists still has the sha256 it was downloaded with. */
-function expectFilesIntact(ws: Workspace, rows: readonly ManifestLine[]): void {
-  for (const row of rows) {
-    if (!row.file) continue;
-    const bytes = readFileSync(path.join(ws.dir, 'out', row.file));
-    expect(createHash('sha256').update(bytes).digest('hex'), row.file).toBe(row.sha256);
-  }
-}
-
-async function run(em: RunningEmulator, ws: Workspace, ...args: string[]) {
-  return runCliCaptured(['run', ws.jobPath, ...args], envFor(em, SCALE), ws.dir);
-}
-
-const ROWS = [
-  ['mug', 'kitchen'],
-  ['scarf', 'street'],
-  ['lamp', 'desk'],
-] as const;
+import { csvJob, expectFilesIntact, manifest, ROWS, run, SCALE, writeRows } from './csv-job.js';
 
 describe('re-running a job converges on the job file', () => {
   it('unchanged: 0 creates; a row added: only its item; changed: only it, old file kept; removed: 0 creates', async () => {

@@ -6,6 +6,7 @@
  */
 export { addItems } from './add-items.js';
 export { addOutputs } from './add-outputs.js';
+export { adoptRun } from './adopt-run.js';
 export { findAsset, recordAsset } from './assets.js';
 export { createRun } from './create-run.js';
 export { appendEvent, listEvents } from './events.js';
