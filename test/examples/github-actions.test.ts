@@ -2,14 +2,17 @@
  * examples/github-actions/ibatch.yml: an independent validator from the npm
  * registry (@action-validator/cli) accepts it, its structure keeps the promises
  * of docs/ci.md, and its shell steps (run, then the job summary from
- * `ibatch status --json` through jq) are run against the emulator.
+ * `ibatch status --json` through jq) are run against an emulator account
+ * (its URL and key in the env, as the workflow's variable and secret give
+ * them), the ledger judging what a retried attempt and a `fresh` run spend.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cleanEnv, REPO, runCommand } from '../helpers/index.js';
-import { createHost, EMULATOR_FLAGS, type HostSetup } from './setup.js';
+import { cleanEnv, REPO, runCommand, scaledLimits, testEmulator } from '../helpers/index.js';
+import { ledgerMark, ledgerSince, NIGHT_SCALE as SCALE } from './nights.js';
+import { createHost, type HostSetup } from './setup.js';
 
 const WORKFLOW = path.join(REPO, 'examples/github-actions/ibatch.yml');
 const VALIDATOR = path.join(REPO, 'node_modules/.bin/action-validator');
@@ -58,7 +61,9 @@ describe('examples/github-actions/ibatch.yml', () => {
     expect(job?.env.IBATCH_API_KEY).toBe('${{ secrets.IBATCH_API_KEY }}');
     const restore = steps.find((s) => s.uses?.startsWith('actions/cache/restore@'));
     const save = steps.find((s) => s.uses?.startsWith('actions/cache/save@'));
-    expect(restore?.with?.key).toContain('hashFiles(env.JOB)');
+    // Keyed by the job file's path, not its content: an edited job converges from its journal.
+    expect(restore?.with?.key).toMatch(/^ibatch-\$\{\{ env\.JOB \}\}-/);
+    expect(restore?.with?.key).not.toContain('hashFiles');
     expect(restore?.with?.path).toContain('.ibatch-state');
     // The journal is saved even when the run failed, so the retry resumes.
     expect(save?.if).toBe('always()');
@@ -69,55 +74,86 @@ describe('examples/github-actions/ibatch.yml', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression
     expect(run.env?.RUN_ID).toBe('gh-${{ github.run_id }}');
     expect(run.run).toContain('--run-id "$RUN_ID"');
+    // A nightly cap; `fresh` (workflow_dispatch) makes steps again on purpose.
+    expect(run.run).toContain('--max-spend "$MAX_SPEND"');
+    expect(Number(job?.env.MAX_SPEND)).toBeGreaterThan(0);
+    expect(run.run).toContain('--fresh');
+    expect(workflow.on.workflow_dispatch).toHaveProperty('inputs.fresh');
     expect(job?.env.IBATCH_JOURNAL).toContain('.ibatch-state/');
   });
 
-  it('its run and summary steps work: exit 0 and a markdown table from status --json', async () => {
+  it('its run and summary steps work: exit 0, a retry spends 0, a markdown table from status --json', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
     const workspace = host.srv;
     const summary = path.join(host.root, 'summary.md');
-    const env = cleanEnv({
-      PATH: `${path.join(workspace, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
-      JOB: 'jobs/campaign.yaml',
-      IBATCH_JOURNAL: path.join(workspace, '.ibatch-state/journal.db'),
-      OUT_DIR: path.join(workspace, 'out'),
-      RUN_ID: 'gh-4242',
-      GITHUB_STEP_SUMMARY: summary,
-    });
+    const env = (fresh = '', runId = 'gh-4242') =>
+      cleanEnv({
+        PATH: `${path.join(workspace, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
+        // What vars.IBATCH_BASE_URL and secrets.IBATCH_API_KEY would hold.
+        IBATCH_BASE_URL: em.baseUrl,
+        IBATCH_API_KEY: em.accounts[0]!.apiKey,
+        IBATCH_LIMITS: scaledLimits(SCALE),
+        JOB: 'jobs/campaign.yaml',
+        IBATCH_JOURNAL: path.join(workspace, '.ibatch-state/journal.db'),
+        OUT_DIR: path.join(workspace, 'out'),
+        MAX_SPEND: String(job?.env.MAX_SPEND),
+        RUN_ID: runId,
+        FRESH: fresh,
+        GITHUB_STEP_SUMMARY: summary,
+      });
     // npx --no finds the CLI in node_modules/.bin as it would after `npm ci`.
-    const script = (name: string) => {
-      const text = step(name).run ?? '';
-      return text.replace(
-        'npx --no ibatch run "$JOB"',
-        `npx --no ibatch run "$JOB" ${EMULATOR_FLAGS}`,
-      );
-    };
-    const run = await runCommand('bash', ['-e', '-c', script('Run the job')], {
-      cwd: workspace,
-      env,
-      timeoutMs: 90_000,
-    });
+    const runStep = (fresh?: string, runId?: string) =>
+      runCommand('bash', ['-e', '-c', step('Run the job').run ?? ''], {
+        cwd: workspace,
+        env: env(fresh, runId),
+        timeoutMs: 90_000,
+      });
+    const run = await runStep();
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(path.join(workspace, 'out/manifest.jsonl'))).toBe(true);
+    expect((await ledgerSince(em, 0)).net).toBe(136);
 
-    // A retried attempt on a fresh runner whose journal cache was restored.
-    const retry = await runCommand('bash', ['-e', '-c', script('Run the job')], {
-      cwd: workspace,
-      env,
-      timeoutMs: 90_000,
-    });
+    // "Re-run jobs": an attempt whose journal cache was restored spends nothing.
+    const mark = await ledgerMark(em);
+    const retry = await runStep();
     expect(retry.code, retry.stderr).toBe(0);
+    expect(await ledgerSince(em, mark)).toEqual({ charges: [], net: 0 });
 
-    const written = await runCommand('bash', ['-e', '-c', script('Write the job summary')], {
-      cwd: workspace,
-      env,
-      timeoutMs: 30_000,
-    });
+    const written = await runCommand(
+      'bash',
+      ['-e', '-c', step('Write the job summary').run ?? ''],
+      {
+        cwd: workspace,
+        env: env(),
+        timeoutMs: 30_000,
+      },
+    );
     expect(written.code, written.stderr).toBe(0);
     const markdown = readFileSync(summary, 'utf8');
     expect(markdown).toContain('### ibatch run `gh-4242`: completed');
     expect(markdown).toContain('| portraits | 2 | 0 | 0 | 0 | 2 |');
     expect(markdown).toContain('| clip | 4 | 0 | 0 | 0 | 4 |');
     expect(markdown).toMatch(/Credits: 136 net \(136 charged, 0 refunded\) of a 200 budget/);
+
+    // Started by hand (a new workflow run) with `fresh: portraits`: the
+    // portraits are made again with new keys, the clips made from them with
+    // them. The job's `budget: 200` caps the campaign over all runs, so this
+    // stops at it (exit 3) without advising a top-up.
+    const freshMark = await ledgerMark(em);
+    const fresh = await runStep('portraits', 'gh-4243');
+    expect(fresh.code, fresh.stderr).toBe(3);
+    expect(fresh.stdout + fresh.stderr).toMatch(/budget/);
+    expect(fresh.stdout + fresh.stderr).not.toMatch(/top up/);
+    expect((await ledgerSince(em, 0)).net).toBeLessThanOrEqual(200);
+    // Raise the campaign budget and "Re-run jobs": the same run resumes (same keys).
+    const jobFile = path.join(workspace, 'jobs/campaign.yaml');
+    writeFileSync(jobFile, readFileSync(jobFile, 'utf8').replace('budget: 200', 'budget: 400'));
+    const resumed = await runStep('portraits', 'gh-4243');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const spent = await ledgerSince(em, freshMark);
+    for (const charge of spent.charges) expect(charge.idempotencyKey).toContain('-gh-4243-');
+    const portraits = spent.charges.filter((c) => c.idempotencyKey?.includes('-portraits-'));
+    expect(portraits).toHaveLength(2);
   }, 150_000);
 
   it('the summary step says so when there is no journal yet', async () => {

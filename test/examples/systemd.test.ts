@@ -1,14 +1,25 @@
 /**
  * examples/systemd: the units pass `systemd-analyze verify`, and the service's
  * ExecStart= is run as systemd would run it (its escapes undone, argv split by
- * its quoting rules, WorkingDirectory= and EnvironmentFile= applied) against
- * the emulator in a temporary host layout.
+ * its quoting rules, WorkingDirectory= and EnvironmentFile= applied) in a
+ * temporary host layout, start after start against one emulator account over
+ * the growing CSV of examples/product-campaign: the ledger judges what each
+ * start spent.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, REPO, runCommand } from '../helpers/index.js';
+import {
+  downloadedFiles,
+  expectOnlyTheNewRow,
+  ledgerMark,
+  ledgerSince,
+  NEW_ROW,
+  NEW_ROW_CREDITS,
+  nightlyHost,
+} from './nights.js';
 import { createHost, type HostSetup } from './setup.js';
 
 type Unit = Record<string, Record<string, string>>;
@@ -67,7 +78,10 @@ const hasSystemdAnalyze = (() => {
 })();
 
 const dir = path.join(REPO, 'examples/systemd');
-const service = parseUnit(readFileSync(path.join(dir, 'ibatch.service'), 'utf8'));
+const serviceText = readFileSync(path.join(dir, 'ibatch.service'), 'utf8');
+const service = parseUnit(serviceText);
+/** The commented "fresh content every day" replacement of ExecStart=. */
+const freshExecStart = /^# ExecStart=(.*)$/m.exec(serviceText)?.[1];
 const timer = parseUnit(readFileSync(path.join(dir, 'ibatch.timer'), 'utf8'));
 
 describe('examples/systemd', () => {
@@ -82,6 +96,13 @@ describe('examples/systemd', () => {
     expect(timer.Install?.WantedBy).toBe('timers.target');
     expect(service.Service?.Type).toBe('oneshot');
     expect(service.Service?.EnvironmentFile).toBe('/etc/ibatch/ibatch.env');
+    const argv = execArgv(service.Service?.ExecStart ?? '');
+    // A plain nightly run with a nightly cap: no dated run id is needed any more.
+    expect(argv.join(' ')).toMatch(/ibatch run jobs\/campaign\.yaml --max-spend \d+$/);
+    expect(argv.join(' ')).not.toContain('--run-id');
+    expect(execArgv(freshExecStart ?? '').join(' ')).toMatch(
+      /ibatch run jobs\/campaign\.yaml --fresh \S+ --max-spend \d+$/,
+    );
   });
 
   it.skipIf(!hasSystemdAnalyze)('passes systemd-analyze verify and calendar', async () => {
@@ -100,7 +121,10 @@ describe('examples/systemd', () => {
     expect(calendar.code, calendar.stderr).toBe(0);
   });
 
-  it('runs the command ExecStart= names; a second start the same day pays nothing', async () => {
+  it('start 2 with one more CSV row spends exactly that row; an unchanged start 3 spends 0', async () => {
+    const nightly = await nightlyHost();
+    const em = nightly.em;
+    host = nightly.host;
     const s = service.Service ?? {};
     const [file, ...args] = execArgv(host.substitute(s.ExecStart ?? ''));
     const env = {
@@ -108,21 +132,33 @@ describe('examples/systemd', () => {
       ...parseEnvFile(readFileSync(host.substitute(s.EnvironmentFile ?? ''), 'utf8')),
     };
     const cwd = host.substitute(s.WorkingDirectory ?? '');
-    const first = await runCommand(file as string, args, { cwd, env, timeoutMs: 90_000 });
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/run campaign-\d{4}-\d{2}-\d{2}: 6 succeeded/);
-    expect(first.stdout + first.stderr).not.toContain('sk-example-never-used');
+    const out = path.join(cwd, 'jobs/out/product-campaign');
+    const start = async () => {
+      const result = await runCommand(file as string, args, { cwd, env, timeoutMs: 90_000 });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout + result.stderr).not.toContain(host.apiKey);
+      return result.stdout;
+    };
 
-    // Persistent= catch-up or a manual restart on the same day: same run id, nothing new.
-    const second = await runCommand(file as string, args, { cwd, env, timeoutMs: 90_000 });
-    expect(second.code, second.stderr).toBe(0);
+    expect(await start()).toMatch(/run \S+: 9 succeeded, 0 failed/);
+    expect((await ledgerSince(em, 0)).net).toBe(60);
+    const files = downloadedFiles(out);
+
+    host.addRow(NEW_ROW);
+    const mark2 = await ledgerMark(em);
+    expect(await start()).toMatch(/run \S+: 3 succeeded, 0 failed/);
+    await expectOnlyTheNewRow(em, mark2, out, files);
+
+    // Persistent= catch-up, Restart= or a manual start with nothing new: nothing spent.
+    const mark3 = await ledgerMark(em);
+    expect(await start()).toMatch(/nothing to do: 12 of 12 item\(s\) are done/);
+    expect(await ledgerSince(em, mark3)).toEqual({ charges: [], net: 0 });
     const status = await runCommand(
       process.execPath,
       [BIN, 'status', 'jobs/campaign.yaml', '--json'],
       { cwd, env, timeoutMs: 30_000 },
     );
     const doc = JSON.parse(status.stdout) as { runs: Array<{ runId: string; net: number }> };
-    expect(doc.runs).toHaveLength(1);
-    expect(doc.runs[0]?.net).toBe(136);
+    expect(doc.runs.map((run) => run.net)).toEqual([NEW_ROW_CREDITS, 60]);
   }, 150_000);
 });
