@@ -116,12 +116,15 @@ function openRunOf(
         `run ${options.runId} belongs to job "${named.jobName}", not "${job.name}"`,
       );
     }
-    return named && !FINISHED_RUN_STATUSES.includes(named.status) ? named : undefined;
+    // The newest of X, X.2, X.3...: a stopped X.2 is resumed, never left behind.
+    const newest = runIdFamily(journal, options.runId).at(-1);
+    return newest && !FINISHED_RUN_STATUSES.includes(newest.status) ? newest : undefined;
   }
-  if (options.fresh) return undefined;
   // Only the job's newest run on this service and account is resumed: another
   // service's ids mean nothing here (an in-process emulator is a new service
   // at every start), and an older unfinished run was left behind on purpose.
+  // `--fresh` resumes it too (what it paid for is finished, not paid again)
+  // and adds the fresh items to it.
   const newest = journal.listRuns(job.name, 50).find((run) => sameScope(run, options.snapshot));
   return newest && !FINISHED_RUN_STATUSES.includes(newest.status) ? newest : undefined;
 }
@@ -141,10 +144,17 @@ const sameScope = (run: RunRecord, target: RunScope): boolean =>
  */
 function newRunIdFor(journal: Journal, runId: string | undefined): string {
   if (runId === undefined) return newRunId();
-  if (!journal.getRun(runId)) return runId;
-  for (let n = 2; ; n += 1) {
-    const candidate = `${runId}.${n}`;
-    if (!journal.getRun(candidate)) return candidate;
+  const family = runIdFamily(journal, runId);
+  return family.length === 0 ? runId : `${runId}.${family.length + 1}`;
+}
+
+/** The runs named X, X.2, X.3... (in that order, up to the first missing one). */
+function runIdFamily(journal: Journal, runId: string): RunRecord[] {
+  const family: RunRecord[] = [];
+  for (let n = 1; ; n += 1) {
+    const run = journal.getRun(n === 1 ? runId : `${runId}.${n}`);
+    if (!run) return family;
+    family.push(run);
   }
 }
 

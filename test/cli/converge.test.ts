@@ -164,4 +164,36 @@ describe('re-running a job converges on the job file', () => {
     expect(waiter.stdout).toMatch(/nothing to do/);
     expectOneChargePerItem(await charges(em), rows.length);
   }, 90_000);
+
+  it('--run-id X: more work makes run X.2; a stopped X.2 is resumed by the next --run-id X, never X.3', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('ci-family'));
+    writeRows(ws, ROWS);
+    expect((await run(em, ws, '--run-id', 'ci')).code).toBe(0);
+    writeRows(ws, [...ROWS, ['vase', 'shelf'], ['pen', 'office'], ['cup', 'cafe']]);
+    const capped = await run(em, ws, '--run-id', 'ci', '--max-spend', '2');
+    expect(capped.code, said(capped)).toBe(3);
+    expect(capped.stdout).toContain('run ci.2');
+    const resumed = await run(em, ws, '--run-id', 'ci');
+    expect(resumed.code, said(resumed)).toBe(0);
+    expect(resumed.stdout).toContain('run ci.2');
+    expectOneChargePerItem(await charges(em), 6);
+  }, 90_000);
+
+  it('--fresh after a stopped run finishes that run first: nothing it paid for is paid again', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('fresh-after-stop'));
+    writeRows(ws, ROWS);
+    expect((await run(em, ws)).code).toBe(0);
+    writeRows(ws, [...ROWS, ['vase', 'shelf'], ['pen', 'office']]);
+    expect((await run(em, ws, '--max-spend', '2')).code).toBe(3);
+    expect(await charges(em)).toHaveLength(4);
+    const fresh = await run(em, ws, '--fresh');
+    expect(fresh.code, said(fresh)).toBe(0);
+    // The stopped run's missing row (1) and the 3 earlier rows made fresh (3).
+    const after = await charges(em);
+    expect(after).toHaveLength(8);
+    expect(new Set(after.map((c) => c.idempotencyKey)).size).toBe(8);
+    expect(after.filter((c) => (c.idempotencyKey ?? '').includes('vase'))).toHaveLength(1);
+  }, 90_000);
 });
