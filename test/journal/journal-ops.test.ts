@@ -252,7 +252,7 @@ describe('budget', () => {
     const refused = intent('c');
     expect(refused).toEqual({
       kind: 'over-budget',
-      reserve: { ok: false, budget: 25, committed: 20, requested: 10 },
+      reserve: { ok: false, cap: 'budget', limit: 25, committed: 20, requested: 10 },
     });
     expect(journal.getAttempt(runId, 'c', 1)).toBeUndefined();
     expect(journal.getItem(runId, 'c')?.state).toBe('pending');

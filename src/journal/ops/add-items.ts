@@ -24,6 +24,22 @@ export interface AddItemsResult {
   readonly changed: string[];
 }
 
+/** A new item's column values, as the items statements name them. */
+export function itemColumns(item: NewItem) {
+  return {
+    itemKey: item.itemKey,
+    stepId: item.stepId,
+    label: item.label ?? item.itemKey,
+    modelId: item.modelId ?? null,
+    kind: item.kind,
+    request: JSON.stringify(item.request),
+    requestHash: item.requestHash,
+    expectedOutputs: item.expectedOutputs ?? 1,
+    quotedCost: item.quotedCost ?? null,
+    sourceItemKey: item.sourceItemKey ?? null,
+  };
+}
+
 /**
  * Adds the expanded items of a run in one transaction. Existing items are kept
  * as they are (a resumed run re-expands its job); the ones whose request
@@ -44,20 +60,7 @@ export function addItems(j: JournalDb, runId: string, items: readonly NewItem[])
       let inserted = 0;
       const changed: string[] = [];
       for (const item of items) {
-        const result = insert.run({
-          runId,
-          itemKey: item.itemKey,
-          stepId: item.stepId,
-          label: item.label ?? item.itemKey,
-          modelId: item.modelId ?? null,
-          kind: item.kind,
-          request: JSON.stringify(item.request),
-          requestHash: item.requestHash,
-          expectedOutputs: item.expectedOutputs ?? 1,
-          quotedCost: item.quotedCost ?? null,
-          sourceItemKey: item.sourceItemKey ?? null,
-          now,
-        });
+        const result = insert.run({ runId, ...itemColumns(item), now });
         if (result.changes === 1) {
           inserted += 1;
           continue;

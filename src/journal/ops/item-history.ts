@@ -6,7 +6,7 @@
  */
 import { ATTEMPT_STATE, OPEN_ATTEMPT_STATES, sqlStates } from '../records.js';
 import type { JournalDb } from '../sql.js';
-import type { NewItem } from './add-items.js';
+import { itemColumns, type NewItem } from './add-items.js';
 
 export interface ItemHistoryRow {
   readonly runId: string;
@@ -64,18 +64,7 @@ export function replaceItemRequest(j: JournalDb, runId: string, item: NewItem): 
          AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = @runId AND a.item_key = @itemKey
                            AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)}))`,
     )
-    .run({
-      runId,
-      itemKey: item.itemKey,
-      label: item.label ?? item.itemKey,
-      modelId: item.modelId ?? null,
-      kind: item.kind,
-      request: JSON.stringify(item.request),
-      requestHash: item.requestHash,
-      expectedOutputs: item.expectedOutputs ?? 1,
-      sourceItemKey: item.sourceItemKey ?? null,
-      now: j.now(),
-    });
+    .run({ runId, ...itemColumns(item), now: j.now() });
   return result.changes === 1;
 }
 
