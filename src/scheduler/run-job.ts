@@ -27,7 +27,7 @@ import {
 } from '../journal/index.js';
 import { ManifestWriter } from '../outputs/index.js';
 import { type DesiredState, QuoteCache } from '../plan/index.js';
-import { EXIT, silentLogger, UsageError } from '../shared/index.js';
+import { EXIT, silentLogger } from '../shared/index.js';
 import { AssetResolver, prepareJobFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import { CompletionWatcher } from './completion-watcher.js';
@@ -38,6 +38,7 @@ import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
 import { itemIdentity, trainingItemKey, trainingsToSeed } from './item-identity.js';
 import { parseInferenceTime } from './latency.js';
+import { assertFreshSteps, freshSteps, scopeOf } from './next-run.js';
 import { assertRunId } from './run-id.js';
 import { writeRunOutputs } from './run-outputs.js';
 import { contractDrift, contractHashes, seedRateGate, wireStops } from './run-wiring.js';
@@ -111,7 +112,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
   const { job, catalog, items } = validated;
   const outputDir = options.outDir ? path.resolve(options.outDir) : job.output;
   const service = options.client.baseUrl;
-  const scope = `${service}#${options.accountFingerprint}`;
+  const scope = scopeOf(service, options.accountFingerprint);
   const contracts = contractHashes(catalog, items);
   const snapshot = { service, scope, outputDir, limits: options.limits, contracts };
   const settled = new Set<string>();
@@ -143,25 +144,6 @@ async function converge(inv: Invocation): Promise<RunResult> {
     const stopped = last.exitCode !== EXIT.ok && last.exitCode !== EXIT.itemsFailed;
     if (stopped || selection.deferred === 0) return last;
   }
-}
-
-/** `--fresh` names steps of the job (a typo must not silently regenerate nothing). */
-function assertFreshSteps(
-  fresh: RunJobOptions['fresh'],
-  steps: readonly { readonly id: string }[],
-): void {
-  if (fresh === undefined || fresh === true) return;
-  const known = new Set(steps.map((s) => s.id));
-  const unknown = fresh.filter((id) => !known.has(id));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `--fresh names ${unknown.map((id) => `"${id}"`).join(', ')}, not a step of the job; its steps: ${[...known].join(', ')}`,
-    );
-  }
-}
-
-function freshSteps(fresh: true | readonly string[]): ReadonlySet<string> | true {
-  return fresh === true || fresh.length === 0 ? true : new Set(fresh);
 }
 
 /** `--max-spend` as a ceiling on one run's committed credits (what earlier runs of this invocation left). */
