@@ -122,7 +122,13 @@ export function decideRun(
 ): RunDecision {
   const history = scopedHistory(journal, job.name, options);
   const open = openRunOf(journal, job, options);
-  const wanted = items.map((item) => ({ ...item, requestHash: options.identity(item) }));
+  // Only what the comparison needs: a plan of a 100,000-row job holds these next to the items.
+  const wanted = items.map((item) => ({
+    key: item.key,
+    stepId: item.stepId,
+    requestHash: options.identity(item),
+    ...(item.source ? { source: item.source } : {}),
+  }));
   const state = desiredState(history, wanted, {
     ...(open ? { openRunId: open.runId } : {}),
     ...(options.fresh ? { fresh: options.fresh } : {}),
