@@ -3,6 +3,7 @@
  * `--base-url`, `--json`, `--log-format`), registered in one place so they
  * read the same everywhere.
  */
+import path from 'node:path';
 import { type Command, Option } from 'commander';
 import { DEFAULT_JOB_LIMITS, type JobLimits } from '../job/index.js';
 import { assertRunId } from '../scheduler/index.js';
@@ -63,6 +64,60 @@ export function jobLimitsOf(options: JobLimitOptions): Partial<JobLimits> {
     ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
     ...(options.allowOutsideJobFolder ? { allowOutsideJobFolder: true } : {}),
   };
+}
+
+/** What `run` and `plan` share: which run comes next, and what it may spend. */
+export interface NextRunOptions {
+  readonly journal?: string;
+  readonly runId?: string;
+  readonly fresh?: true | string[];
+  /** The old spelling of `--fresh` (all steps). */
+  readonly new?: boolean;
+  readonly maxSpend?: number;
+}
+
+/** Adds `--journal`, `--run-id`, `--fresh [steps...]`, `--new` and `--max-spend` (run, plan). */
+export function addNextRunOptions(command: Command): Command {
+  return command
+    .option(
+      '--journal <path>',
+      'journal file (default: $IBATCH_JOURNAL or .ibatch/journal.db beside the job)',
+    )
+    .addOption(
+      new Option(
+        '--run-id <id>',
+        'name the run: reproducible idempotency keys on another machine (printable, at most 100 characters)',
+      ).argParser(runIdValue('--run-id')),
+    )
+    .option(
+      '--fresh [steps...]',
+      'make the done items of these steps again with new keys (all steps when none is named); starts a new run',
+    )
+    .option('--new', 'old spelling of --fresh (all steps)')
+    .addOption(
+      new Option(
+        '--max-spend <credits>',
+        'most credits this invocation may commit (exit 3 when reached; the next run continues)',
+      ).argParser(positiveNumber('--max-spend')),
+    );
+}
+
+/** `--fresh a b`, `--fresh a,b`, `--fresh` (every step) or the old `--new`. */
+export function freshOption(options: NextRunOptions): { fresh?: true | readonly string[] } {
+  if (options.fresh === true || (options.new && options.fresh === undefined))
+    return { fresh: true };
+  if (options.fresh === undefined) return {};
+  const steps = options.fresh.flatMap((s) => s.split(',')).map((s) => s.trim());
+  return { fresh: steps.filter((s) => s !== '') };
+}
+
+/** `--journal`, else IBATCH_JOURNAL, else (nothing here) the default beside the job. */
+export function journalOption(
+  io: { readonly env: NodeJS.ProcessEnv; readonly cwd: string },
+  options: NextRunOptions,
+): { journalPath?: string } {
+  const explicit = options.journal ?? io.env.IBATCH_JOURNAL;
+  return explicit ? { journalPath: path.resolve(io.cwd, explicit) } : {};
 }
 
 /** Whether to colour output on this stream (a TTY, and NO_COLOR unset). */

@@ -18,7 +18,9 @@ import {
   type Journal,
   type RunRecord,
   type RunStatus,
+  type Spend,
 } from '../journal/index.js';
+import { itemsLeftAlone } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { formatWait } from './progress.js';
 
@@ -83,6 +85,36 @@ export interface StatusDocument {
   }[];
   /** The command that resumes the run; null when it finished. */
   readonly resume: string | null;
+  /**
+   * The selected run's job over all its runs on the run's service and
+   * account (what `budget` caps); null when the journal has no run.
+   */
+  readonly job: JobStatus | null;
+}
+
+export interface JobStatus {
+  readonly name: string;
+  /** The job file's budget when it was given, else the run's. */
+  readonly budget: number | null;
+  readonly spend: Spend;
+  /** budget - committed over all runs; null without a budget. */
+  readonly remaining: number | null;
+  /**
+   * Items earlier runs made or tried that the job file no longer describes,
+   * per step (left as they are); null unless the job file was given and
+   * could be expanded offline.
+   */
+  readonly removed: readonly { readonly step: string; readonly items: number }[] | null;
+  /** Why `removed` is null. */
+  readonly removedUnknown?: string;
+}
+
+/** What `status JOB.yaml` learnt from the job file (status-job.ts). */
+export interface JobFileFacts {
+  readonly budget: number | null;
+  /** The keys of the job's items; absent when the job could not be expanded, with why. */
+  readonly keys?: ReadonlySet<string>;
+  readonly keysUnknown?: string;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -104,7 +136,7 @@ export function jobNameOf(jobPath: string): string {
 
 export function buildStatus(
   journal: Journal,
-  select: { jobName?: string; runId?: string },
+  select: { jobName?: string; runId?: string; jobFile?: JobFileFacts },
   now = Date.now(),
 ): StatusDocument {
   let selected: RunRecord | undefined;
@@ -137,6 +169,7 @@ export function buildStatus(
       spend: null,
       failures: [],
       resume: null,
+      job: null,
     };
   }
   const runId = selected.runId;
@@ -193,6 +226,38 @@ export function buildStatus(
       error: i.error,
     })),
     resume: finished ? null : resumeCommand(selected, journal.path),
+    job: jobStatus(journal, selected, select.jobFile),
+  };
+}
+
+/** The job's spend over all its runs on the run's account, and what the job file no longer holds. */
+function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefined): JobStatus {
+  const options = (run.options ?? {}) as { scope?: unknown; service?: unknown };
+  const scope = typeof options.scope === 'string' ? options.scope : null;
+  const service = typeof options.service === 'string' ? options.service : '';
+  const spend = journal.jobSpend(run.jobName, scope);
+  const budget = file ? file.budget : run.budget;
+  let removed: JobStatus['removed'] = null;
+  if (file?.keys) {
+    const perStep = new Map<string, number>();
+    for (const row of itemsLeftAlone(
+      journal,
+      run.jobName,
+      { scope: scope ?? '', service },
+      file.keys,
+    ))
+      perStep.set(row.stepId, (perStep.get(row.stepId) ?? 0) + 1);
+    removed = [...perStep].map(([step, items]) => ({ step, items }));
+  }
+  return {
+    name: run.jobName,
+    budget,
+    spend,
+    remaining: budget === null ? null : budget - spend.committed,
+    removed,
+    ...(removed === null
+      ? { removedUnknown: file?.keysUnknown ?? 'give the job file to list them' }
+      : {}),
   };
 }
 
@@ -255,6 +320,15 @@ export function renderStatus(doc: StatusDocument, now = Date.now()): string {
       out.push(`    ${f.step}/${f.item} ${f.state}: ${f.error ?? '-'}`);
     }
     if (doc.failures.length > 20) out.push(`    ... and ${doc.failures.length - 20} more`);
+  }
+  const job = doc.job;
+  if (job && (doc.runs.length > 1 || job.budget !== null)) {
+    const budget =
+      job.budget === null ? 'no budget' : `of ${job.budget} budget (${job.remaining} left)`;
+    out.push(`  job ${job.name}, all runs: ${job.spend.net} net ${budget}`);
+  }
+  for (const r of job?.removed ?? []) {
+    out.push(`  ${r.step}: ${r.items} item(s) no longer in the job file, left as they are`);
   }
   if (run.outputDir) out.push(`  outputs: ${run.outputDir}`);
   if (doc.resume)

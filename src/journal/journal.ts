@@ -189,6 +189,10 @@ export class Journal {
   spendSummary(runId: string) {
     return ops.spendSummary(this.#j, runId);
   }
+  /** Spend of every run of a job on one scope (service + account): what its `budget` caps. */
+  jobSpend(jobName: string, scope: string | null) {
+    return ops.jobSpend(this.#j, jobName, scope);
+  }
   spendByStep(runId: string) {
     return ops.spendByStep(this.#j, runId);
   }

@@ -9,8 +9,14 @@ import { type ClientEvent, createClient, type ServiceClient } from '../api/index
 import { type RateLimits, SERVICE_RATE_LIMITS } from '../contract/index.js';
 import { type ValidatedJob, validateJob } from '../job/index.js';
 import { createGate, parseLimitsSpec, type RateGate } from '../limits/index.js';
-import { type Plan, type PlanOptions, planJob } from '../plan/index.js';
-import { type RunEvent, type RunJobOptions, type RunResult, runJob } from '../scheduler/index.js';
+import type { Plan, PlanOptions } from '../plan/index.js';
+import {
+  planNextRun,
+  type RunEvent,
+  type RunJobOptions,
+  type RunResult,
+  runJob,
+} from '../scheduler/index.js';
 import { accountFingerprint, type Logger } from '../shared/index.js';
 
 export interface ConnectOptions {
@@ -48,7 +54,10 @@ export interface Connection {
   readonly accountFingerprint: string;
   /** Validates the job against the live model contracts and expands it into items. */
   validate(jobPath: string): Promise<ValidatedJob>;
-  /** Validates then quotes the job (never charges). */
+  /**
+   * Validates then quotes what the next `run` would charge given the job's
+   * journal (never charges; the journal is only read).
+   */
   plan(jobPath: string, options?: PlanOptions): Promise<Plan>;
   /**
    * `runJob` through this connection. The client's retries arrive in
@@ -108,10 +117,11 @@ export function connect(options: ConnectOptions): Connection {
     accountFingerprint: fingerprint,
     validate,
     async plan(jobPath, planOptions = {}) {
-      return planJob(await validate(jobPath), client, {
-        requests: limits.requests,
-        ...planOptions,
-      });
+      const { job, catalog, items } = await validate(jobPath);
+      return planNextRun(
+        { job, catalog, items, client, accountFingerprint: fingerprint },
+        { requests: limits.requests, ...planOptions },
+      );
     },
     async run(jobPath, runOptions = {}) {
       const onEvent = runOptions.onEvent;

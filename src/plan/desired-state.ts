@@ -70,8 +70,7 @@ export function desiredState(
   items: readonly WantedItem[],
   options: DesiredStateOptions,
 ): DesiredState {
-  const latest = new Map<string, ItemHistoryRow>();
-  for (const row of history) latest.set(row.itemKey, row);
+  const latest = latestRows(history);
   const byKey = new Map(items.map((item) => [item.key, item]));
   const verdicts = new Map<string, ItemVerdict>();
   const verdictOf = (item: WantedItem, seen: Set<string>): ItemVerdict => {
@@ -90,8 +89,22 @@ export function desiredState(
     return verdict;
   };
   for (const item of items) verdictOf(item, new Set());
-  const removed = [...latest.values()].filter((row) => !byKey.has(row.itemKey));
-  return { verdicts, latest, removed };
+  return { verdicts, latest, removed: removedRows(latest, byKey) };
+}
+
+/** The latest records of keys the job file no longer describes: left alone by `run`, listed by `plan` and `status`. */
+export function removedRows(
+  latest: ReadonlyMap<string, ItemHistoryRow>,
+  wanted: { has(key: string): boolean },
+): ItemHistoryRow[] {
+  return [...latest.values()].filter((row) => !wanted.has(row.itemKey));
+}
+
+/** The latest record of each key, from history rows oldest first. */
+export function latestRows(history: readonly ItemHistoryRow[]): Map<string, ItemHistoryRow> {
+  const latest = new Map<string, ItemHistoryRow>();
+  for (const row of history) latest.set(row.itemKey, row);
+  return latest;
 }
 
 function ownVerdict(
@@ -126,16 +139,30 @@ function madeFromCurrentSource(
   return current !== undefined && current === own.sourceGenerationId;
 }
 
+/** Items of one step per verdict, and its items no longer in the job file. */
+export type VerdictCounts = Record<ItemVerdict | 'removed', number>;
+
+export const NO_VERDICTS: Readonly<VerdictCounts> = Object.freeze({
+  new: 0,
+  changed: 0,
+  retry: 0,
+  done: 0,
+  fresh: 0,
+  open: 0,
+  settled: 0,
+  removed: 0,
+});
+
 /** Counts per step and verdict, for `plan` and the run's first line. */
 export function verdictCounts(
-  items: readonly WantedItem[],
-  state: DesiredState,
-): Map<string, Record<ItemVerdict | 'removed', number>> {
-  const counts = new Map<string, Record<ItemVerdict | 'removed', number>>();
+  items: readonly Pick<WantedItem, 'key' | 'stepId'>[],
+  state: Pick<DesiredState, 'verdicts' | 'removed'>,
+): Map<string, VerdictCounts> {
+  const counts = new Map<string, VerdictCounts>();
   const of = (stepId: string) => {
     let entry = counts.get(stepId);
     if (!entry) {
-      entry = { new: 0, changed: 0, retry: 0, done: 0, fresh: 0, open: 0, settled: 0, removed: 0 };
+      entry = { ...NO_VERDICTS };
       counts.set(stepId, entry);
     }
     return entry;

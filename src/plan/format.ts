@@ -1,4 +1,5 @@
 /** How a plan is shown: a table for people, one JSON document for scripts. */
+import { TRAINING_PRICE_FALLBACK } from '../contract/index.js';
 import type { Plan } from './plan.js';
 
 /** The `--json` document of the public CLI interface (plus a few extra properties). */
@@ -9,6 +10,10 @@ export function planJson(plan: Plan): Record<string, unknown> {
     balance: plan.balance,
     quotes: plan.quotes,
     verdict: plan.verdict,
+    remaining: plan.remaining,
+    spent: plan.spent,
+    maxSpend: plan.maxSpend,
+    next: plan.next,
     trainings: plan.trainings,
     steps: plan.steps.map((s) => ({
       id: s.id,
@@ -19,16 +24,37 @@ export function planJson(plan: Plan): Record<string, unknown> {
       unitCosts: s.unitCosts,
       unquoted: s.unquoted,
       ...(s.unquotedReason ? { unquotedReason: s.unquotedReason } : {}),
+      new: s.counts.new,
+      changed: s.counts.changed,
+      retry: s.counts.retry,
+      done: s.counts.done,
+      removed: s.counts.removed,
+      fresh: s.counts.fresh,
+      open: s.counts.open,
     })),
+    removedSteps: plan.removedSteps,
   };
 }
 
 const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
+/** Table columns shown only when some step has such items. */
+const OPTIONAL_COUNTS = [
+  ['fresh', 'fresh'],
+  ['open', 'resumed'],
+] as const;
+
 export function formatPlan(plan: Plan, jobName: string): string {
+  const optional = OPTIONAL_COUNTS.filter(([key]) => plan.steps.some((s) => s.counts[key] > 0));
   const rows = plan.steps.map((s) => [
     s.id,
     s.modelId,
+    String(s.counts.new),
+    String(s.counts.changed),
+    String(s.counts.retry),
+    ...optional.map(([key]) => String(s.counts[key])),
+    String(s.counts.done),
+    String(s.counts.removed),
     String(s.items),
     String(s.outputs),
     s.unitCosts.length === 0
@@ -38,33 +64,80 @@ export function formatPlan(plan: Plan, jobName: string): string {
         : `${num(s.unitCosts[0] as number)}-${num(s.unitCosts.at(-1) as number)}`,
     s.unquoted > 0 ? `${num(s.cost)} + ${s.unquoted} at run time` : num(s.cost),
   ]);
-  const header = ['step', 'model', 'items', 'outputs', 'unit cost', 'subtotal'];
+  const header = [
+    'step',
+    'model',
+    'new',
+    'changed',
+    'retry',
+    ...optional.map(([, title]) => title),
+    'done',
+    'removed',
+    'make',
+    'outputs',
+    'unit cost',
+    'subtotal',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
       .map((c, i) => (i >= 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
       .join('  ');
-  const out = [`plan for ${jobName}`, '', line(header), ...rows.map(line), ''];
+  const out = [`plan for ${jobName}: ${nextRunLine(plan)}`, '', line(header), ...rows.map(line)];
+  for (const s of plan.removedSteps)
+    out.push(`${s.id}: ${s.removed} item(s) of a step no longer in the job file`);
+  out.push('');
+  const t = plan.trainings;
+  if (t.count > 0 || t.reused > 0) {
+    out.push(
+      `trainings ${t.count} x ${num(t.price)} = ${num(t.cost)}` +
+        (t.reused > 0 ? `; ${t.reused} reused (cost 0)` : '') +
+        ` (no preview exists for trainings: last charge on this account, else the published ${num(TRAINING_PRICE_FALLBACK)})`,
+    );
+  }
   out.push(`total     ${num(plan.total)} credits`);
-  out.push(`budget    ${plan.budget === null ? 'none' : num(plan.budget)}`);
+  out.push(`budget    ${budgetLine(plan)}`);
+  if (plan.maxSpend !== null) out.push(`max-spend ${num(plan.maxSpend)} (this invocation)`);
   out.push(`balance   ${num(plan.balance)}`);
   out.push(`quotes    ${plan.quotes} (one per price class)`);
-  if (plan.trainings > 0)
-    out.push(
-      `trainings ${plan.trainings} (charged by the service when started; not included above)`,
-    );
+  const removed = plan.steps.reduce((n, s) => n + s.counts.removed, 0);
+  if (removed > 0)
+    out.push(`note: ${removed} item(s) no longer in the job file are left as they are`);
   for (const s of plan.steps) {
     if (s.unquoted > 0)
       out.push(
         `note: ${s.unquoted} item(s) of ${s.id} can only be priced at run time: ${s.unquotedReason ?? ''}`,
       );
   }
+  out.push(`verdict   ${verdictLine(plan)}`);
+  return `${out.join('\n')}\n`;
+}
+
+function nextRunLine(plan: Plan): string {
+  if (plan.next.kind === 'resume') return `the next run resumes run ${plan.next.resumes ?? ''}`;
+  if (plan.next.kind === 'nothing') return 'nothing to do, every item is done';
+  return 'the next run is a new run';
+}
+
+function budgetLine(plan: Plan): string {
+  if (plan.budget === null) return 'none';
+  const spent = plan.spent > 0 ? `; ${num(plan.spent)} spent by earlier runs` : '';
+  return `${num(plan.budget)} (${num(plan.remaining ?? plan.budget)} left${spent})`;
+}
+
+function verdictLine(plan: Plan): string {
+  const total = num(plan.total);
+  const caps: string[] = [];
+  if (plan.remaining !== null && plan.total > plan.remaining)
+    caps.push(`budget left ${num(plan.remaining)}`);
+  if (plan.maxSpend !== null && plan.total > plan.maxSpend)
+    caps.push(`--max-spend ${num(plan.maxSpend)}`);
+  const balance = `balance ${num(plan.balance)}`;
   const verdicts: Record<Plan['verdict'], string> = {
     ok: 'OK: the total fits the budget and the balance',
-    'over-budget': `OVER BUDGET: ${num(plan.total)} > budget ${num(plan.budget ?? 0)}`,
-    'over-balance': `OVER BALANCE: ${num(plan.total)} > balance ${num(plan.balance)}`,
-    'over-budget-and-balance': `OVER BUDGET AND BALANCE: ${num(plan.total)} > budget ${num(plan.budget ?? 0)} and balance ${num(plan.balance)}`,
+    'over-budget': `OVER BUDGET: ${total} > ${caps.join(' and ')}`,
+    'over-balance': `OVER BALANCE: ${total} > ${balance}`,
+    'over-budget-and-balance': `OVER BUDGET AND BALANCE: ${total} > ${[...caps, balance].join(' and ')}`,
   };
-  out.push(`verdict   ${verdicts[plan.verdict]}`);
-  return `${out.join('\n')}\n`;
+  return verdicts[plan.verdict];
 }

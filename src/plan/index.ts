@@ -9,7 +9,10 @@ export {
   desiredState,
   type ItemVerdict,
   inScope,
+  latestRows,
+  removedRows,
   VERDICTS_TO_MAKE,
+  type VerdictCounts,
   verdictCounts,
   type WantedItem,
 } from './desired-state.js';

@@ -18,9 +18,10 @@ import {
   type ModelCatalog,
 } from '../job/index.js';
 import { isIbatchError } from '../shared/index.js';
+import { NO_VERDICTS, type VerdictCounts } from './desired-state.js';
 import { type PriceClass, PriceClasses } from './price-classes.js';
 import type { QuoteRequest } from './quote-request.js';
-import { type PreviewClient, QuoteCache } from './quotes.js';
+import { type PreviewClient, QuoteCache, trainingPrice } from './quotes.js';
 
 /** The client calls a plan needs (read-only). */
 export interface QuoteClient extends PreviewClient {
@@ -35,6 +36,41 @@ export interface PlanOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * What the journal says about the next run (src/scheduler/next-run.ts). The
+ * price classes then hold only the items that run pays for. Without it the
+ * job is quoted as if no run of it had happened.
+ */
+export interface NextRunFacts {
+  /** What the next run does. */
+  readonly kind: 'new' | 'resume' | 'nothing';
+  /** The unfinished run it resumes. */
+  readonly resumes?: string;
+  /** Per step: items per verdict and items no longer in the job file. */
+  readonly counts: ReadonlyMap<string, VerdictCounts>;
+  /** Trainings it starts; trainings it seeds that were paid before (cost 0). */
+  readonly trainings: { readonly count: number; readonly reused: number };
+  /** The account's last training charge (the price of one training), if the journal knows it. */
+  readonly lastTrainingCharge?: number;
+  /** Credits the job's earlier runs on this account committed (what `budget` already holds). */
+  readonly committed: number;
+  /** Their net (charged - refunded). */
+  readonly spent: number;
+  /** `--max-spend`: the most this invocation may commit. */
+  readonly maxSpend?: number;
+}
+
+export interface PlanTrainings {
+  /** Trainings the next run starts. */
+  readonly count: number;
+  /** Credits of one: the account's last training charge, else the published fallback. */
+  readonly price: number;
+  readonly priceFrom: 'last-charge' | 'published';
+  readonly cost: number;
+  /** Job-local influencers trained before on this account with this configuration (cost 0). */
+  readonly reused: number;
+}
+
 export interface PlanStep {
   readonly id: string;
   readonly modelId: string;
@@ -47,19 +83,30 @@ export interface PlanStep {
   /** Items that can only be priced at run time, and why. */
   readonly unquoted: number;
   readonly unquotedReason?: string;
+  /** The step's items by what the next run does with them (`items` are those it makes). */
+  readonly counts: VerdictCounts;
 }
 
 export type Verdict = 'ok' | 'over-budget' | 'over-balance' | 'over-budget-and-balance';
 
 export interface Plan {
+  /** What the next run charges: its items and its trainings. */
   readonly total: number;
   readonly budget: number | null;
+  /** The budget less what the job's earlier runs committed; null without a budget. */
+  readonly remaining: number | null;
+  /** Net credits of the job's earlier runs on this account. */
+  readonly spent: number;
+  readonly maxSpend: number | null;
   readonly balance: number;
   /** Preview calls made (one per price class). */
   readonly quotes: number;
   readonly steps: readonly PlanStep[];
+  /** Items of steps no longer in the job file (left as they are). */
+  readonly removedSteps: readonly { readonly id: string; readonly removed: number }[];
   /** Influencer trainings the run will start (charged by the service; no preview exists). */
-  readonly trainings: number;
+  readonly trainings: PlanTrainings;
+  readonly next: { readonly kind: NextRunFacts['kind']; readonly resumes: string | null };
   readonly verdict: Verdict;
 }
 
@@ -73,7 +120,11 @@ export interface PlannedJob {
   readonly catalog: ModelCatalog;
 }
 
-/** Plans a validated job (`validateJob`'s result fits). */
+/**
+ * Plans a validated job (`validateJob`'s result fits) as if no run of it had
+ * happened: every item and every training. `ibatch plan` reads the journal
+ * (src/scheduler/plan-next-run.ts).
+ */
 export async function planJob(
   planned: PlannedJob,
   client: QuoteClient,
@@ -84,13 +135,18 @@ export async function planJob(
   return quotePriceClasses(planned.job, classes, client, options);
 }
 
-/** Quotes each price class once and totals the job (the items are already grouped). */
+/**
+ * Quotes each price class once and totals the next run (the items it pays
+ * for are already grouped): items plus trainings, against the budget left,
+ * `--max-spend` and the balance.
+ */
 export async function quotePriceClasses(
   job: LoadedJob,
   classes: PriceClasses,
   client: QuoteClient,
-  options: PlanOptions = {},
+  options: PlanOptions & { readonly next?: NextRunFacts } = {},
 ): Promise<Plan> {
+  const next = options.next ?? firstRun(job, classes);
   const window = options.requests ?? SERVICE_RATE_LIMITS.requests;
   const queue = new PQueue({
     concurrency: options.concurrency ?? 4,
@@ -124,10 +180,23 @@ export async function quotePriceClasses(
   );
   const refusals = refusalIssues(job, classes.values());
   if (refusals.length > 0) throw new JobFileError(refusals, job.source.text);
-  const steps = job.steps.map((step) => stepPlan(step, classes));
-  const total = round2(steps.reduce((sum, s) => sum + s.cost, 0));
+  const steps = job.steps.map((step) =>
+    stepPlan(step, classes, next.counts.get(step.id) ?? NO_VERDICTS),
+  );
+  const price = trainingPrice(next.lastTrainingCharge);
+  const trainings: PlanTrainings = {
+    count: next.trainings.count,
+    price,
+    priceFrom: next.lastTrainingCharge === undefined ? 'published' : 'last-charge',
+    cost: round2(next.trainings.count * price),
+    reused: next.trainings.reused,
+  };
+  const total = round2(steps.reduce((sum, s) => sum + s.cost, 0) + trainings.cost);
   const credits = await balance;
-  const overBudget = job.budget !== undefined && total > job.budget;
+  const remaining = job.budget === undefined ? null : round2(job.budget - next.committed);
+  const overBudget =
+    (remaining !== null && total > remaining) ||
+    (next.maxSpend !== undefined && total > next.maxSpend);
   const overBalance = total > credits;
   const verdict: Verdict =
     overBudget && overBalance
@@ -137,18 +206,49 @@ export async function quotePriceClasses(
         : overBalance
           ? 'over-balance'
           : 'ok';
+  const known = new Set(job.steps.map((s) => s.id));
   return {
     total,
     budget: job.budget ?? null,
+    remaining,
+    spent: round2(next.spent),
+    maxSpend: next.maxSpend ?? null,
     balance: credits,
     quotes: quotes.calls,
     steps,
-    trainings: job.influencers.size,
+    removedSteps: [...next.counts]
+      .filter(([id, counts]) => !known.has(id) && counts.removed > 0)
+      .map(([id, counts]) => ({ id, removed: counts.removed })),
+    trainings,
+    next: { kind: next.kind, resumes: next.resumes ?? null },
     verdict,
   };
 }
 
-function stepPlan(step: LoadedJob['steps'][number], classes: PriceClasses): PlanStep {
+/** The next run of a job no run has touched: every item is new, every training starts. */
+function firstRun(job: LoadedJob, classes: PriceClasses): NextRunFacts {
+  const counts = new Map<string, VerdictCounts>();
+  for (const priceClass of classes.values()) {
+    for (const [stepId, n] of priceClass.itemsByStep) {
+      const entry = counts.get(stepId) ?? { ...NO_VERDICTS };
+      entry.new += n;
+      counts.set(stepId, entry);
+    }
+  }
+  return {
+    kind: 'new',
+    counts,
+    trainings: { count: job.influencers.size, reused: 0 },
+    committed: 0,
+    spent: 0,
+  };
+}
+
+function stepPlan(
+  step: LoadedJob['steps'][number],
+  classes: PriceClasses,
+  counts: VerdictCounts,
+): PlanStep {
   let cost = 0;
   let count = 0;
   let unquoted = 0;
@@ -176,6 +276,7 @@ function stepPlan(step: LoadedJob['steps'][number], classes: PriceClasses): Plan
     cost: round2(cost),
     unquoted,
     ...(reason !== undefined ? { unquotedReason: reason } : {}),
+    counts,
   };
 }
 

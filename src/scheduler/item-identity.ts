@@ -59,7 +59,7 @@ export function influencerConfigHash(
  * the desired state even before an item uses it).
  */
 export function trainingsToSeed(
-  journal: Journal,
+  journal: Pick<Journal, 'findInfluencer'>,
   job: LoadedJob,
   files: PreparedFiles,
   scope: string,

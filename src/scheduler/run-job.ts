@@ -9,12 +9,13 @@
 import path from 'node:path';
 import { defaultJournalPath, type JobItem, jobInputPaths, validateJob } from '../job/index.js';
 import { type Journal, journalFiles, openJournal, type RunSpendCap } from '../journal/index.js';
-import { EXIT, silentLogger, UsageError } from '../shared/index.js';
+import { EXIT, silentLogger } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
 import { prepareJobFiles } from './assets.js';
 import { driveRun } from './drive-run.js';
 import { recordEscapedStop } from './finish-run.js';
 import { itemIdentity, trainingsToSeed } from './item-identity.js';
+import { assertFreshSteps, freshSteps, scopeOf } from './next-run.js';
 import { nothingToDo } from './nothing-to-do.js';
 import { assertRunId } from './run-id.js';
 import { contractHashes } from './run-wiring.js';
@@ -86,7 +87,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
   const { job, catalog, items } = validated;
   const outputDir = options.outDir ? path.resolve(options.outDir) : job.output;
   const service = options.client.baseUrl;
-  const scope = `${service}#${options.accountFingerprint}`;
+  const scope = scopeOf(service, options.accountFingerprint);
   const contracts = contractHashes(catalog, items);
   const snapshot = { service, scope, outputDir, limits: options.limits, contracts };
   const identity = (item: JobItem) => itemIdentity(job, files, item);
@@ -126,25 +127,6 @@ async function converge(inv: Invocation): Promise<RunResult> {
     const stopped = last.exitCode !== EXIT.ok && last.exitCode !== EXIT.itemsFailed;
     if (stopped || selection.deferred === 0) return last;
   }
-}
-
-/** `--fresh` names steps of the job (a typo must not silently regenerate nothing). */
-function assertFreshSteps(
-  fresh: RunJobOptions['fresh'],
-  steps: readonly { readonly id: string }[],
-): void {
-  if (fresh === undefined || fresh === true) return;
-  const known = new Set(steps.map((s) => s.id));
-  const unknown = fresh.filter((id) => !known.has(id));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `--fresh names ${unknown.map((id) => `"${id}"`).join(', ')}, not a step of the job; its steps: ${[...known].join(', ')}`,
-    );
-  }
-}
-
-function freshSteps(fresh: true | readonly string[]): ReadonlySet<string> | true {
-  return fresh === true || fresh.length === 0 ? true : new Set(fresh);
 }
 
 /** `--max-spend` as a ceiling on one run's committed credits (what earlier runs of this invocation left). */

@@ -8,6 +8,7 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TRAINING_PRICE_FALLBACK } from '../../src/contract/index.js';
 import { priceOf, type RunningEmulator } from '../../src/emulator/index.js';
 import { validateJob } from '../../src/job/index.js';
 import { priceClassOf, quoteRequestOf, SOURCE_GENERATION_STAND_IN } from '../../src/plan/index.js';
@@ -30,7 +31,7 @@ interface PlanDoc {
   budget: number | null;
   balance: number;
   quotes: number;
-  trainings: number;
+  trainings: { count: number; price: number; cost: number };
   steps: Array<{
     id: string;
     items: number;
@@ -80,10 +81,11 @@ describe('plan on the emulator', () => {
         const expected = stepItems.reduce((sum, i) => sum + priceOf(i.modelId, i.request).cost, 0);
         expect(step.cost).toBeCloseTo(expected, 6);
       }
-      // Trainings are listed, never priced into the total.
+      // Trainings are in the total (issue 12): no journal yet, so each at the published price.
       const all = items.reduce((sum, i) => sum + priceOf(i.modelId, i.request).cost, 0);
-      expect(plan.total).toBeCloseTo(all, 6);
-      expect(plan.trainings).toBe(loaded.influencers.size);
+      const trainings = loaded.influencers.size * TRAINING_PRICE_FALLBACK;
+      expect(plan.total).toBeCloseTo(all + trainings, 6);
+      expect(plan.trainings).toMatchObject({ count: loaded.influencers.size, cost: trainings });
 
       const text = await runCliCaptured(['plan', job, '--emulator'], {}, work);
       expect(text.code, text.stderr).toBe(0);
@@ -123,7 +125,7 @@ describe('plan on the emulator', () => {
     expect(byId.retouch).toMatchObject({ items: 1, unquoted: 1, cost: 0 });
     expect(byId.retouch?.unquotedReason).toMatch(/^input\.image/);
     expect(byId.photos).toMatchObject({ unquoted: 0, cost: 24 });
-    expect(plan.total).toBe(24);
+    expect(plan.total).toBe(24 + TRAINING_PRICE_FALLBACK); // and the series' one training
     const text = await runCliCaptured(['plan', job], strictEnv, work);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/6 item\(s\) of clips can only be priced at run time/);

@@ -1,29 +1,40 @@
 /**
- * `ibatch plan JOB`: expands the job, quotes it with preview-credits (never
- * charges) and prints cost per step and the total against the budget and the
+ * `ibatch plan JOB`: quotes what the next `run` would do given the journal
+ * (new, changed and failed items, trainings; done items and reused
+ * influencers cost nothing) with preview-credits (never charges), and prints
+ * it per step with the total against the budget left, `--max-spend` and the
  * live balance. Exit 3 when it does not fit, 2 when the job is invalid.
  */
-import { formatPlan, PriceClasses, planJson, quotePriceClasses } from '../../plan/index.js';
+import path from 'node:path';
+import type { JobItem } from '../../job/index.js';
+import { formatPlan, planJson } from '../../plan/index.js';
+import { planNextRun } from '../../scheduler/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import {
   addCommonOptions,
   addJobLimitOptions,
+  addNextRunOptions,
   type CommonOptions,
+  freshOption,
   type JobLimitOptions,
+  journalOption,
+  type NextRunOptions,
 } from '../options.js';
 import { openService } from '../service.js';
 import { checkJob, printWarnings, reportJobErrors } from './validate.js';
 
+type PlanCommandOptions = CommonOptions & JobLimitOptions & NextRunOptions;
+
 export const planCommand: CommandModule = {
   register(program, io) {
     addCommonOptions(
-      addJobLimitOptions(program.command('plan'))
+      addNextRunOptions(addJobLimitOptions(program.command('plan')))
         .argument('<JOB>', 'job file (YAML)')
         .description(
-          'quote a job with preview-credits: cost per step, total, budget, balance (never spends credits)',
+          'quote what the next run would do, given the journal: per step new / changed / retry / done / removed, total with trainings, budget, balance (never spends credits)',
         ),
-    ).action((jobPath: string, options: CommonOptions & JobLimitOptions) =>
+    ).action((jobPath: string, options: PlanCommandOptions) =>
       planCommandAction(io, jobPath, options),
     );
   },
@@ -33,29 +44,36 @@ export const planCommand: CommandModule = {
 export async function planCommandAction(
   io: CliIo,
   jobPath: string,
-  options: CommonOptions & JobLimitOptions,
+  options: PlanCommandOptions,
 ): Promise<void> {
   try {
-    let classes: PriceClasses | undefined;
+    // The decision compares every item with the journal: the items are kept.
+    const items: JobItem[] = [];
     const { checked, service } = await checkJob(
       io,
       jobPath,
       options,
       () => openService(io, options),
-      (catalog) => {
-        const grouping = new PriceClasses(catalog);
-        classes = grouping;
-        return (item) => grouping.add(item);
-      },
+      () => (item) => items.push(item),
     );
     if (!service) throw new Error('plan needs the service');
     try {
       const { job, catalog, scan } = checked;
       printWarnings(io, scan.warnings, job.source.text);
-      const plan = await quotePriceClasses(
-        job,
-        classes ?? new PriceClasses(catalog),
-        service.client,
+      const { journalPath } = journalOption(io, options);
+      const plan = await planNextRun(
+        {
+          job,
+          catalog,
+          items,
+          client: service.client,
+          accountFingerprint: service.accountFingerprint,
+          ...(journalPath ? { journalPath: path.resolve(journalPath) } : {}),
+          ...freshOption(options),
+          ...(options.runId !== undefined ? { runId: options.runId } : {}),
+          ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
+        },
+        { requests: service.limits.requests },
       );
       io.stdout.write(
         options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, job.name),

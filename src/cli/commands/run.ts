@@ -15,25 +15,23 @@ import type { CommandModule } from '../command.js';
 import {
   addCommonOptions,
   addJobLimitOptions,
+  addNextRunOptions,
   type CommonOptions,
+  freshOption,
   type JobLimitOptions,
   jobLimitsOf,
+  journalOption,
+  type NextRunOptions,
   positiveNumber,
-  runIdValue,
 } from '../options.js';
 import { progressRenderer } from '../progress.js';
 import { openService } from '../service.js';
 import { planCommandAction } from './plan.js';
 import { reportJobErrors } from './validate.js';
 
-interface RunOptions extends CommonOptions, JobLimitOptions {
-  readonly runId?: string;
-  readonly new?: boolean;
-  readonly fresh?: true | string[];
-  readonly maxSpend?: number;
+interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly out?: string;
   readonly dryRun?: boolean;
-  readonly journal?: string;
   readonly limits?: string;
   readonly limitsStore?: string;
   readonly wait?: boolean;
@@ -67,32 +65,11 @@ const DEFAULT_EMULATOR_TIME_SCALE = 10;
 export const runCommand: CommandModule = {
   register(program, io) {
     addCommonOptions(
-      addJobLimitOptions(program.command('run'))
+      addNextRunOptions(addJobLimitOptions(program.command('run')))
         .description('run a job (spends credits), resuming its unfinished run from the journal')
         .argument('<job>', 'job file (YAML)')
-        .addOption(
-          new Option(
-            '--run-id <id>',
-            'name the run: reproducible idempotency keys on another machine (printable, at most 100 characters)',
-          ).argParser(runIdValue('--run-id')),
-        )
-        .option(
-          '--fresh [steps...]',
-          'make the done items of these steps again with new keys (all steps when none is named); starts a new run',
-        )
-        .option('--new', 'old spelling of --fresh (all steps)')
-        .addOption(
-          new Option(
-            '--max-spend <credits>',
-            'most credits this invocation may commit (exit 3 when reached; the next run continues)',
-          ).argParser(positiveNumber('--max-spend')),
-        )
         .option('--out <dir>', "output folder (overrides the job's `output`)")
         .option('--dry-run', 'quote the job like `plan`; spend nothing')
-        .option(
-          '--journal <path>',
-          'journal file (default: $IBATCH_JOURNAL or .ibatch/journal.db beside the job)',
-        )
         .option(
           '--limits <spec>',
           'rate limits, e.g. requests=120/60s,generations=20/60s (default: $IBATCH_LIMITS)',
@@ -172,24 +149,6 @@ export const runCommand: CommandModule = {
     });
   },
 };
-
-/** `--fresh a b`, `--fresh a,b`, `--fresh` (every step) or the old `--new`. */
-function freshOption(options: RunOptions): { fresh?: true | readonly string[] } {
-  if (options.fresh === true || (options.new && options.fresh === undefined))
-    return { fresh: true };
-  if (options.fresh === undefined) return {};
-  const steps = options.fresh.flatMap((s) => s.split(',')).map((s) => s.trim());
-  return { fresh: steps.filter((s) => s !== '') };
-}
-
-/** `--journal`, else IBATCH_JOURNAL, else the engine's default beside the job. */
-function journalOption(
-  io: Parameters<CommandModule['register']>[1],
-  options: RunOptions,
-): { journalPath?: string } {
-  const explicit = options.journal ?? io.env.IBATCH_JOURNAL;
-  return explicit ? { journalPath: path.resolve(io.cwd, explicit) } : {};
-}
 
 function resolveLimits(spec: string | undefined, scale: number): RateLimits {
   if (spec) return parseLimitsSpec(spec);

@@ -8,11 +8,19 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { defaultJournalPath } from '../../job/index.js';
+import {
+  defaultJournalPath,
+  defaultModelCachePath,
+  isJobFileError,
+  type LoadedJob,
+  loadJob,
+  loadModelCatalog,
+  scanJob,
+} from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
 import { redactDeep } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
-import { buildStatus, jobNameOf, renderStatus } from '../status-view.js';
+import { buildStatus, type JobFileFacts, jobNameOf, renderStatus } from '../status-view.js';
 
 interface StatusOptions {
   readonly journal?: string;
@@ -22,6 +30,7 @@ interface StatusOptions {
 export interface StatusTarget {
   readonly journalPath: string;
   readonly jobName?: string;
+  readonly jobPath?: string;
   readonly runId?: string;
 }
 
@@ -41,7 +50,7 @@ export function resolveTarget(
     const journalPath = explicit
       ? path.resolve(io.cwd, explicit)
       : defaultJournalPath(path.dirname(asPath));
-    return { journalPath, jobName };
+    return { journalPath, jobName, jobPath: asPath };
   }
   return { journalPath: fromCwd, runId: target };
 }
@@ -61,9 +70,11 @@ export const statusCommand: CommandModule = {
         const resolved = resolveTarget(io, target, options.journal);
         const journal = await openJournal(resolved.journalPath, { readonly: true });
         try {
+          const jobFile = resolved.jobPath ? await jobFileFacts(resolved.jobPath) : undefined;
           const doc = buildStatus(journal, {
             ...(resolved.jobName ? { jobName: resolved.jobName } : {}),
             ...(resolved.runId ? { runId: resolved.runId } : {}),
+            ...(jobFile ? { jobFile } : {}),
           });
           // Error texts in the journal can quote the service (one written before 13.5 too).
           const clean = redactDeep(doc);
@@ -76,3 +87,32 @@ export const statusCommand: CommandModule = {
       });
   },
 };
+
+/**
+ * The job file's budget and its items' keys (the items no longer in it are
+ * listed), expanded offline with the cached model contracts: status sends
+ * nothing. A file that no longer loads leaves the run's budget in place.
+ */
+async function jobFileFacts(jobPath: string): Promise<JobFileFacts | undefined> {
+  let job: LoadedJob;
+  try {
+    job = loadJob(jobPath);
+  } catch {
+    return undefined;
+  }
+  const budget = job.budget ?? null;
+  try {
+    const { catalog } = await loadModelCatalog({
+      cacheFile: defaultModelCachePath(job.dir),
+      offline: true,
+    });
+    const keys = new Set<string>();
+    scanJob(job, catalog, (item) => keys.add(item.key));
+    return { budget, keys };
+  } catch (error) {
+    const why = isJobFileError(error)
+      ? 'the job file does not expand (see `ibatch validate`)'
+      : (error as Error).message;
+    return { budget, keysUnknown: why };
+  }
+}

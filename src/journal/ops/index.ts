@@ -26,6 +26,6 @@ export {
   releaseReservation,
   reserveCredits,
 } from './reserve-credits.js';
-export { progressByStep, spendByStep, spendSummary } from './summaries.js';
+export { jobSpend, progressByStep, spendByStep, spendSummary } from './summaries.js';
 export { setItemQuote, setItemState } from './update-item.js';
 export { setRunBudget, setRunNotBefore, setRunStatus } from './update-run.js';

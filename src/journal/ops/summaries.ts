@@ -45,6 +45,25 @@ export function spendSummary(j: JournalDb, runId: string): Spend {
   return toSpend(row);
 }
 
+/**
+ * Spend of every run of a job on one service and account (`scope`; null for
+ * runs of an older ibatch that recorded none): what the job's `budget` caps,
+ * found from the job's name, without a run (`plan` has none yet).
+ */
+export function jobSpend(j: JournalDb, jobName: string, scope: string | null): Spend {
+  const row = j
+    .stmt(
+      `SELECT COALESCE(SUM(reserved_credits), 0) AS reserved,
+         COALESCE(SUM(charged_credits), 0) AS charged,
+         COALESCE(SUM(refunded_credits), 0) AS refunded
+       FROM items WHERE run_id IN (
+         SELECT run_id FROM runs WHERE job_name = @jobName
+           AND COALESCE(json_extract(options_json, '$.scope'), '') = COALESCE(@scope, ''))`,
+    )
+    .get({ jobName, scope }) as SpendRow;
+  return toSpend(row);
+}
+
 /** Spend per step, in the order steps first appear. */
 export function spendByStep(j: JournalDb, runId: string): StepSpend[] {
   const rows = j

@@ -1,0 +1,81 @@
+/**
+ * `plan`: quotes what the next `run` would charge given the journal. The
+ * decision is `nextRun`'s (the rule `run` carries out); the journal is opened
+ * read-only, never created and never locked, so `plan` works beside a running
+ * job and before the first run.
+ */
+import { existsSync } from 'node:fs';
+import {
+  defaultJournalPath,
+  type JobItem,
+  type LoadedJob,
+  type ModelCatalog,
+} from '../job/index.js';
+import { type Journal, openJournal } from '../journal/index.js';
+import {
+  type Plan,
+  type PlanOptions,
+  PriceClasses,
+  type QuoteClient,
+  quotePriceClasses,
+} from '../plan/index.js';
+import { prepareJobFiles } from './assets.js';
+import { nextRun, scopeOf } from './next-run.js';
+
+export interface PlanNextRunInput {
+  readonly job: LoadedJob;
+  readonly catalog: ModelCatalog;
+  readonly items: readonly JobItem[];
+  readonly client: QuoteClient & { readonly baseUrl: string };
+  readonly accountFingerprint: string;
+  /** @default `.ibatch/journal.db` beside the job file */
+  readonly journalPath?: string;
+  /** `--fresh [steps...]`: quote their done items too (`true`: every step). */
+  readonly fresh?: true | readonly string[];
+  /** `--run-id`: the run the next `run` would resume or name. */
+  readonly runId?: string;
+  /** `--max-spend`: a cap on what the next run may commit. */
+  readonly maxSpend?: number;
+}
+
+export async function planNextRun(
+  input: PlanNextRunInput,
+  options: PlanOptions = {},
+): Promise<Plan> {
+  const { job, catalog, items, client } = input;
+  const files = await prepareJobFiles(job, items);
+  const journalPath = input.journalPath ?? defaultJournalPath(job.dir);
+  // No journal yet: the history is empty (plan must not create one).
+  const journal: Journal | undefined = existsSync(journalPath)
+    ? await openJournal(journalPath, { readonly: true })
+    : undefined;
+  try {
+    const service = client.baseUrl;
+    const scope = scopeOf(service, input.accountFingerprint);
+    const next = nextRun(journal, job, items, files, {
+      service,
+      scope,
+      ...(input.fresh !== undefined ? { fresh: input.fresh } : {}),
+      ...(input.runId !== undefined ? { runId: input.runId } : {}),
+    });
+    const classes = new PriceClasses(catalog);
+    for (const item of next.charged) classes.add(item);
+    const earlier = journal?.jobSpend(job.name, scope);
+    const lastTrainingCharge = journal?.lastTrainingCharge(scope);
+    return await quotePriceClasses(job, classes, client, {
+      ...options,
+      next: {
+        kind: next.kind,
+        ...(next.resume ? { resumes: next.resume.run.runId } : {}),
+        counts: next.counts,
+        trainings: { count: next.trainingsToStart.length, reused: next.trainingsReused },
+        ...(lastTrainingCharge !== undefined ? { lastTrainingCharge } : {}),
+        committed: earlier?.committed ?? 0,
+        spent: earlier?.net ?? 0,
+        ...(input.maxSpend !== undefined ? { maxSpend: input.maxSpend } : {}),
+      },
+    });
+  } finally {
+    journal?.close();
+  }
+}
