@@ -232,20 +232,14 @@ export function buildStatus(
 
 /** The job's spend over all its runs on the run's account, and what the job file no longer holds. */
 function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefined): JobStatus {
-  const options = (run.options ?? {}) as { scope?: unknown; service?: unknown };
-  const scope = typeof options.scope === 'string' ? options.scope : null;
+  const options = (run.options ?? {}) as { service?: unknown };
   const service = typeof options.service === 'string' ? options.service : '';
-  const spend = journal.jobSpend(run.jobName, scope);
+  const spend = journal.jobSpend(run.jobName, service);
   const budget = file ? file.budget : run.budget;
   let removed: JobStatus['removed'] = null;
   if (file?.keys) {
     const perStep = new Map<string, number>();
-    for (const row of itemsLeftAlone(
-      journal,
-      run.jobName,
-      { scope: scope ?? '', service },
-      file.keys,
-    ))
+    for (const row of itemsLeftAlone(journal, run.jobName, { scope: '', service }, file.keys))
       perStep.set(row.stepId, (perStep.get(row.stepId) ?? 0) + 1);
     removed = [...perStep].map(([step, items]) => ({ step, items }));
   }

@@ -190,8 +190,8 @@ export class Journal {
     return ops.spendSummary(this.#j, runId);
   }
   /** Spend of every run of a job on one scope (service + account): what its `budget` caps. */
-  jobSpend(jobName: string, scope: string | null) {
-    return ops.jobSpend(this.#j, jobName, scope);
+  jobSpend(jobName: string, service: string | null) {
+    return ops.jobSpend(this.#j, jobName, service);
   }
   spendByStep(runId: string) {
     return ops.spendByStep(this.#j, runId);

@@ -1,7 +1,7 @@
 /**
  * The job file is the desired state (interface: "Re-running"): each item the
  * job describes is compared with its latest record in the journal, over every
- * run of the job against the same service and account, and gets one verdict.
+ * run of the job against the same service, and gets one verdict.
  * `run` makes what is not done; `plan` quotes exactly that. One home for the
  * rule, so the quote and the run can never disagree.
  *
@@ -60,9 +60,9 @@ export interface DesiredState {
   readonly removed: readonly ItemHistoryRow[];
 }
 
-/** Whether a history row belongs to the same service and account as `scope`. */
-export function inScope(row: ItemHistoryRow, scope: string, service: string): boolean {
-  return row.scope === null ? row.service === service : row.scope === scope;
+/** Whether a history row belongs to the same service (base URL; a rotated key is the same account). */
+export function inScope(row: ItemHistoryRow, service: string): boolean {
+  return row.service === service;
 }
 
 export function desiredState(

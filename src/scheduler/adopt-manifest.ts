@@ -42,7 +42,7 @@ export interface AdoptOptions {
 type Verified = Map<number, ManifestRow & { file: string; sha256: string }>;
 
 /**
- * When the journal has no record of the job on this service and account,
+ * When the journal has no record of the job on this service,
  * adopts what `<outputDir>/manifest.jsonl` shows made (see the module
  * comment). Returns how many items were adopted (0 when the journal knows the
  * job, or nothing in the manifest is intact).
@@ -53,10 +53,10 @@ export async function adoptLostJournal(
   items: readonly JobItem[],
   options: AdoptOptions,
 ): Promise<number> {
-  const { scope, service } = options.snapshot;
+  const { service } = options.snapshot;
   const known = journal
     .itemHistory(job.name)
-    .some((row) => row.stepId !== TRAINING_STEP && inScope(row, scope, service));
+    .some((row) => row.stepId !== TRAINING_STEP && inScope(row, service));
   if (known) return 0;
   const groups = latestGroups(readRows(options.outputDir, options.logger));
   if (groups.size === 0) return 0;

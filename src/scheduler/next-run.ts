@@ -161,7 +161,7 @@ export function outputIdsOf(
     .map((o) => o.generationId ?? '');
 }
 
-/** The job's generation items over its runs on this service and account, oldest first. */
+/** The job's generation items over its runs on this service, oldest first. */
 function scopedHistory(
   journal: Pick<Journal, 'itemHistory'>,
   jobName: string,
@@ -169,11 +169,11 @@ function scopedHistory(
 ): ItemHistoryRow[] {
   return journal
     .itemHistory(jobName)
-    .filter((row) => row.stepId !== TRAINING_STEP && inScope(row, target.scope, target.service));
+    .filter((row) => row.stepId !== TRAINING_STEP && inScope(row, target.service));
 }
 
 /**
- * Items earlier runs of the job made (or tried) on this service and account
+ * Items earlier runs of the job made (or tried) on this service
  * that the job file no longer describes (`keys` are its items' keys): left as
  * they are. `status` lists them without the work of a whole decision.
  */
@@ -203,7 +203,7 @@ function openRunOf(
     const newest = runIdFamily(journal, options.runId).at(-1);
     return newest && !FINISHED_RUN_STATUSES.includes(newest.status) ? newest : undefined;
   }
-  // Only the job's newest run on this service and account is resumed: another
+  // Only the job's newest run on this service is resumed: another
   // service's ids mean nothing here (an in-process emulator is a new service
   // at every start), and an older unfinished run was left behind on purpose.
   // `--fresh` resumes it too (what it paid for is finished, not paid again)
@@ -226,9 +226,7 @@ const optionOf = (run: RunRecord, name: string): unknown =>
   (run.options as Record<string, unknown> | null)?.[name];
 /** Runs of an older ibatch recorded the service only. */
 const sameScope = (run: RunRecord, target: RunScope): boolean =>
-  optionOf(run, 'scope') === undefined
-    ? optionOf(run, 'service') === target.service
-    : optionOf(run, 'scope') === target.scope;
+  optionOf(run, 'service') === target.service;
 
 /**
  * What resuming `run` changes: its unchanged items carry on with their keys;

@@ -60,7 +60,7 @@ export async function planNextRun(
     });
     const classes = new PriceClasses(catalog);
     for (const item of next.charged) classes.add(item);
-    const earlier = journal?.jobSpend(job.name, scope);
+    const earlier = journal?.jobSpend(job.name, service);
     const lastTrainingCharge = journal?.lastTrainingCharge(scope);
     return await quotePriceClasses(job, classes, client, {
       ...options,

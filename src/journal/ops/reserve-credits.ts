@@ -29,13 +29,14 @@ export interface RunSpendCap {
 
 /**
  * The runs whose spend counts against a run's budget: every run of its job
- * against the same service and account (`budget` caps the job, all its runs
- * together; another account's spend is not this account's).
+ * against the same service (`budget` caps the job, all its runs together).
+ * The service, not the key: a rotated API key is the same account, and the
+ * service shows no account id to tell two accounts apart.
  */
 const JOB_RUNS = `SELECT o.run_id FROM runs o, runs me
   WHERE me.run_id = @runId AND o.job_name = me.job_name
-    AND COALESCE(json_extract(o.options_json, '$.scope'), '')
-      = COALESCE(json_extract(me.options_json, '$.scope'), '')`;
+    AND COALESCE(json_extract(o.options_json, '$.service'), '')
+      = COALESCE(json_extract(me.options_json, '$.service'), '')`;
 
 const COMMITTED = 'COALESCE(SUM(reserved_credits + charged_credits - refunded_credits), 0)';
 

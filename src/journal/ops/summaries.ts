@@ -46,11 +46,11 @@ export function spendSummary(j: JournalDb, runId: string): Spend {
 }
 
 /**
- * Spend of every run of a job on one service and account (`scope`; null for
- * runs of an older ibatch that recorded none): what the job's `budget` caps,
- * found from the job's name, without a run (`plan` has none yet).
+ * Spend of every run of a job on one service (base URL): what the job's
+ * `budget` caps, found from the job's name, without a run (`plan` has none
+ * yet). See reserve-credits.ts for why the service and not the key.
  */
-export function jobSpend(j: JournalDb, jobName: string, scope: string | null): Spend {
+export function jobSpend(j: JournalDb, jobName: string, service: string | null): Spend {
   const row = j
     .stmt(
       `SELECT COALESCE(SUM(reserved_credits), 0) AS reserved,
@@ -58,9 +58,9 @@ export function jobSpend(j: JournalDb, jobName: string, scope: string | null): S
          COALESCE(SUM(refunded_credits), 0) AS refunded
        FROM items WHERE run_id IN (
          SELECT run_id FROM runs WHERE job_name = @jobName
-           AND COALESCE(json_extract(options_json, '$.scope'), '') = COALESCE(@scope, ''))`,
+           AND COALESCE(json_extract(options_json, '$.service'), '') = COALESCE(@service, ''))`,
     )
-    .get({ jobName, scope }) as SpendRow;
+    .get({ jobName, service }) as SpendRow;
   return toSpend(row);
 }
 
