@@ -30,6 +30,7 @@ import {
 } from '../plan/index.js';
 import { UsageError } from '../shared/index.js';
 import type { PreparedFiles } from './assets.js';
+import { assertFreshSteps, freshSteps } from './fresh.js';
 import {
   influencerConfigHash,
   itemIdentity,
@@ -37,6 +38,7 @@ import {
   trainingItemKey,
   trainingsToSeed,
 } from './item-identity.js';
+import { changedFields, toNewItem } from './item-records.js';
 
 /** What identifies the service and account a run spends on. */
 export interface RunScope {
@@ -267,64 +269,6 @@ function resumePlan(
     else deferred += 1;
   }
   return { run, replace, drop, skip, deferred, changes };
-}
-
-/** The request fields that differ, as the job file names them (`input.prompt`, `copies`, `model`). */
-function changedFields(
-  before: unknown,
-  after: unknown,
-  modelBefore: string | null,
-  modelAfter: string,
-): string[] {
-  const fields: string[] = [];
-  if (modelBefore !== modelAfter) fields.push('model');
-  const flat = (value: unknown, prefix: string, into: Map<string, string>) => {
-    if (value && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [k, v] of Object.entries(value)) flat(v, prefix ? `${prefix}.${k}` : k, into);
-    } else into.set(prefix, JSON.stringify(value));
-    return into;
-  };
-  const a = flat(before, '', new Map());
-  const b = flat(after, '', new Map());
-  for (const name of new Set([...a.keys(), ...b.keys()])) {
-    if (a.get(name) !== b.get(name)) fields.push(name);
-  }
-  return fields.length > 0 ? fields : ['request'];
-}
-
-/** A job item as the journal stores it; `identity` is its identity hash. */
-export function toNewItem(item: JobItem, identity: string): NewItem {
-  return {
-    itemKey: item.key,
-    stepId: item.stepId,
-    label: item.label,
-    modelId: item.modelId,
-    kind: item.kind,
-    request: item.request,
-    requestHash: identity,
-    expectedOutputs: item.expectedOutputs,
-    sourceItemKey: item.source?.itemKey ?? null,
-  };
-}
-
-/** `--fresh` names steps of the job (a typo must not silently regenerate nothing). */
-export function assertFreshSteps(
-  fresh: true | readonly string[] | undefined,
-  steps: readonly { readonly id: string }[],
-): void {
-  if (fresh === undefined || fresh === true) return;
-  const known = new Set(steps.map((s) => s.id));
-  const unknown = fresh.filter((id) => !known.has(id));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `--fresh names ${unknown.map((id) => `"${id}"`).join(', ')}, not a step of the job; its steps: ${[...known].join(', ')}`,
-    );
-  }
-}
-
-/** `--fresh` as the decision takes it: `true` for every step. */
-export function freshSteps(fresh: true | readonly string[]): ReadonlySet<string> | true {
-  return fresh === true || fresh.length === 0 ? true : new Set(fresh);
 }
 
 export interface NextRunOptions extends RunScope {

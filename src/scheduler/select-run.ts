@@ -15,9 +15,10 @@ import {
   type RunRecord,
 } from '../journal/index.js';
 import type { DesiredState } from '../plan/index.js';
-import { decideRun, type RunDecision, type RunScope, runIdFamily, toNewItem } from './next-run.js';
+import { toNewItem } from './item-records.js';
+import { decideRun, type RunDecision, type RunScope, runIdFamily } from './next-run.js';
 
-export { toNewItem } from './next-run.js';
+export { toNewItem } from './item-records.js';
 
 export interface SelectOptions {
   readonly runId?: string;
