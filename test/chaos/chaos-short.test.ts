@@ -17,6 +17,7 @@ describe('chaos (short)', () => {
       faults: true,
       training: true,
       crashEvery: 3,
+      production: true,
       // A re-run over a grown job, killed too: only the new (and failed) items are made.
       regrow: { generations: 6, kills: 2 },
       maxSeconds: 120,

@@ -7,10 +7,11 @@
  * each other (verify.ts).
  */
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { FaultConfig } from '../../src/emulator/index.js';
+import { LONGEST_RETRY_AFTER_MS } from '../../src/contract/index.js';
+import type { FaultConfig, RunningEmulator } from '../../src/emulator/index.js';
 import { mulberry32 } from '../../src/shared/prng.js';
 // The pure parts of the kit only: `npm run chaos` runs this outside vitest.
 import { scaledLimits } from '../helpers/limits.js';
@@ -45,6 +46,12 @@ export interface ChaosOptions {
    * re-run must create only the new items.
    */
   readonly regrow?: { readonly generations: number; readonly kills: number };
+  /**
+   * Production faults besides the fault mix (issue 13): the journal reached
+   * through other path spellings, and now and then a 429 whose Retry-After is
+   * absurd (the run must stop with its own message, resumable, never loop).
+   */
+  readonly production?: boolean;
 }
 
 /** The verdict's counts and states, plus what the campaign itself saw. */
@@ -110,8 +117,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       baseUrl: emulator.baseUrl,
       apiKey: account.apiKey,
       limits: scaledLimits(options.timeScale),
+      ...(options.production ? { journalSpellings: await journalSpellings(dir) } : {}),
     };
-    const loop = await killLoop(options, target, started, log);
+    const absurdWaits = options.production ? absurdRetryAfter(emulator, options) : undefined;
+    const loop = await killLoop(options, target, started, log, absurdWaits);
     let final = files;
     if (options.regrow && loop.violations.length === 0) {
       final = await writeCampaign(dir, {
@@ -130,6 +139,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         target,
         started,
         log,
+        absurdWaits,
       );
       loop.kills += again.kills;
       loop.spawns += again.spawns;
@@ -159,6 +169,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     // IN_FLIGHT_MS after the 429 can have been sent knowing of it.
     const late = earlyRequests.filter((e) => {
       const at = Date.parse(e.at);
+      // A wait beyond the client's ceiling is refused by design: the run
+      // stops (exit 4) and the next one asks the service again.
+      if (Date.parse(e.notBefore) - at > LONGEST_RETRY_AFTER_MS) return false;
       const announcedAt = Math.max(-Infinity, ...the429s.filter((t) => t <= at));
       return at - announcedAt > IN_FLIGHT_MS;
     });
@@ -205,6 +218,7 @@ async function killLoop(
   target: RunnerTarget,
   started: number,
   log: (line: string) => void,
+  absurdWaits?: (spawn: number) => Promise<boolean>,
 ): Promise<LoopResult> {
   const random = mulberry32(options.seed ^ 0x5eed);
   // Spread the kills over less than the creation floor, so every planned kill
@@ -254,6 +268,11 @@ async function killLoop(
         }
       }
     }
+    const spellings = target.journalSpellings ?? [];
+    if (spellings.length > 0)
+      plan = { ...plan, journal: spellings[result.spawns % spellings.length] };
+    const absurd = absurdWaits ? await absurdWaits(result.spawns) : false;
+    if (absurd) what += ', absurd Retry-After armed';
     result.spawns += 1;
     const exit = await runOnce(target, plan, 120_000);
     if (exit.hung) {
@@ -279,8 +298,10 @@ async function killLoop(
       }
       return result;
     }
+    log(`resume: exit ${exit.code ?? exit.signal} after ${exit.ms} ms [${what}]`);
+    // The absurd wait's own stop (exit 4, resumable) is the expected outcome.
+    if (absurd && exit.code === 4 && /Retry-After/i.test(exit.tail)) continue;
     otherExits += 1;
-    log(`resume: exit ${exit.code ?? exit.signal} after ${exit.ms} ms`);
     if (exit.code === 2 || exit.code === 1 || otherExits > 20) {
       result.finalExit = exit.code;
       result.violations.push(`runner exited ${exit.code}: ${exit.tail.slice(-1500)}`);
@@ -296,4 +317,30 @@ export function summaryLine(s: ChaosSummary): string {
     `lost=${s.lost} outputs=${s.outputs} refunds=${s.refunds} 429s=${s.rateLimited} early=${s.earlyAfter429} early-in-flight=${s.early - s.earlyAfter429} ` +
     `spawns=${s.spawns} violations=${s.violations.length} seconds=${s.seconds}`
   );
+}
+
+/** The journal as other spellings reach it: through a symlinked folder and through `x/../`. */
+async function journalSpellings(dir: string): Promise<string[]> {
+  await mkdir(path.join(dir, 'sub'), { recursive: true });
+  await symlink(dir, path.join(dir, 'alias'));
+  const name = 'journal.db';
+  return [path.join(dir, name), path.join(dir, 'alias', name), path.join(dir, 'sub', '..', name)];
+}
+
+/**
+ * Every seventh spawn meets one 429 whose Retry-After is 30 days (beyond the
+ * client's ceiling): that run must stop at once, resumable, and the next one
+ * (with the normal fault mix back) carry on. Returns whether it armed one.
+ */
+function absurdRetryAfter(
+  emulator: RunningEmulator,
+  options: ChaosOptions,
+): (spawn: number) => Promise<boolean> {
+  const normal = options.faults ? CHAOS_FAULTS : {};
+  return async (spawn) => {
+    const arm = spawn % 7 === 3;
+    await emulator.admin.setFaults(arm ? { ...normal, retryAfter: String(30 * 86_400) } : normal);
+    if (arm) await emulator.admin.scriptFaults([{ fault: 'rate-limit-burst', times: 1 }]);
+    return arm;
+  };
 }

@@ -43,6 +43,7 @@ const summary = await runChaos({
   faults: true,
   training: true,
   crashEvery: 5,
+  production: true,
   ...(positive('regrow', values.regrow) > 0
     ? {
         regrow: {

@@ -13,6 +13,12 @@ export interface RunnerTarget {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly limits: string;
+  /**
+   * Other spellings of the journal path (a symlinked folder, `x/../`): the
+   * spawns take them in turn, and every spelling must be the same journal and
+   * the same lock (issue 13.1).
+   */
+  readonly journalSpellings?: readonly string[];
 }
 
 export interface KillPlan {
@@ -22,6 +28,8 @@ export interface KillPlan {
   /** `IBATCH_CRASH_AT` for the child: it kills itself at a crash point. */
   readonly crashAt?: string;
   readonly crashSeed?: number;
+  /** The journal path as this spawn spells it (default: the target's). */
+  readonly journal?: string;
 }
 
 export interface RunnerExit {
@@ -61,7 +69,7 @@ export function runOnce(target: RunnerTarget, plan: KillPlan, maxMs: number): Pr
       '--base-url',
       target.baseUrl,
       '--journal',
-      target.journalPath,
+      plan.journal ?? target.journalPath,
       '--limits',
       target.limits,
       '--log-format',
