@@ -20,6 +20,7 @@ import { itemIdentity, trainingsToSeed } from './item-identity.js';
 import { scopeOf } from './next-run.js';
 import { nothingToDo } from './nothing-to-do.js';
 import { Preflight } from './preflight.js';
+import { runOutputDir } from './run-folder.js';
 import { assertRunId } from './run-id.js';
 import { contractHashes } from './run-wiring.js';
 import { markRunning, selectRun } from './select-run.js';
@@ -133,9 +134,11 @@ async function converge(inv: Invocation): Promise<RunResult> {
     }
     const { runId } = selection.run;
     const spendCap = capFor(journal, runId, options.maxSpend, spent.before);
+    // A run never changes folder midway (run-folder.ts): a resumed one finishes where it started.
+    const runDir = runOutputDir(journal, selection.run, outputDir, inv.logger);
     markRunning(journal, runId);
     try {
-      last = await driveRun({ ...inv, selection, outputDir, contracts, spendCap, scope });
+      last = await driveRun({ ...inv, selection, outputDir: runDir, contracts, spendCap, scope });
     } catch (error) {
       recordEscapedStop(journal, runId, error, inv.logger);
       throw error;
