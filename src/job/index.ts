@@ -5,7 +5,12 @@
  * See docs/job-files.md.
  */
 
-export { abilitiesOf, MEDIA_FIELD_TYPES, type ModelAbilities } from './contract-check.js';
+export {
+  abilitiesOf,
+  isUrl,
+  MEDIA_FIELD_TYPES,
+  type ModelAbilities,
+} from './contract-check.js';
 export { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
 export { parseDuration } from './duration.js';
 export { type Expansion, expandJob, type JobScan, type StepCount, scanJob } from './expand.js';
@@ -51,3 +56,4 @@ export type {
   UploadSet,
 } from './types.js';
 export { type ValidatedJob, type ValidateOptions, validateJob } from './validate.js';
+export { closest } from './zod-issues.js';

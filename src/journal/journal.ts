@@ -67,6 +67,9 @@ export class Journal {
   setRunBudget(runId: string, budget: number | null) {
     return ops.setRunBudget(this.#j, runId, budget);
   }
+  setRunOutputDir(runId: string, outputDir: string) {
+    return ops.setRunOutputDir(this.#j, runId, outputDir);
+  }
   /** Records items made before the journal was lost as one finished, uncharged run. */
   adoptRun(input: AdoptRunInput) {
     return ops.adoptRun(this.#j, input);
@@ -168,6 +171,10 @@ export class Journal {
   recordAsset(asset: NewAsset) {
     return ops.recordAsset(this.#j, asset);
   }
+  /** Asset URLs the service at this base URL returned to any account here. */
+  assetUrlsOfService(service: string) {
+    return ops.assetUrlsOfService(this.#j, service);
+  }
   /** The last charge for a training on this scope (service + account), if any. */
   lastTrainingCharge(scope: string) {
     return ops.lastTrainingCharge(this.#j, scope);
@@ -177,6 +184,10 @@ export class Journal {
   }
   saveInfluencer(record: InfluencerUpdate) {
     return ops.saveInfluencer(this.#j, record);
+  }
+  /** Every training record of the job's influencers (any scope, any configuration). */
+  listJobInfluencers(jobName: string) {
+    return ops.listJobInfluencers(this.#j, jobName);
   }
 
   // Timeline and summaries

@@ -197,7 +197,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     options.downloadConcurrency ?? 4,
   );
   const assets = new AssetResolver(ctx, files);
-  const influencers = new InfluencerResolver(ctx, assets, files);
+  const influencers = new InfluencerResolver(ctx, assets, files, started.influencers);
   const deps: ItemDeps = {
     assets,
     influencers,

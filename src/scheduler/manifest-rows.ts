@@ -22,7 +22,7 @@ import { type ManifestRow, markCurrentRows } from '../outputs/index.js';
 const EVERY_RUN = 1_000_000;
 
 /** The output folder a run recorded when it started, if any. */
-function recordedOutputDir(run: RunRecord): string | undefined {
+export function recordedOutputDir(run: RunRecord): string | undefined {
   const dir = (run.options as { outputDir?: unknown } | null)?.outputDir;
   return typeof dir === 'string' ? path.resolve(dir) : undefined;
 }

@@ -20,13 +20,15 @@ import {
   quotePriceClasses,
 } from '../plan/index.js';
 import { prepareJobFiles } from './assets.js';
+import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 import { nextRun, scopeOf } from './next-run.js';
+import { Preflight } from './preflight.js';
 
 export interface PlanNextRunInput {
   readonly job: LoadedJob;
   readonly catalog: ModelCatalog;
   readonly items: readonly JobItem[];
-  readonly client: QuoteClient & { readonly baseUrl: string };
+  readonly client: QuoteClient & InfluencerLister & { readonly baseUrl: string };
   readonly accountFingerprint: string;
   /** @default `.ibatch/journal.db` beside the job file */
   readonly journalPath?: string;
@@ -51,6 +53,15 @@ export async function planNextRun(
     : undefined;
   try {
     const service = client.baseUrl;
+    // What `run` would refuse before spending, `plan` refuses too (exit 2).
+    const preflight = new Preflight(job, catalog);
+    for (const item of items) preflight.add(item);
+    const signal = options.signal;
+    await preflight.check({
+      service,
+      influencers: new InfluencerDirectory(client, signal),
+      journal,
+    });
     const scope = scopeOf(service, input.accountFingerprint);
     const next = nextRun(journal, job, items, files, {
       service,

@@ -15,9 +15,12 @@ import { prepareJobFiles } from './assets.js';
 import { driveRun } from './drive-run.js';
 import { recordEscapedStop } from './finish-run.js';
 import { assertFreshSteps, freshSteps } from './fresh.js';
+import { InfluencerDirectory } from './influencer-directory.js';
 import { itemIdentity, trainingsToSeed } from './item-identity.js';
 import { scopeOf } from './next-run.js';
 import { nothingToDo } from './nothing-to-do.js';
+import { Preflight } from './preflight.js';
+import { runOutputDir } from './run-folder.js';
 import { assertRunId } from './run-id.js';
 import { contractHashes } from './run-wiring.js';
 import { markRunning, selectRun } from './select-run.js';
@@ -58,12 +61,25 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
       ),
   });
   try {
+    // What the job names on the service must be there before the first create.
+    const influencers = new InfluencerDirectory(client, options.signal);
+    const preflight = new Preflight(job, validated.catalog);
+    for (const item of items) preflight.add(item);
+    await preflight.check({ service: client.baseUrl, influencers, journal });
     const protectedPaths = [
       ...journalFiles(journalPath),
       ...jobInputPaths(job),
       ...files.byPath.keys(),
     ];
-    return await converge({ options, journal, validated, files, logger, protectedPaths });
+    return await converge({
+      options,
+      journal,
+      validated,
+      files,
+      logger,
+      protectedPaths,
+      influencers,
+    });
   } finally {
     journal.close();
   }
@@ -76,6 +92,8 @@ export interface Invocation {
   readonly files: Files;
   readonly logger: Logger;
   readonly protectedPaths: readonly string[];
+  /** The account's influencers, as the preflight read them. */
+  readonly influencers: InfluencerDirectory;
 }
 
 /**
@@ -116,9 +134,11 @@ async function converge(inv: Invocation): Promise<RunResult> {
     }
     const { runId } = selection.run;
     const spendCap = capFor(journal, runId, options.maxSpend, spent.before);
+    // A run never changes folder midway (run-folder.ts): a resumed one finishes where it started.
+    const runDir = runOutputDir(journal, selection.run, outputDir, inv.logger);
     markRunning(journal, runId);
     try {
-      last = await driveRun({ ...inv, selection, outputDir, contracts, spendCap, scope });
+      last = await driveRun({ ...inv, selection, outputDir: runDir, contracts, spendCap, scope });
     } catch (error) {
       recordEscapedStop(journal, runId, error, inv.logger);
       throw error;

@@ -18,6 +18,7 @@ import { sleep } from '../shared/index.js';
 import type { AssetResolver, PreparedFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import type { RunContext } from './context.js';
+import { InfluencerDirectory } from './influencer-directory.js';
 import { DependencyFailedError } from './item-graph.js';
 import { influencerConfigHash, trainingItemKey } from './item-identity.js';
 import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journaled-attempt.js';
@@ -26,12 +27,13 @@ export { TRAINING_STEP, trainingItemKey, trainingItems } from './item-identity.j
 
 export class InfluencerResolver {
   readonly #trainings = new Map<string, Promise<string>>();
-  #existing: Promise<Map<string, { id: string; ready: boolean; status: string }>> | undefined;
 
   constructor(
     private readonly ctx: RunContext,
     private readonly assets: AssetResolver,
     private readonly files: PreparedFiles,
+    /** The account's influencers (the preflight's list when it read one). */
+    private readonly directory = new InfluencerDirectory(ctx.client, ctx.stop.hardStop.signal),
   ) {}
 
   /**
@@ -54,20 +56,7 @@ export class InfluencerResolver {
   }
 
   async #lookup(idOrUsername: string): Promise<string> {
-    this.#existing ??= this.ctx.client
-      .listInfluencers({ signal: this.ctx.stop.hardStop.signal })
-      .then((list) => {
-        const map = new Map<string, { id: string; ready: boolean; status: string }>();
-        for (const c of list.characters) {
-          const entry = { id: c.id, ready: c.ready, status: c.status };
-          map.set(c.id, entry);
-          map.set(c.username.toLowerCase(), entry);
-        }
-        return map;
-      });
-    const found =
-      (await this.#existing).get(idOrUsername) ??
-      (await this.#existing).get(idOrUsername.toLowerCase());
+    const found = await this.directory.find(idOrUsername);
     if (!found)
       throw new DependencyFailedError(`influencer ${idOrUsername} is not on this account`);
     if (!found.ready) {

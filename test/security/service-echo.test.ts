@@ -13,12 +13,16 @@ import { describe, expect, it } from 'vitest';
 import { runCliCaptured, tempDir } from '../helpers/index.js';
 import { allFiles, emulator, LIMITS, leaksIn, SECURITY_JOB, writeJob } from './helpers.js';
 
-/** The security job (uploads, training, generations) plus an edit of an asset that is not the account's (a 400). */
-const ECHO_JOB = `${SECURITY_JOB}  - id: foreign
+/**
+ * The security job (uploads, training, generations) plus an edit of an asset
+ * that is not the account's (a 400). The URL is on the service's origin: one
+ * of another origin is refused before spending (13.10) and never reaches it.
+ */
+const echoJob = (origin: string) => `${SECURITY_JOB}  - id: foreign
     model: nano-edit
     input:
       prompt: "studio background"
-      image: https://cdn.example.com/not-this-account.png
+      image: ${origin}/assets/00000000-0000-4000-8000-000000000000.png
 `;
 
 describe('the service echoing the API key in its texts', () => {
@@ -33,7 +37,7 @@ describe('the service echoing the API key in its texts', () => {
       { fault: 'rate-limit-burst', endpoint: 'previewCredits' },
     ]);
     const dir = tempDir('security');
-    const jobPath = await writeJob(dir, ECHO_JOB);
+    const jobPath = await writeJob(dir, echoJob(new URL(em.baseUrl).origin));
     const env = { IBATCH_API_KEY: account.apiKey };
     const outputs: Array<{ file: string; bytes: string }> = [];
     for (const format of ['json', 'pretty'] as const) {

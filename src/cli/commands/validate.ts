@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import {
+  defaultJournalPath,
   defaultModelCachePath,
   formatIssues,
   isJobFileError,
@@ -17,6 +18,7 @@ import {
   type ModelCatalog,
   scanJob,
 } from '../../job/index.js';
+import { checkBeforeSpending, Preflight } from '../../scheduler/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import {
@@ -25,6 +27,7 @@ import {
   type CommonOptions,
   type JobLimitOptions,
   jobLimitsOf,
+  journalOption,
 } from '../options.js';
 import { type OpenedService, openService } from '../service.js';
 
@@ -50,7 +53,8 @@ export async function checkJob(
   jobPath: string,
   options: ValidateCommandOptions,
   openServiceFor: () => Promise<OpenedService>,
-  itemsTo: (catalog: ModelCatalog) => (item: JobItem) => void = () => () => undefined,
+  itemsTo: (catalog: ModelCatalog, job: LoadedJob) => (item: JobItem) => void = () => () =>
+    undefined,
 ): Promise<{ checked: CheckedJob; service: OpenedService | undefined }> {
   const job = loadJob(resolve(io.cwd, jobPath), {
     displayPath: jobPath,
@@ -65,7 +69,10 @@ export async function checkJob(
       offline: Boolean(options.offline),
       ...(service ? { lister: service.client, baseUrl: service.baseUrl } : {}),
     });
-    return { checked: { job, catalog, scan: scanJob(job, catalog, itemsTo(catalog)) }, service };
+    return {
+      checked: { job, catalog, scan: scanJob(job, catalog, itemsTo(catalog, job)) },
+      service,
+    };
   } catch (error) {
     await service?.close();
     throw error;
@@ -106,10 +113,28 @@ export const validateCommand: CommandModule = {
         ),
     ).action(async (jobPath: string, options: ValidateCommandOptions) => {
       try {
-        const { checked, service } = await checkJob(io, jobPath, options, () =>
-          openService(io, options),
+        // Online, what `run` checks before spending is checked too (items noted as scanned).
+        let preflight: Preflight | undefined;
+        const { checked, service } = await checkJob(
+          io,
+          jobPath,
+          options,
+          () => openService(io, options),
+          (catalog, job) => {
+            const noted = new Preflight(job, catalog);
+            preflight = noted;
+            return (item) => noted.add(item);
+          },
         );
-        await service?.close();
+        try {
+          if (service && preflight) {
+            const journal =
+              journalOption(io, {}).journalPath ?? defaultJournalPath(checked.job.dir);
+            await checkBeforeSpending(preflight, service.client, journal);
+          }
+        } finally {
+          await service?.close();
+        }
         const { job, scan } = checked;
         const { warnings } = scan;
         printWarnings(io, warnings, job.source.text);

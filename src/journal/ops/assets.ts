@@ -25,3 +25,15 @@ export function recordAsset(j: JournalDb, asset: NewAsset): void {
        size = excluded.size, asset_url = excluded.asset_url, uploaded_at = excluded.uploaded_at`,
   ).run({ ...asset, uploadedAt: asset.uploadedAt ?? j.now() });
 }
+
+/**
+ * Asset URLs the service at `service` (a base URL) returned to any account
+ * in this journal: where that service serves its assets (preflight checks).
+ */
+export function assetUrlsOfService(j: JournalDb, service: string): string[] {
+  const prefix = `${service}#`;
+  return j
+    .stmt('SELECT DISTINCT asset_url AS url FROM assets WHERE substr(scope, 1, ?) = ?')
+    .all(prefix.length, prefix)
+    .map((row) => (row as { url: string }).url);
+}

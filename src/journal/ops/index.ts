@@ -7,13 +7,18 @@
 export { addItems } from './add-items.js';
 export { addOutputs } from './add-outputs.js';
 export { adoptRun } from './adopt-run.js';
-export { findAsset, recordAsset } from './assets.js';
+export { assetUrlsOfService, findAsset, recordAsset } from './assets.js';
 export { createRun } from './create-run.js';
 export { appendEvent, listEvents } from './events.js';
 export { getAttempt, getOpenAttempt, listAttempts, listOpenAttempts } from './get-attempts.js';
 export { getItem, listItems } from './get-items.js';
 export { findUnfinishedRun, getRun, listRuns } from './get-run.js';
-export { findInfluencer, lastTrainingCharge, saveInfluencer } from './influencers.js';
+export {
+  findInfluencer,
+  lastTrainingCharge,
+  listJobInfluencers,
+  saveInfluencer,
+} from './influencers.js';
 export { itemHistory, removeUnattemptedItem, replaceItemRequest } from './item-history.js';
 export { listOutputs, markOutputDownloaded, markOutputFailed } from './outputs.js';
 export { recentCreates } from './recent-creates.js';
@@ -28,4 +33,4 @@ export {
 } from './reserve-credits.js';
 export { jobSpend, progressByStep, spendByStep, spendSummary } from './summaries.js';
 export { setItemQuote, setItemState } from './update-item.js';
-export { setRunBudget, setRunNotBefore, setRunStatus } from './update-run.js';
+export { setRunBudget, setRunNotBefore, setRunOutputDir, setRunStatus } from './update-run.js';

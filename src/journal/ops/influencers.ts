@@ -105,3 +105,15 @@ export function lastTrainingCharge(j: JournalDb, scope: string): number | undefi
     .get(scope) as number | undefined;
   return cost ?? undefined;
 }
+
+/**
+ * Every training record of a job's influencers, whatever the scope and
+ * configuration: the influencers this job created (or may have created) on
+ * the service, so a username they hold is not mistaken for someone else's.
+ */
+export function listJobInfluencers(j: JournalDb, jobName: string): InfluencerRecord[] {
+  return j
+    .stmt(`SELECT ${INFLUENCER_COLUMNS} FROM influencers WHERE job_name = ?`)
+    .all(jobName)
+    .map((row) => influencerRecordSchema.parse(row));
+}

@@ -30,3 +30,11 @@ export function setRunNotBefore(j: JournalDb, runId: string, notBefore: number |
 export function setRunBudget(j: JournalDb, runId: string, budget: number | null): void {
   j.stmt('UPDATE runs SET budget = ?, updated_at = ? WHERE run_id = ?').run(budget, j.now(), runId);
 }
+
+/** Records the folder a run writes to (its output folder was moved). */
+export function setRunOutputDir(j: JournalDb, runId: string, outputDir: string): void {
+  j.stmt(
+    `UPDATE runs SET options_json = json_set(COALESCE(options_json, '{}'), '$.outputDir', ?),
+       updated_at = ? WHERE run_id = ?`,
+  ).run(outputDir, j.now(), runId);
+}

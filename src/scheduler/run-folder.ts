@@ -1,0 +1,36 @@
+/**
+ * The output folder of a run. A run keeps the folder it started in, so one
+ * run's files are never split between two folders and none is left behind:
+ * a resumed run whose job now names another folder (`output:` or `--out`
+ * changed after a kill or a stop) finishes where its files are, with a
+ * warning; the runs after it use the new folder. When the recorded folder is
+ * gone (the user moved it to the new place), the run follows it there.
+ * docs/run.md, "Changing the output folder".
+ */
+import { existsSync } from 'node:fs';
+import type { Journal, RunRecord } from '../journal/index.js';
+import type { Logger } from '../shared/index.js';
+import { recordedOutputDir } from './manifest-rows.js';
+
+export function runOutputDir(
+  journal: Journal,
+  run: RunRecord,
+  wanted: string,
+  logger: Pick<Logger, 'warn' | 'info'>,
+): string {
+  const recorded = recordedOutputDir(run);
+  if (recorded === undefined || recorded === wanted) return wanted;
+  if (existsSync(recorded)) {
+    logger.warn(
+      { runId: run.runId, outputDir: recorded, jobOutput: wanted },
+      `run ${run.runId} writes its files to ${recorded}, where it started: the job now names ${wanted}, which the runs after it use (move ${recorded} there once this run is done, or now, before resuming)`,
+    );
+    return recorded;
+  }
+  journal.setRunOutputDir(run.runId, wanted);
+  logger.info(
+    { runId: run.runId, outputDir: wanted, was: recorded },
+    `run ${run.runId} continues in ${wanted} (${recorded} is gone)`,
+  );
+  return wanted;
+}
