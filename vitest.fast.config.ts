@@ -39,6 +39,8 @@ export default mergeConfig(
         'test/cli/signals-pipes.test.ts',
         'test/cli/protected-paths.test.ts',
         'test/cli/preflight.test.ts',
+        'test/cli/download-failures.test.ts',
+        'test/cli/output-disk-full.test.ts',
         'test/scheduler/journal-locks.test.ts',
         'test/security/key-leaks.test.ts',
         'test/security/hostile-server.test.ts',

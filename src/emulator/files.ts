@@ -11,6 +11,22 @@ import { pngFor, videoFor } from './png.js';
 import type { AccountState } from './state.js';
 import { VIDEO_MIME } from './video-clip.js';
 
+/**
+ * Middle segments of output URLs that misbehave (`outputUrlStyle`,
+ * options.ts): a 307 to the upload origin, an HTML page, HTML bytes
+ * declared as the output's media type.
+ */
+export const OUTPUT_SEGMENTS = {
+  redirect: 'redirect-away',
+  html: 'html-page',
+  notMedia: 'not-media',
+} as const;
+
+/** What a CDN's error page looks like. */
+const NOT_MEDIA = Buffer.from(
+  '<!doctype html><html><head><title>Access denied</title></head><body>Access denied</body></html>\n',
+);
+
 function send(res: ServerResponse, type: string, bytes: Buffer, head: boolean): void {
   res.writeHead(200, {
     'Content-Type': type,
@@ -39,15 +55,23 @@ export function serveFile(
   res: ServerResponse,
   head: boolean,
 ): boolean {
-  // The optional middle segment is the one `outputUrlStyle: 'hostile'` adds.
-  const output = /^\/files\/([0-9a-f-]{36})\/(?:[^/]+\/)?0\.(png|mp4)$/.exec(path);
+  // The optional middle segment is the one an `outputUrlStyle` adds.
+  const output = /^\/files\/([0-9a-f-]{36})\/(?:([^/]+)\/)?0\.(png|mp4)$/.exec(path);
   if (output) {
-    const record = each(ctx, (a) => a.generations.get(output[1] ?? ''));
+    const id = output[1] ?? '';
+    const record = each(ctx, (a) => a.generations.get(id));
     const ext = record?.kind === 'image' ? 'png' : 'mp4';
-    if (record?.outcome !== 'success' || ctx.now() < record.terminalAt || ext !== output[2]) {
+    const mime = ext === 'png' ? 'image/png' : VIDEO_MIME;
+    if (record?.outcome !== 'success' || ctx.now() < record.terminalAt || ext !== output[3]) {
       missing(res);
-    } else if (ext === 'png') send(res, 'image/png', pngFor(record.id), head);
-    else send(res, VIDEO_MIME, videoFor(record.id), head);
+    } else if (output[2] === OUTPUT_SEGMENTS.redirect) {
+      res.writeHead(307, { Location: `${ctx.uploadOrigin}/files/${id}/0.${ext}` });
+      res.end();
+    } else if (output[2] === OUTPUT_SEGMENTS.html) {
+      send(res, 'text/html; charset=utf-8', NOT_MEDIA, head);
+    } else if (output[2] === OUTPUT_SEGMENTS.notMedia) {
+      send(res, mime, NOT_MEDIA, head);
+    } else send(res, mime, ext === 'png' ? pngFor(id) : videoFor(id), head);
     return true;
   }
   const lora = /^\/files\/lora\/([0-9a-f-]{36})\.safetensors$/.exec(path);

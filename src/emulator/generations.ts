@@ -14,6 +14,7 @@ import {
 import type { Answer, ApiCall } from './call.js';
 import type { EmulatorContext } from './context.js';
 import type { FaultKind } from './fault-kinds.js';
+import { OUTPUT_SEGMENTS } from './files.js';
 import { EmulatorHttpError, notFound, validationError } from './http-error.js';
 import { validateGenerationRequest } from './model-input.js';
 import { type EmulatorModel, findModel } from './models.js';
@@ -191,9 +192,32 @@ export const HOSTILE_OUTPUT_SEGMENT = `..%2F..%2F..%2F..%2Fetc%2Fpasswd%00%2e%2e
 
 export function outputUrl(ctx: EmulatorContext, record: GenerationRecord): string {
   const name = `0.${record.kind === 'image' ? 'png' : 'mp4'}`;
-  const extra = ctx.behaviour.outputUrlStyle === 'hostile' ? `${HOSTILE_OUTPUT_SEGMENT}/` : '';
-  return `${ctx.mainOrigin}/files/${record.id}/${extra}${name}`;
+  const host = new URL(ctx.mainOrigin).host;
+  const style = ctx.behaviour.outputUrlStyle;
+  switch (style) {
+    case 'data':
+      // Only the PNG signature: a client must refuse the scheme, not decode it.
+      return 'data:image/png;base64,iVBORw0KGgo=';
+    case 'ftp':
+      return `ftp://${host}/files/${record.id}/${name}`;
+    case 'file':
+      return `file:///files/${record.id}/${name}`;
+    case 'javascript':
+      return `javascript:alert(document.cookie)//${name}`;
+    default: {
+      const extra = SERVED_SEGMENT[style];
+      return `${ctx.mainOrigin}/files/${record.id}/${extra ? `${extra}/` : ''}${name}`;
+    }
+  }
 }
+
+/** The extra segment of each style served on the main origin (see files.ts). */
+const SERVED_SEGMENT: Readonly<Record<string, string>> = {
+  hostile: HOSTILE_OUTPUT_SEGMENT,
+  'cross-origin-redirect': OUTPUT_SEGMENTS.redirect,
+  'html-body': OUTPUT_SEGMENTS.html,
+  'not-media': OUTPUT_SEGMENTS.notMedia,
+};
 
 /** The poll view of a generation (status string in the lower-case vocabulary). */
 export function generationView(ctx: EmulatorContext, record: GenerationRecord) {

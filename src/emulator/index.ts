@@ -17,6 +17,7 @@ export {
   type EmulatorOptions,
   type FaultConfig,
   type FaultScript,
+  type OutputUrlStyle,
   type StatusCase,
 } from './options.js';
 export { crc32, PNG_SIGNATURE, pngFor } from './png.js';

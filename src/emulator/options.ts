@@ -7,6 +7,17 @@ import type { FaultKind } from './fault-kinds.js';
 
 export type StatusCase = 'lower' | 'title' | 'upper';
 
+export type OutputUrlStyle =
+  | 'plain'
+  | 'hostile'
+  | 'data'
+  | 'ftp'
+  | 'file'
+  | 'javascript'
+  | 'cross-origin-redirect'
+  | 'html-body'
+  | 'not-media';
+
 /** One switch per "not shown" item of the reference a client must cope with. */
 export interface Behaviour {
   /** Status of an idempotent replay of a create. @default 202 */
@@ -46,9 +57,14 @@ export interface Behaviour {
    * Shape of output URLs. `hostile` adds a path segment a careless client
    * might turn into a file name (`..%2F` climbs, `%00`, a backslash, a
    * ~3,000-character name) so path-escape tests have a server to fight.
-   * @default 'plain' (`/files/<id>/0.png`)
+   * The others are URLs no download can ever succeed from (issue 13.7):
+   * another scheme (`data:`, `ftp:`, `file:`, `javascript:`), a 307 to the
+   * upload origin (`cross-origin-redirect`), an HTML page (`html-body`) or
+   * HTML bytes declared `image/png` / `video/mp4` (`not-media`). The style
+   * is baked into the URL, so a URL handed out keeps misbehaving after the
+   * switch is turned back. @default 'plain' (`/files/<id>/0.png`)
    */
-  outputUrlStyle: 'plain' | 'hostile';
+  outputUrlStyle: OutputUrlStyle;
   /**
    * A careless service that quotes the caller's API key (verbatim, URL-encoded,
    * its secret part, base64) in every error text it returns: error bodies'

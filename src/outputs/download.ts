@@ -1,6 +1,7 @@
 /**
- * Downloads one output file safely: checked status, checked type (sniffed from
- * the bytes, preferred over the declared Content-Type), a hard size cap that
+ * Downloads one output file safely: only `http:`/`https:`, checked status,
+ * checked type (the bytes must be a known media type, of the category the
+ * Content-Type declares; the sniffed type names the file), a hard size cap that
  * also stops endless bodies, idle and total timeouts, streamed to a temporary
  * file beside the destination, fsynced, then moved into place. A failure at
  * any point leaves no partial file behind. A file already at the destination
@@ -11,21 +12,14 @@
  * `maxRedirects`); a redirect to another origin is refused, so an output URL
  * can never make us fetch from an unexpected host.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { type FileHandle, link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { type Dispatcher, request, errors as undiciErrors } from 'undici';
 import { type MediaCategory, type MediaType, meaningOfStatus } from '../contract/index.js';
-import {
-  categoryOfMime,
-  hashFile,
-  mediaTypeForMime,
-  SNIFF_BYTES,
-  sniffMediaType,
-} from '../uploads/index.js';
-import { DOWNLOAD_FAILURES, DownloadError } from './errors.js';
-import { fsyncDir } from './fs-durable.js';
-import { assertNotProtected, ProtectedPathError } from './protected-paths.js';
+import { categoryOfMime, mediaTypeForMime, SNIFF_BYTES, sniffMediaType } from '../uploads/index.js';
+import { DOWNLOAD_FAILURES, DownloadError, diskFullCode, OutputDiskFullError } from './errors.js';
+import { PartFile } from './part-file.js';
+import { ProtectedPathError } from './protected-paths.js';
 
 export interface DownloadOptions {
   readonly url: string;
@@ -67,9 +61,6 @@ export interface DownloadOptions {
   readonly alternative?: (taken: string, tries: number) => string;
 }
 
-/** Alternatives tried before a taken destination fails the download. */
-const MAX_ALTERNATIVES = 8;
-
 export interface DownloadResult {
   /** Absolute path the file was renamed to. */
   readonly path: string;
@@ -83,27 +74,51 @@ export interface DownloadResult {
 
 const NEUTRAL_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', '']);
 
-/** Downloads `url` to its destination; throws {@link DownloadError} on any failure. */
+/**
+ * Downloads `url` to its destination; throws {@link DownloadError} on any
+ * failure of the download, {@link OutputDiskFullError} when the file cannot
+ * be written for lack of space, {@link ProtectedPathError} for a name that
+ * may never be written.
+ */
 export async function downloadOutput(options: DownloadOptions): Promise<DownloadResult> {
   const total = AbortSignal.timeout(options.timeoutMs ?? 600_000);
   const signal = options.signal ? AbortSignal.any([options.signal, total]) : total;
   try {
-    const response = await fetchFollowingSameOrigin(options, signal);
+    const response = await fetchFollowingSameOrigin(httpUrl(options.url), options, signal);
     return await saveBody(response, options, signal);
   } catch (error) {
-    // Not a download failure: the name is wrong, and fetching again cannot fix it.
-    if (error instanceof ProtectedPathError) throw error;
+    // Not download failures: the name is wrong, or the disk is full.
+    if (error instanceof ProtectedPathError || error instanceof OutputDiskFullError) throw error;
     throw toDownloadError(error, options);
   }
 }
 
+/**
+ * The URL when it is `http:` or `https:`. Any other scheme (`data:`, `ftp:`,
+ * `file:`, `javascript:`) or an unparsable URL can never be downloaded, so it
+ * fails for good instead of looking like a network fault.
+ */
+function httpUrl(raw: string): URL {
+  const url = URL.parse(raw);
+  if (url?.protocol === 'http:' || url?.protocol === 'https:') return url;
+  const shown = raw.length > 80 ? `${raw.slice(0, 80)}...` : raw;
+  throw new DownloadError(
+    DOWNLOAD_FAILURES.scheme,
+    url
+      ? `refused to download ${shown}: its scheme ${url.protocol} is not http: or https:`
+      : `refused to download ${shown}: not a URL`,
+    { retryable: false },
+  );
+}
+
 async function fetchFollowingSameOrigin(
+  first: URL,
   options: DownloadOptions,
   signal: AbortSignal,
 ): Promise<Dispatcher.ResponseData> {
   const idle = options.idleTimeoutMs ?? 30_000;
   const maxRedirects = options.maxRedirects ?? 5;
-  let url = new URL(options.url);
+  let url = first;
   const origin = url.origin;
   for (let hop = 0; ; hop++) {
     const response = await request(url, {
@@ -169,9 +184,11 @@ async function saveBody(
   let head = Buffer.alloc(0);
   let bytes = 0;
   let part: PartFile | undefined;
+  let folder: string | undefined;
   const begin = async (): Promise<PartFile> => {
     const type = decideType(head, declared, options);
     const dest = typeof options.dest === 'string' ? options.dest : options.dest(type);
+    folder = path.dirname(dest);
     const created = await PartFile.create(dest, type, options.protectedPaths ?? []);
     await created.write(head);
     return created;
@@ -201,145 +218,51 @@ async function saveBody(
       ext: part.type.ext,
       category: part.type.category,
     };
+  } catch (error) {
+    const errno = diskFullCode(error);
+    if (errno && folder) throw new OutputDiskFullError(folder, errno, { cause: error });
+    throw error;
   } finally {
     await part?.discard();
   }
 }
 
-/** `.<name>.part-<random>` beside the destination; renamed into place on commit, removed otherwise. */
-class PartFile {
-  private handle: FileHandle | undefined;
-  private committed = false;
-
-  private constructor(
-    readonly dest: string,
-    readonly type: MediaType,
-    private readonly tempPath: string,
-    private readonly protectedPaths: readonly string[],
-    handle: FileHandle,
-  ) {
-    this.handle = handle;
-  }
-
-  static async create(
-    dest: string,
-    type: MediaType,
-    protectedPaths: readonly string[],
-  ): Promise<PartFile> {
-    if (!path.isAbsolute(dest)) throw new TypeError(`Expected an absolute \`dest\`, got ${dest}`);
-    assertNotProtected(dest, protectedPaths);
-    const dir = path.dirname(dest);
-    await mkdir(dir, { recursive: true });
-    const tempPath = path.join(
-      dir,
-      `.${path.basename(dest)}.part-${randomBytes(6).toString('hex')}`,
-    );
-    return new PartFile(dest, type, tempPath, protectedPaths, await open(tempPath, 'wx'));
-  }
-
-  async write(chunk: Uint8Array): Promise<void> {
-    if (chunk.length > 0) await this.handle?.write(chunk);
-  }
-
-  /**
-   * Moves the temp file into place and returns where it landed: `dest`, or
-   * an alternative when `dest` holds another file (see DownloadOptions).
-   */
-  async commit(
-    sha256: string,
-    options: Pick<DownloadOptions, 'existing' | 'alternative'>,
-  ): Promise<string> {
-    const handle = this.handle;
-    if (!handle) throw new Error('part file already closed');
-    await handle.sync();
-    this.handle = undefined;
-    await handle.close();
-    let dest = this.dest;
-    for (let tries = 1; ; tries++) {
-      // Again at the last moment: a symlink planted meanwhile must not redirect the move.
-      assertNotProtected(dest, this.protectedPaths);
-      if (options.existing === 'replace') {
-        await rename(this.tempPath, dest);
-        break;
-      }
-      if (await placeWithoutReplacing(this.tempPath, dest)) break;
-      if (await holdsBytes(dest, sha256)) break; // our own file from a killed process
-      if (!options.alternative || tries > MAX_ALTERNATIVES) {
-        throw new DownloadError(
-          DOWNLOAD_FAILURES.exists,
-          `${dest} already exists and holds another file, which is never replaced`,
-          { retryable: false },
-        );
-      }
-      dest = options.alternative(dest, tries);
-    }
-    this.committed = true;
-    await unlink(this.tempPath).catch(() => undefined); // still there unless renamed
-    await fsyncDir(path.dirname(dest));
-    return dest;
-  }
-
-  /** Closes and removes the temp file unless it was committed. Never throws. */
-  async discard(): Promise<void> {
-    const handle = this.handle;
-    this.handle = undefined;
-    await handle?.close().catch(() => undefined);
-    if (!this.committed) await unlink(this.tempPath).catch(() => undefined);
-  }
-}
-
 /**
- * Hard-links `temp` to `dest`, which fails (false) when `dest` exists: no
- * window in which another file could be overwritten. Where hard links are
- * not supported, a checked rename (the window is only the check).
+ * The type of the body from its first bytes. The Content-Type is never
+ * trusted alone: bytes that are no known media type (an HTML error page
+ * served as `image/png`) are refused, and so are bytes of another category
+ * than the declared one. Within one category the bytes win (a PNG served as
+ * `image/jpeg` is saved as `.png`).
  */
-async function placeWithoutReplacing(temp: string, dest: string): Promise<boolean> {
-  try {
-    await link(temp, dest);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') {
-      throw error;
-    }
-  }
-  if (
-    await lstat(dest).then(
-      () => true,
-      () => false,
-    )
-  )
-    return false;
-  await rename(temp, dest);
-  return true;
-}
-
-/** `file` is a regular file (not a link) whose sha256 is `sha256`. */
-async function holdsBytes(file: string, sha256: string): Promise<boolean> {
-  try {
-    return (await lstat(file)).isFile() && (await hashFile(file)) === sha256;
-  } catch {
-    return false;
-  }
-}
-
 function decideType(
   head: Buffer,
   declared: string | undefined,
   options: DownloadOptions,
 ): MediaType {
-  const type = sniffMediaType(head) ?? mediaTypeForMime(declared);
+  const type = sniffMediaType(head);
+  const claimed = mediaTypeForMime(declared)?.mime ?? declared ?? 'no Content-Type';
   if (!type) {
     throw typeError(
-      `${options.url}: neither its bytes nor its Content-Type (${declared}) name a known media type`,
+      `${options.url} is declared ${claimed}, but its bytes are no image, video or audio file (they start ${JSON.stringify(printable(head))})`,
     );
+  }
+  const declaredCategory = categoryOfMime(declared);
+  if (declaredCategory && declaredCategory !== type.category) {
+    throw typeError(`${options.url} is declared ${claimed}, but its bytes are ${type.mime}`);
   }
   const allowed = options.allowedTypes;
   if (allowed && !allowed.includes(type.category)) {
     throw typeError(`${options.url} is ${type.mime}; expected ${allowed.join(' or ')}`);
   }
   return type;
+}
+
+/** The first bytes as text a message can show (control and non-ASCII bytes as `.`). */
+function printable(head: Buffer): string {
+  return head
+    .subarray(0, 16)
+    .toString('latin1')
+    .replace(/[^\x20-\x7e]/g, '.');
 }
 
 const typeError = (message: string): DownloadError =>

@@ -16,6 +16,8 @@ export class OutputTemplateError extends IbatchError {
 }
 
 export const DOWNLOAD_FAILURES = {
+  /** Not an `http:` or `https:` URL (`data:`, `ftp:`, `file:`, `javascript:`), or no URL at all. */
+  scheme: 'scheme',
   http: 'http',
   contentType: 'content_type',
   tooLarge: 'too_large',
@@ -30,8 +32,10 @@ export type DownloadFailure = (typeof DOWNLOAD_FAILURES)[keyof typeof DOWNLOAD_F
 
 /**
  * An output could not be downloaded. `retryable` says whether trying again
- * later may help (timeouts, connection trouble, 5xx, 429); a 404, a wrong
- * content type or an oversized body will not get better.
+ * later may help (timeouts, connection trouble, 5xx, 408, 429): the run
+ * stops resumable. Otherwise (another scheme, a redirect to another origin,
+ * another 4xx, a body that is not the media it claims, an oversized body)
+ * the URL can never serve the file: the output fails for good.
  */
 export class DownloadError extends IbatchError {
   readonly reason: DownloadFailure;
@@ -49,4 +53,37 @@ export class DownloadError extends IbatchError {
     this.reason = reason;
     this.status = options.status;
   }
+}
+
+/** Why a write failed for lack of space: ENOSPC (the disk is full) or EDQUOT (the quota is). */
+export function diskFullCode(error: unknown): 'ENOSPC' | 'EDQUOT' | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' ? code : undefined;
+}
+
+/**
+ * Writing an output failed because the disk holding `folder` is full (or the
+ * quota is used up). Not the network's fault and not the output's: the run
+ * stops (exit 4, resumable, like any stop the user must clear first) and the
+ * output is downloaded again by the resume; what is done stays done.
+ */
+export class OutputDiskFullError extends IbatchError {
+  readonly folder: string;
+  readonly errno: 'ENOSPC' | 'EDQUOT';
+
+  constructor(folder: string, errno: 'ENOSPC' | 'EDQUOT', options?: { cause?: unknown }) {
+    const what =
+      errno === 'EDQUOT'
+        ? `the disk quota for ${folder} is used up`
+        : `the disk holding ${folder} is full`;
+    super('disk_full', `${what} (${errno})`, EXIT.unreachable, {
+      ...options,
+      retryable: true,
+    });
+    this.folder = folder;
+    this.errno = errno;
+  }
+
+  /** What the user does about it (the run's final message adds it). */
+  static readonly NEXT_STEP = 'Free space, then run again to resume; nothing was lost';
 }

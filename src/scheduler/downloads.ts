@@ -19,9 +19,12 @@ import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
 import { ATTEMPT_STATE, ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
 import {
+  DownloadError,
+  diskFullCode,
   downloadOutput,
   type ManifestRow,
   type ManifestWriter,
+  OutputDiskFullError,
   ProtectedPathError,
   planOutputFile,
   resolveInside,
@@ -193,12 +196,24 @@ export class DownloadStage {
       this.manifest.append(this.#row(item, output, file));
     } catch (error) {
       if (ctx.stop.hardStop.signal.aborted) return;
+      // The file, or its manifest line, found no room on the disk.
+      const errno = error instanceof OutputDiskFullError ? error.errno : diskFullCode(error);
+      if (errno) {
+        // Neither the output's fault nor the network's: stop, and the resume
+        // downloads it again (it stays pending) once there is room.
+        const full = new OutputDiskFullError(ctx.outputDir, errno, { cause: error });
+        ctx.record('output.disk_full', full.message, item.key);
+        ctx.stop.stop('unreachable', full.message, undefined, OutputDiskFullError.NEXT_STEP);
+        return;
+      }
       const message = messageOf(error);
       ctx.journal.markOutputFailed(output.runId, output.itemKey, output.n, message);
-      if (error instanceof ProtectedPathError) {
-        // The name is the job's mistake, not the network's: running again
-        // would refuse again, so the item fails for good (its charge stays
-        // in the journal) instead of asking for a resume.
+      if (failsForGood(error)) {
+        // Fetching again cannot help (a protected name, a URL that is no
+        // http(s) download, another origin, a 4xx, bytes that are no media):
+        // the item fails for good (its charge stays in the journal, the
+        // manifest lists the output with the reason) instead of asking for a
+        // resume that would fail the same way; the next `run` makes it again.
         ctx.journal.setItemState(output.runId, output.itemKey, {
           state: ITEM_STATE.failed,
           error: message,
@@ -291,6 +306,13 @@ export class DownloadStage {
       current: true,
     };
   }
+}
+
+/** A download failure no retry can fix: its error says it is not retryable. */
+function failsForGood(error: unknown): boolean {
+  return (
+    error instanceof ProtectedPathError || (error instanceof DownloadError && !error.retryable)
+  );
 }
 
 /**

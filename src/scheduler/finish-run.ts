@@ -13,6 +13,7 @@ import {
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
+import { diskFullCode, OutputDiskFullError } from '../outputs/index.js';
 import { EXIT, type ExitCode, type Logger } from '../shared/index.js';
 import type { RunContext } from './context.js';
 import { writeRunOutputs } from './run-outputs.js';
@@ -60,7 +61,8 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
   } else if (stop.reason) {
     status = runStatusOf(stop.reason);
     exitCode = exitCodeOf(stop.reason);
-    message = sentences(stop.message, await nextStep(input, stop.reason), inDoubt(journal, runId));
+    const next = stop.nextStep ?? (await nextStep(input, stop.reason));
+    message = sentences(stop.message, next, inDoubt(journal, runId));
   } else if (counts.pending > 0 || input.downloadFailures > 0) {
     status = RUN_STATUS.stoppedUnreachable;
     exitCode = EXIT.unreachable;
@@ -77,7 +79,18 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
   // Outputs first, status last: a kill in between leaves the run unfinished,
   // so the next `run` resumes it (and rewrites the outputs) instead of
   // starting a new run next to stale files.
-  writeRunOutputs(journal, runId, input.outputDir, status);
+  try {
+    writeRunOutputs(journal, runId, input.outputDir, status);
+  } catch (error) {
+    const errno = diskFullCode(error);
+    if (!errno || input.alreadyFinished) throw error;
+    // No room for the manifest or the report: a stop like a full disk during
+    // a download. The journal holds everything; the resume rewrites them.
+    status = RUN_STATUS.stoppedUnreachable;
+    exitCode = EXIT.unreachable;
+    const full = new OutputDiskFullError(input.outputDir, errno, { cause: error });
+    message = sentences(full.message, OutputDiskFullError.NEXT_STEP);
+  }
   if (!input.alreadyFinished) journal.setRunStatus(runId, status);
   const run = journal.getRun(runId);
   return {

@@ -1,7 +1,8 @@
 /**
  * Manifest rows rebuilt from the journal (the source of truth). One run's
  * rows: one per downloaded output, one per copy the service failed, one per
- * item that failed for good. The folder's rows: those of every run of the job
+ * output whose download failed (with its URL and why), one per item that
+ * failed for good before it had outputs. The folder's rows: those of every run of the job
  * that wrote into the folder, oldest run first, each marked `current` or not,
  * so a re-run that regenerates an item keeps the earlier files listed.
  */
@@ -80,12 +81,34 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
       label: item.label,
       ...(prompt ? { prompt } : {}),
     } as const;
-    if (item.state === ITEM_STATE.succeeded) {
+    const own = outputs.filter((o) => o.itemKey === item.itemKey);
+    const failed = isStateIn(FAILED_ITEM_STATES, item.state);
+    // An item that failed for good after its generation succeeded (a download
+    // that can never succeed, a protected name) was charged: its outputs are
+    // listed like a succeeded item's, each with why it has no file.
+    const paidFor = failed && own.some((o) => o.url !== null);
+    if (item.state === ITEM_STATE.succeeded || paidFor) {
       const winning = attempts.find((a) => a.state === ATTEMPT_STATE.succeeded) ?? last;
       const ids = winning?.generationIds.length ?? 1;
       const perGeneration = (winning?.chargedCost ?? 0) / Math.max(1, ids);
       const common = { ...base, attempt: winning?.attemptNo, creditsCost: perGeneration };
-      for (const output of outputs.filter((o) => o.itemKey === item.itemKey)) {
+      for (const output of own) {
+        if (output.url !== null && output.state !== OUTPUT_STATE.downloaded) {
+          // A download that failed: for good (the item failed), or so far (a
+          // stopped run whose resume fetches it again). Not downloaded yet in
+          // a run still going: no row.
+          if (output.state !== OUTPUT_STATE.failed && !failed) continue;
+          rows.push({
+            ...common,
+            n: output.n,
+            generationId: output.generationId,
+            status: ITEM_STATE.failed,
+            refunded: false,
+            url: output.url,
+            error: output.error ?? item.error ?? 'not downloaded',
+          });
+          continue;
+        }
         if (output.state === OUTPUT_STATE.failed && output.url === null) {
           // A copy the service failed: only failed copies are refunded within
           // a succeeded attempt, so the attempt's refund is theirs.

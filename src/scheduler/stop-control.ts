@@ -50,6 +50,7 @@ export class StopController {
   #reason: StopReason | undefined;
   #message = '';
   #creditsCap: CreditsCap | undefined;
+  #nextStep: string | undefined;
   readonly #listeners: Array<(reason: StopReason) => void> = [];
   /** Aborted when in-flight work must stop too (everything but `credits`). */
   readonly hardStop = new AbortController();
@@ -67,6 +68,14 @@ export class StopController {
     return this.#creditsCap;
   }
 
+  /**
+   * What the user does next, when the stop's cause says it better than its
+   * reason's usual advice (a full disk is no unreachable service).
+   */
+  get nextStep(): string | undefined {
+    return this.#nextStep;
+  }
+
   /** False once any stop was requested: no new create may start. */
   get mayCreate(): boolean {
     return this.#reason === undefined;
@@ -77,11 +86,17 @@ export class StopController {
     this.#listeners.push(listener);
   }
 
-  stop(reason: StopReason, message: string, creditsCap: CreditsCap = 'balance'): void {
+  stop(
+    reason: StopReason,
+    message: string,
+    creditsCap: CreditsCap = 'balance',
+    nextStep?: string,
+  ): void {
     if (this.#reason !== undefined && SEVERITY[this.#reason] >= SEVERITY[reason]) return;
     const first = this.#reason === undefined;
     this.#reason = reason;
     this.#message = message;
+    this.#nextStep = nextStep;
     if (reason === 'credits') this.#creditsCap = creditsCap;
     if (reason !== 'credits' && !this.hardStop.signal.aborted) {
       this.hardStop.abort(new RunStoppedError(message));

@@ -7,8 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createDownloadQueue,
   DownloadError,
+  diskFullCode,
   downloadOutput,
   isAlreadyDownloaded,
+  OutputDiskFullError,
 } from '../../src/outputs/index.js';
 import { tempDir } from '../helpers/index.js';
 import { makePng, SAMPLES } from '../uploads/fixtures/media-samples.js';
@@ -68,27 +70,68 @@ describe('downloadOutput', () => {
     await expect(isAlreadyDownloaded(result.path, result.sha256)).resolves.toBe(true);
   });
 
-  it('uses the declared type when the bytes are not recognised, with a neutral header refused', async () => {
-    const body = Buffer.concat([Buffer.from([0, 0, 0, 0]), Buffer.alloc(100)]);
+  it('refuses bytes that are no media of the declared kind, whatever the Content-Type says (13.7)', async () => {
+    const bodies: Record<string, [string, Buffer]> = {
+      '/zeros-mp4': ['video/mp4', Buffer.alloc(100)],
+      '/zeros-bin': ['application/octet-stream', Buffer.alloc(100)],
+      '/html-png': ['image/png', SAMPLES.html],
+      '/mp4-png': ['image/png', SAMPLES.mp4],
+      '/short-png': ['image/png', Buffer.from('<')],
+    };
     const base = await serve((req, res) => {
-      res.setHeader(
-        'content-type',
-        req.url === '/video' ? 'video/mp4' : 'application/octet-stream',
-      );
+      const [type, body] = bodies[req.url ?? ''] ?? ['text/plain', Buffer.alloc(0)];
+      res.setHeader('content-type', type);
       res.end(body);
     });
     const dir = tempDir('download');
-    const video = await downloadOutput({
-      url: `${base}/video`,
-      dest: path.join(dir, 'v.mp4'),
-      maxBytes: 1000,
-    });
-    expect(video.contentType).toBe('video/mp4');
-    const error = await failure(
-      downloadOutput({ url: `${base}/bin`, dest: path.join(dir, 'b'), maxBytes: 1000 }),
+    const messages: string[] = [];
+    for (const route of Object.keys(bodies)) {
+      const error = await failure(
+        downloadOutput({ url: `${base}${route}`, dest: path.join(dir, 'x.png'), maxBytes: 1e6 }),
+      );
+      expect(error, route).toMatchObject({ reason: 'content_type', retryable: false });
+      messages.push(error.message);
+    }
+    expect(messages[2]).toMatch(
+      /declared image\/png, but its bytes are no image.*"<!doctype html><"/,
     );
-    expect(error.reason).toBe('content_type');
-    expect(listing(dir)).toEqual(['v.mp4']);
+    expect(messages[3]).toMatch(/declared image\/png, but its bytes are video\/mp4/);
+    expect(listing(dir)).toEqual([]);
+  });
+
+  it('refuses every scheme but http(s) and a URL that is none, for good (13.7)', async () => {
+    const dir = tempDir('download');
+    for (const url of [
+      'data:image/png;base64,iVBORw0KGgo=',
+      'ftp://127.0.0.1/out.png',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'not a url',
+    ]) {
+      const error = await failure(
+        downloadOutput({ url, dest: path.join(dir, 'x.png'), maxBytes: 1e6 }),
+      );
+      expect(error, url).toMatchObject({ reason: 'scheme', retryable: false });
+      expect(error.message).toMatch(/^refused to download /);
+    }
+    expect(listing(dir)).toEqual([]);
+  });
+
+  it('maps ENOSPC/EDQUOT to OutputDiskFullError, anything else to no disk error', () => {
+    // A real ENOSPC: /dev/full refuses every write with it (Linux).
+    let enospc: unknown;
+    try {
+      writeFileSync('/dev/full', 'x');
+    } catch (error) {
+      enospc = error;
+    }
+    expect(diskFullCode(enospc)).toBe('ENOSPC');
+    expect(diskFullCode(Object.assign(new Error('quota'), { code: 'EDQUOT' }))).toBe('EDQUOT');
+    expect(diskFullCode(Object.assign(new Error('x'), { code: 'EACCES' }))).toBeUndefined();
+    expect(diskFullCode(undefined)).toBeUndefined();
+    const full = new OutputDiskFullError('/data/out', 'ENOSPC', { cause: enospc });
+    expect(full).toMatchObject({ code: 'disk_full', exitCode: 4, stopReason: 'unreachable' });
+    expect(full.message).toBe('the disk holding /data/out is full (ENOSPC)');
   });
 
   it('fails on 404 (not retryable) and 503 (retryable) without writing anything', async () => {

@@ -1,0 +1,136 @@
+/**
+ * The temporary file a download streams into, beside its destination, and
+ * the move into place that never replaces another file (see download.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { type FileHandle, link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { MediaType } from '../contract/index.js';
+import { hashFile } from '../uploads/index.js';
+import { DOWNLOAD_FAILURES, DownloadError } from './errors.js';
+import { fsyncDir } from './fs-durable.js';
+import { assertNotProtected } from './protected-paths.js';
+
+/** Alternatives tried before a taken destination fails the download. */
+const MAX_ALTERNATIVES = 8;
+
+/** What to do when the destination holds a file (DownloadOptions `existing`, `alternative`). */
+export interface CommitOptions {
+  readonly existing?: 'keep' | 'replace';
+  readonly alternative?: (taken: string, tries: number) => string;
+}
+
+/** `.<name>.part-<random>` beside the destination; renamed into place on commit, removed otherwise. */
+export class PartFile {
+  private handle: FileHandle | undefined;
+  private committed = false;
+
+  private constructor(
+    readonly dest: string,
+    readonly type: MediaType,
+    private readonly tempPath: string,
+    private readonly protectedPaths: readonly string[],
+    handle: FileHandle,
+  ) {
+    this.handle = handle;
+  }
+
+  static async create(
+    dest: string,
+    type: MediaType,
+    protectedPaths: readonly string[],
+  ): Promise<PartFile> {
+    if (!path.isAbsolute(dest)) throw new TypeError(`Expected an absolute \`dest\`, got ${dest}`);
+    assertNotProtected(dest, protectedPaths);
+    const dir = path.dirname(dest);
+    await mkdir(dir, { recursive: true });
+    const tempPath = path.join(
+      dir,
+      `.${path.basename(dest)}.part-${randomBytes(6).toString('hex')}`,
+    );
+    return new PartFile(dest, type, tempPath, protectedPaths, await open(tempPath, 'wx'));
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    if (chunk.length > 0) await this.handle?.write(chunk);
+  }
+
+  /**
+   * Moves the temp file into place and returns where it landed: `dest`, or
+   * an alternative when `dest` holds another file (see DownloadOptions).
+   */
+  async commit(sha256: string, options: CommitOptions): Promise<string> {
+    const handle = this.handle;
+    if (!handle) throw new Error('part file already closed');
+    await handle.sync();
+    this.handle = undefined;
+    await handle.close();
+    let dest = this.dest;
+    for (let tries = 1; ; tries++) {
+      // Again at the last moment: a symlink planted meanwhile must not redirect the move.
+      assertNotProtected(dest, this.protectedPaths);
+      if (options.existing === 'replace') {
+        await rename(this.tempPath, dest);
+        break;
+      }
+      if (await placeWithoutReplacing(this.tempPath, dest)) break;
+      if (await holdsBytes(dest, sha256)) break; // our own file from a killed process
+      if (!options.alternative || tries > MAX_ALTERNATIVES) {
+        throw new DownloadError(
+          DOWNLOAD_FAILURES.exists,
+          `${dest} already exists and holds another file, which is never replaced`,
+          { retryable: false },
+        );
+      }
+      dest = options.alternative(dest, tries);
+    }
+    this.committed = true;
+    await unlink(this.tempPath).catch(() => undefined); // still there unless renamed
+    await fsyncDir(path.dirname(dest));
+    return dest;
+  }
+
+  /** Closes and removes the temp file unless it was committed. Never throws. */
+  async discard(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close().catch(() => undefined);
+    if (!this.committed) await unlink(this.tempPath).catch(() => undefined);
+  }
+}
+
+/**
+ * Hard-links `temp` to `dest`, which fails (false) when `dest` exists: no
+ * window in which another file could be overwritten. Where hard links are
+ * not supported, a checked rename (the window is only the check).
+ */
+async function placeWithoutReplacing(temp: string, dest: string): Promise<boolean> {
+  try {
+    await link(temp, dest);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') {
+      throw error;
+    }
+  }
+  if (
+    await lstat(dest).then(
+      () => true,
+      () => false,
+    )
+  )
+    return false;
+  await rename(temp, dest);
+  return true;
+}
+
+/** `file` is a regular file (not a link) whose sha256 is `sha256`. */
+async function holdsBytes(file: string, sha256: string): Promise<boolean> {
+  try {
+    return (await lstat(file)).isFile() && (await hashFile(file)) === sha256;
+  } catch {
+    return false;
+  }
+}
