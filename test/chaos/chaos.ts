@@ -327,10 +327,15 @@ async function journalSpellings(dir: string): Promise<string[]> {
   return [path.join(dir, name), path.join(dir, 'alias', name), path.join(dir, 'sub', '..', name)];
 }
 
+/** Output URLs a hostile or broken service hands out (the emulator's `outputUrlStyle`). */
+const HOSTILE_URLS = ['data', 'ftp', 'cross-origin-redirect', 'html-body', 'not-media'] as const;
+
 /**
- * Every seventh spawn meets one 429 whose Retry-After is 30 days (beyond the
- * client's ceiling): that run must stop at once, resumable, and the next one
- * (with the normal fault mix back) carry on. Returns whether it armed one.
+ * Before each spawn: every seventh meets one 429 whose Retry-After is 30 days
+ * (beyond the client's ceiling): that run must stop at once, resumable, and
+ * the next one carry on. Every eleventh gets hostile output URLs while it
+ * runs (the items made then fail for good with the reason, their charge kept;
+ * a later run makes them again). Returns whether the absurd wait is armed.
  */
 function absurdRetryAfter(
   emulator: RunningEmulator,
@@ -341,6 +346,9 @@ function absurdRetryAfter(
     const arm = spawn % 7 === 3;
     await emulator.admin.setFaults(arm ? { ...normal, retryAfter: String(30 * 86_400) } : normal);
     if (arm) await emulator.admin.scriptFaults([{ fault: 'rate-limit-burst', times: 1 }]);
+    const hostile =
+      spawn % 11 === 5 ? HOSTILE_URLS[((spawn / 11) % HOSTILE_URLS.length) | 0] : undefined;
+    await emulator.admin.setBehaviour({ outputUrlStyle: hostile ?? 'plain' });
     return arm;
   };
 }

@@ -35,6 +35,7 @@ export interface Verdict {
 interface ItemRow {
   run_id: string;
   item_key: string;
+  source_item_key: string | null;
   kind: string;
   model_id: string | null;
   state: string;
@@ -109,8 +110,20 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
     if (item.state !== 'succeeded' || reused(item)) continue;
     succeededRuns.set(item.item_key, (succeededRuns.get(item.item_key) ?? 0) + 1);
   }
+  // ...unless its `from:` source was made again (its earlier output was never
+  // delivered): then the clip of the new source is a new desired item.
+  const sourceOf = new Map(items.map((i) => [i.item_key, i.source_item_key]));
+  const remadeSource = (key: string) => {
+    const source = sourceOf.get(key);
+    return (
+      source !== null &&
+      source !== undefined &&
+      items.some((i) => i.item_key === source && i.state !== 'succeeded')
+    );
+  };
   for (const [key, n] of succeededRuns) {
-    if (n > 1) v.push(`${key}: made in ${n} runs (a done item was created again)`);
+    if (n > 1 && !remadeSource(key))
+      v.push(`${key}: made in ${n} runs (a done item was created again)`);
   }
 
   // Ledger, grouped by idempotency key.
@@ -169,7 +182,11 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
       if (!FINAL.has(a.state) && a.state !== 'rejected')
         v.push(`${item.item_key} a${a.attempt_no}: attempt left ${a.state}`);
       const final = a === list.at(-1);
-      const keeps = final && (item.state === 'succeeded' || item.state === 'blocked');
+      // An item whose output URL could never be downloaded (a hostile URL)
+      // fails for good after a succeeded, charged generation: it keeps it.
+      const undeliverable = item.state === 'failed' && a.state === 'succeeded';
+      const keeps =
+        final && (item.state === 'succeeded' || item.state === 'blocked' || undeliverable);
       if (keeps) {
         const price =
           item.kind === 'training'
