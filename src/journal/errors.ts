@@ -129,6 +129,7 @@ const FAULT_WORDS: Record<JournalFaultKind, string> = {
 const FAULT_FIX: Record<JournalFaultKind, (path: string, dir: string) => string> = {
   full: (_path, dir) => `Free space on the disk that holds ${dir}`,
   'read-only': (path, dir) => `Make ${path} and its folder ${dir} writable`,
-  io: (_path, dir) => `Check the disk that holds ${dir}`,
+  io: (path, dir) =>
+    `Check the disk that holds ${dir}, and that ${path} and the files beside it are writable`,
   'cannot-open': (_path, dir) => `Make sure ${dir} is a folder this user can write to`,
 };
