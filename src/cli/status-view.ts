@@ -268,7 +268,7 @@ const NEXT_STEP: Partial<Record<RunStatus, string>> = {
   stopped_unauthorized: 'set IBATCH_API_KEY to a valid key, then',
   stopped_unreachable: 'when the service is reachable,',
   stopped_error: 'once the error it stopped on is dealt with,',
-  running: 'if no process is running it (it was killed),',
+  running: 'if no process is running it (it was killed, or could not write its journal),',
 };
 
 export function renderStatus(doc: StatusDocument, now = Date.now()): string {

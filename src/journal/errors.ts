@@ -1,4 +1,5 @@
 /** Typed errors of the journal. */
+import { dirname } from 'node:path';
 import { EXIT, IbatchError } from '../shared/index.js';
 
 export interface LockHolder {
@@ -77,3 +78,58 @@ export class JournalMissingError extends IbatchError {
     super('journal_missing', `No journal at ${path}: nothing has run with it yet.`, EXIT.invalid);
   }
 }
+
+/** What stopped a journal write: the disk, its permissions, its hardware, or its path. */
+export type JournalFaultKind = 'full' | 'read-only' | 'io' | 'cannot-open';
+
+/**
+ * The journal could not be written (or opened for writing): a full disk, a
+ * read-only file, folder or file system, an I/O error, a path that cannot
+ * hold a file (issue 13.8). The journal is written ahead of every request, so
+ * such a failure loses nothing: every commit before it stands and nothing was
+ * sent that the journal does not know. At `open` nothing was sent at all
+ * (exit 2, like the other refusals to open a journal); during a `run` the run
+ * stops and resumes once the disk is fixed (exit 4, resumable: the nearest
+ * code of the interface, see docs/faults.md).
+ */
+export class JournalWriteError extends IbatchError {
+  readonly kind: JournalFaultKind;
+  /** The journal file (as given, resolved). */
+  readonly path: string;
+  readonly phase: 'open' | 'run';
+
+  constructor(kind: JournalFaultKind, path: string, phase: 'open' | 'run', cause: unknown) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    const code = (cause as { code?: unknown } | undefined)?.code;
+    const what = `${FAULT_WORDS[kind]} (${typeof code === 'string' && !detail.startsWith(code) ? `${code}: ` : ''}${detail})`;
+    const fix = FAULT_FIX[kind](path, dirname(path));
+    const message =
+      phase === 'open'
+        ? `Cannot write the journal ${path}: ${what}. Nothing was sent to the service, and nothing ` +
+          `recorded before was lost. ${fix}, then run the same command again.`
+        : `The journal ${path} could not be written: ${what}. The run stopped there. Nothing was ` +
+          'lost: every step recorded before it stands, and nothing was sent that the journal does ' +
+          `not know. ${fix}, then run the same command again to resume: nothing is paid twice.`;
+    super('journal_unwritable', message, phase === 'open' ? EXIT.invalid : EXIT.unreachable, {
+      cause,
+    });
+    this.kind = kind;
+    this.path = path;
+    this.phase = phase;
+  }
+}
+
+const FAULT_WORDS: Record<JournalFaultKind, string> = {
+  full: 'the disk is full',
+  'read-only': 'it is read-only',
+  io: 'the disk reported an I/O error',
+  'cannot-open': 'it cannot be opened',
+};
+
+const FAULT_FIX: Record<JournalFaultKind, (path: string, dir: string) => string> = {
+  full: (_path, dir) => `Free space on the disk that holds ${dir}`,
+  'read-only': (path, dir) => `Make ${path} and its folder ${dir} writable`,
+  io: (path, dir) =>
+    `Check the disk that holds ${dir}, and that ${path} and the files beside it are writable`,
+  'cannot-open': (_path, dir) => `Make sure ${dir} is a folder this user can write to`,
+};

@@ -3,10 +3,13 @@
  * one synchronous operation from ops/ (SQL inline there); the multi-row ones
  * are single transactions. Reads parse rows into the zod records of
  * records.ts. Methods delegate to `ops.<same name>(this.#j, ...)` (see
- * ops/index.ts); they are prototype methods, not bound properties, so wrap
- * one in an arrow before passing it as a callback.
+ * ops/index.ts), each through `#guard`, which turns the disk failing into a
+ * JournalWriteError (issue 13.8); they are prototype methods, not bound
+ * properties, so wrap one in an arrow before passing it as a callback.
  */
 import type Database from 'better-sqlite3';
+import type { JournalWriteError } from './errors.js';
+import { journalFault } from './faults.js';
 import type { HeldLock } from './lock.js';
 import type { AddItemsResult, NewItem } from './ops/add-items.js';
 import type { NewOutput } from './ops/add-outputs.js';
@@ -34,6 +37,8 @@ export class Journal {
   readonly #j: JournalDb;
   readonly #lock: HeldLock | undefined;
   #closed = false;
+  #fault: JournalWriteError | undefined;
+  readonly #faultListeners = new Set<(fault: JournalWriteError) => void>();
 
   /** Use `openJournal`. */
   constructor(db: Database.Database, path: string, lock: HeldLock | undefined, now?: () => number) {
@@ -45,131 +50,131 @@ export class Journal {
 
   // Runs
   createRun(input: CreateRunInput) {
-    return ops.createRun(this.#j, input);
+    return this.#guard(() => ops.createRun(this.#j, input));
   }
   getRun(runId: string) {
-    return ops.getRun(this.#j, runId);
+    return this.#guard(() => ops.getRun(this.#j, runId));
   }
   /** The newest unfinished run of a job: what `ibatch run` resumes. */
   findUnfinishedRun(jobName: string) {
-    return ops.findUnfinishedRun(this.#j, jobName);
+    return this.#guard(() => ops.findUnfinishedRun(this.#j, jobName));
   }
   listRuns(jobName?: string, limit?: number) {
-    return ops.listRuns(this.#j, jobName, limit);
+    return this.#guard(() => ops.listRuns(this.#j, jobName, limit));
   }
   setRunStatus(runId: string, status: RunStatus) {
-    return ops.setRunStatus(this.#j, runId, status);
+    return this.#guard(() => ops.setRunStatus(this.#j, runId, status));
   }
   /** Persists an account-wide wait so it survives a restart; null clears it. */
   setRunNotBefore(runId: string, notBefore: number | null) {
-    return ops.setRunNotBefore(this.#j, runId, notBefore);
+    return this.#guard(() => ops.setRunNotBefore(this.#j, runId, notBefore));
   }
   setRunBudget(runId: string, budget: number | null) {
-    return ops.setRunBudget(this.#j, runId, budget);
+    return this.#guard(() => ops.setRunBudget(this.#j, runId, budget));
   }
   setRunOutputDir(runId: string, outputDir: string) {
     return ops.setRunOutputDir(this.#j, runId, outputDir);
   }
   /** Records items made before the journal was lost as one finished, uncharged run. */
   adoptRun(input: AdoptRunInput) {
-    return ops.adoptRun(this.#j, input);
+    return this.#guard(() => ops.adoptRun(this.#j, input));
   }
 
   // Items
   addItems(runId: string, items: readonly NewItem[]): AddItemsResult {
-    return ops.addItems(this.#j, runId, items);
+    return this.#guard(() => ops.addItems(this.#j, runId, items));
   }
   getItem(runId: string, itemKey: string) {
-    return ops.getItem(this.#j, runId, itemKey);
+    return this.#guard(() => ops.getItem(this.#j, runId, itemKey));
   }
   /** The job's items over all its runs, oldest run first (the desired-state comparison). */
   itemHistory(jobName: string) {
-    return ops.itemHistory(this.#j, jobName);
+    return this.#guard(() => ops.itemHistory(this.#j, jobName));
   }
   /** A not yet sent item takes the job file's new request; false when an attempt is open. */
   replaceItemRequest(runId: string, item: NewItem) {
-    return ops.replaceItemRequest(this.#j, runId, item);
+    return this.#guard(() => ops.replaceItemRequest(this.#j, runId, item));
   }
   /** Drops an item never attempted (removed from the job file). */
   removeUnattemptedItem(runId: string, itemKey: string) {
-    return ops.removeUnattemptedItem(this.#j, runId, itemKey);
+    return this.#guard(() => ops.removeUnattemptedItem(this.#j, runId, itemKey));
   }
   listItems(runId: string, filter?: ItemFilter) {
-    return ops.listItems(this.#j, runId, filter);
+    return this.#guard(() => ops.listItems(this.#j, runId, filter));
   }
   /** Items that failed for good, were blocked or skipped, with their error. */
   listFailures(runId: string) {
-    return ops.listItems(this.#j, runId, { states: FAILED_ITEM_STATES });
+    return this.#guard(() => ops.listItems(this.#j, runId, { states: FAILED_ITEM_STATES }));
   }
   setItemState(runId: string, itemKey: string, change: ItemStateChange) {
-    return ops.setItemState(this.#j, runId, itemKey, change);
+    return this.#guard(() => ops.setItemState(this.#j, runId, itemKey, change));
   }
   setItemQuote(runId: string, itemKey: string, quotedCost: number) {
-    return ops.setItemQuote(this.#j, runId, itemKey, quotedCost);
+    return this.#guard(() => ops.setItemQuote(this.#j, runId, itemKey, quotedCost));
   }
 
   // Budget
   reserveCredits(runId: string, itemKey: string, amount: number, cap?: RunSpendCap) {
-    return ops.reserveCredits(this.#j, runId, itemKey, amount, cap);
+    return this.#guard(() => ops.reserveCredits(this.#j, runId, itemKey, amount, cap));
   }
   releaseReservation(runId: string, itemKey: string) {
-    return ops.releaseReservation(this.#j, runId, itemKey);
+    return this.#guard(() => ops.releaseReservation(this.#j, runId, itemKey));
   }
   committedCredits(runId: string) {
-    return ops.committedCredits(this.#j, runId);
+    return this.#guard(() => ops.committedCredits(this.#j, runId));
   }
   /** Committed credits of every run of the run's job on its account: what `budget` caps. */
   jobCommittedCredits(runId: string) {
-    return ops.jobCommittedCredits(this.#j, runId);
+    return this.#guard(() => ops.jobCommittedCredits(this.#j, runId));
   }
 
   // Attempts (write-ahead: intent before the send, response before use)
   recordAttemptIntent(input: AttemptIntentInput) {
-    return ops.recordAttemptIntent(this.#j, input);
+    return this.#guard(() => ops.recordAttemptIntent(this.#j, input));
   }
   recordAttemptSubmitted(input: AttemptSubmittedInput) {
-    return ops.recordAttemptSubmitted(this.#j, input);
+    return this.#guard(() => ops.recordAttemptSubmitted(this.#j, input));
   }
   recordAttemptOutcome(input: AttemptOutcomeInput) {
-    return ops.recordAttemptOutcome(this.#j, input);
+    return this.#guard(() => ops.recordAttemptOutcome(this.#j, input));
   }
   getAttempt(runId: string, itemKey: string, attemptNo: number) {
-    return ops.getAttempt(this.#j, runId, itemKey, attemptNo);
+    return this.#guard(() => ops.getAttempt(this.#j, runId, itemKey, attemptNo));
   }
   getOpenAttempt(runId: string, itemKey: string) {
-    return ops.getOpenAttempt(this.#j, runId, itemKey);
+    return this.#guard(() => ops.getOpenAttempt(this.#j, runId, itemKey));
   }
   listOpenAttempts(runId: string) {
-    return ops.listOpenAttempts(this.#j, runId);
+    return this.#guard(() => ops.listOpenAttempts(this.#j, runId));
   }
   listAttempts(runId: string, itemKey: string) {
-    return ops.listAttempts(this.#j, runId, itemKey);
+    return this.#guard(() => ops.listAttempts(this.#j, runId, itemKey));
   }
   /** Creates attempted since `since` in any run of this journal (rate gate seeding). */
   recentCreates(since: number): RecentCreate[] {
-    return ops.recentCreates(this.#j, since);
+    return this.#guard(() => ops.recentCreates(this.#j, since));
   }
 
   // Outputs
   addOutputs(runId: string, itemKey: string, outputs: readonly NewOutput[]) {
-    return ops.addOutputs(this.#j, runId, itemKey, outputs);
+    return this.#guard(() => ops.addOutputs(this.#j, runId, itemKey, outputs));
   }
   listOutputs(runId: string, state?: OutputState) {
-    return ops.listOutputs(this.#j, runId, state);
+    return this.#guard(() => ops.listOutputs(this.#j, runId, state));
   }
   markOutputDownloaded(runId: string, itemKey: string, n: number, file: DownloadedOutput) {
-    return ops.markOutputDownloaded(this.#j, runId, itemKey, n, file);
+    return this.#guard(() => ops.markOutputDownloaded(this.#j, runId, itemKey, n, file));
   }
   markOutputFailed(runId: string, itemKey: string, n: number, error: string) {
-    return ops.markOutputFailed(this.#j, runId, itemKey, n, error);
+    return this.#guard(() => ops.markOutputFailed(this.#j, runId, itemKey, n, error));
   }
 
   // Assets and influencers (reused across runs)
   findAsset(scope: string, sha256: string) {
-    return ops.findAsset(this.#j, scope, sha256);
+    return this.#guard(() => ops.findAsset(this.#j, scope, sha256));
   }
   recordAsset(asset: NewAsset) {
-    return ops.recordAsset(this.#j, asset);
+    return this.#guard(() => ops.recordAsset(this.#j, asset));
   }
   /** Asset URLs the service at this base URL returned to any account here. */
   assetUrlsOfService(service: string) {
@@ -177,13 +182,13 @@ export class Journal {
   }
   /** The last charge for a training on this scope (service + account), if any. */
   lastTrainingCharge(scope: string) {
-    return ops.lastTrainingCharge(this.#j, scope);
+    return this.#guard(() => ops.lastTrainingCharge(this.#j, scope));
   }
   findInfluencer(key: InfluencerLookup) {
-    return ops.findInfluencer(this.#j, key);
+    return this.#guard(() => ops.findInfluencer(this.#j, key));
   }
   saveInfluencer(record: InfluencerUpdate) {
-    return ops.saveInfluencer(this.#j, record);
+    return this.#guard(() => ops.saveInfluencer(this.#j, record));
   }
   /** Every training record of the job's influencers (any scope, any configuration). */
   listJobInfluencers(jobName: string) {
@@ -192,34 +197,73 @@ export class Journal {
 
   // Timeline and summaries
   appendEvent(runId: string, event: NewEvent) {
-    return ops.appendEvent(this.#j, runId, event);
+    return this.#guard(() => ops.appendEvent(this.#j, runId, event));
   }
   listEvents(runId: string, query?: EventQuery) {
-    return ops.listEvents(this.#j, runId, query);
+    return this.#guard(() => ops.listEvents(this.#j, runId, query));
   }
   spendSummary(runId: string) {
-    return ops.spendSummary(this.#j, runId);
+    return this.#guard(() => ops.spendSummary(this.#j, runId));
   }
   /** Spend of every run of a job on one scope (service + account): what its `budget` caps. */
   jobSpend(jobName: string, service: string | null) {
-    return ops.jobSpend(this.#j, jobName, service);
+    return this.#guard(() => ops.jobSpend(this.#j, jobName, service));
   }
   spendByStep(runId: string) {
-    return ops.spendByStep(this.#j, runId);
+    return this.#guard(() => ops.spendByStep(this.#j, runId));
   }
   progressByStep(runId: string) {
-    return ops.progressByStep(this.#j, runId);
+    return this.#guard(() => ops.progressByStep(this.#j, runId));
   }
 
   /** Runs `fn` in one immediate transaction (several ops that must commit together). */
   transaction<T>(fn: () => T): T {
-    return this.#j.db.transaction(fn).immediate();
+    return this.#guard(() => this.#j.db.transaction(fn).immediate());
   }
 
   /** `PRAGMA integrity_check` result: `['ok']` when healthy. */
   integrityCheck(): string[] {
-    const rows = this.#j.db.pragma('integrity_check') as { integrity_check: string }[];
+    const rows = this.#guard(
+      () => this.#j.db.pragma('integrity_check') as { integrity_check: string }[],
+    );
     return rows.map((row) => row.integrity_check);
+  }
+
+  /**
+   * The first time the journal's disk failed (full, read-only, I/O error):
+   * the run must stop, since nothing more can be recorded before it is sent.
+   * Stays set: later failures are its consequences.
+   */
+  get fault(): JournalWriteError | undefined {
+    return this.#fault;
+  }
+
+  /** Calls `listener` at the first fault (see `fault`); returns a disposer. */
+  onFault(listener: (fault: JournalWriteError) => void): () => void {
+    this.#faultListeners.add(listener);
+    return () => this.#faultListeners.delete(listener);
+  }
+
+  /** Runs one operation; a failure of the disk becomes a JournalWriteError naming the journal. */
+  #guard<T>(operation: () => T): T {
+    try {
+      return operation();
+    } catch (error) {
+      // A reader (`status`, `report`) writes nothing: its errors stay as they are.
+      const fault = this.readonly ? undefined : journalFault(error, this.path, 'run');
+      if (!fault) throw error;
+      if (!this.#fault) {
+        this.#fault = fault;
+        for (const listener of this.#faultListeners) {
+          try {
+            listener(fault);
+          } catch {
+            // A listener failing (it may write to this journal) must not hide the fault.
+          }
+        }
+      }
+      throw fault;
+    }
   }
 
   get closed(): boolean {

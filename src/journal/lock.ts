@@ -11,7 +11,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, uptime } from 'node:os';
 import { dirname } from 'node:path';
 import { sleep } from '../shared/index.js';
@@ -70,15 +70,16 @@ export function isStale(holder: LockHolder | undefined): boolean {
 
 function tryCreate(path: string, holder: LockHolder): boolean {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temp, JSON.stringify(holder));
   try {
+    // Inside the try: a full disk can create the file and fail the write.
+    writeFileSync(temp, JSON.stringify(holder));
     linkSync(temp, path);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   } finally {
-    unlinkSync(temp);
+    rmSync(temp, { force: true });
   }
 }
 

@@ -15,11 +15,13 @@
  * magnitude above the ~2 requests/s the service allows, so safety costs
  * nothing that matters.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { LockHolder } from './errors.js';
-import { JournalMissingError } from './errors.js';
+import { JournalMissingError, JournalWriteError } from './errors.js';
+import { journalFault } from './faults.js';
+import { applyFullDiskHook } from './full-disk-hook.js';
 import { lockPathFor, prepareJournalFile } from './identity.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
@@ -73,6 +75,35 @@ export async function openJournal(
     }
     return new Journal(db, fullPath, undefined, options.now);
   }
+  try {
+    return await openWriter(fullPath, options);
+  } catch (error) {
+    // A path that cannot hold the journal, a read-only file or folder, a full
+    // disk: said as such, before anything is sent (issue 13.8).
+    throw openFault(error, fullPath) ?? error;
+  }
+}
+
+function openFault(error: unknown, fullPath: string): JournalWriteError | undefined {
+  const fault = journalFault(error, fullPath, 'open');
+  // SQLite only says "unable to open" when a read-only folder keeps it from
+  // creating the write-ahead log beside the journal: name the real cause.
+  if (fault?.kind === 'cannot-open' && !writableFolder(dirname(fullPath))) {
+    return new JournalWriteError('read-only', fullPath, 'open', error);
+  }
+  return fault;
+}
+
+function writableFolder(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch (error) {
+    return !['EACCES', 'EPERM', 'EROFS'].includes(String((error as NodeJS.ErrnoException).code));
+  }
+}
+
+async function openWriter(fullPath: string, options: OpenJournalOptions): Promise<Journal> {
   const file = prepareJournalFile(fullPath);
   const lock = await acquireLock(lockPathFor(file.path, options.job), {
     wait: options.wait ?? false,
@@ -89,6 +120,7 @@ export async function openJournal(
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     migrate(db, fullPath);
+    applyFullDiskHook(db);
     return new Journal(db, fullPath, lock, options.now);
   } catch (error) {
     db?.close();

@@ -143,6 +143,9 @@ export class CompletionWatcher {
 
   /** Resolves with the terminal status of the generation. */
   watch(kind: Kind, id: string, options: WatchOptions): Promise<GenerationStatus> {
+    // Stopped already (a hard stop raced this item's 202): no loop would ever
+    // settle the watch, and the run would wait for it forever.
+    if (this.abort.signal.aborted) return Promise.reject(this.abort.signal.reason);
     const existing = this.watched.get(id);
     if (existing) {
       return new Promise((resolve, reject) => {

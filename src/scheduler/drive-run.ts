@@ -234,6 +234,9 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     stopListeners();
     manifest.close();
   }
+  // The journal's disk failed: what finishing writes (status, manifest) would
+  // fail too or tell the wrong story; the fault is the run's end (issue 13.8).
+  if (journal.fault) throw journal.fault;
   emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) });
   const result = await finishRun({
     journal,

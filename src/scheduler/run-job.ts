@@ -140,8 +140,10 @@ async function converge(inv: Invocation): Promise<RunResult> {
     try {
       last = await driveRun({ ...inv, selection, outputDir: runDir, contracts, spendCap, scope });
     } catch (error) {
-      recordEscapedStop(journal, runId, error, inv.logger);
-      throw error;
+      // After the journal's disk failed, whatever escaped is its consequence.
+      const cause = journal.fault ?? error;
+      recordEscapedStop(journal, runId, cause, inv.logger);
+      throw cause;
     }
     settled.add(runId);
     if (spendCap) spent.before += journal.committedCredits(runId) - spendCap.baseline;

@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import { type Bucket, LONGEST_RETRY_AFTER_MS, type RateLimits } from '../contract/index.js';
 import type { JobItem, ModelCatalog } from '../job/index.js';
-import type { Journal } from '../journal/index.js';
+import { type Journal, JournalWriteError } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
 import type { Logger } from '../shared/index.js';
 import { contentHash } from '../shared/index.js';
@@ -85,6 +85,9 @@ export function wireStops(ctx: RunContext, options: RunJobOptions, graph: ItemGr
   const onAbort = () => stop.stop('interrupted', 'interrupted by a signal');
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
+  // The journal can no longer record a create before it is sent: stop
+  // everything now; the run then ends with the fault itself (driveRun).
+  const offFault = journal.onFault((fault) => stop.stop('unreachable', fault.message));
   stop.onStop((reason) => {
     ctx.record('run.stopping', `stopping: ${stop.message}`, undefined, { reason });
     graph.abandon(new RunStoppedError(stop.message));
@@ -113,6 +116,7 @@ export function wireStops(ctx: RunContext, options: RunJobOptions, graph: ItemGr
     options.signal?.removeEventListener('abort', onAbort);
     offPause();
     offResume();
+    offFault();
   };
 }
 
@@ -123,12 +127,18 @@ export function timelineRecorder(
   logger: Logger,
 ): RunContext['record'] {
   return (type, message, itemKey, data) => {
-    journal.appendEvent(runId, {
-      type,
-      message,
-      itemKey: itemKey ?? null,
-      ...(data ? { data } : {}),
-    });
+    try {
+      journal.appendEvent(runId, {
+        type,
+        message,
+        itemKey: itemKey ?? null,
+        ...(data ? { data } : {}),
+      });
+    } catch (error) {
+      // The journal's disk failed: the run stops on that fault (wireStops,
+      // driveRun); the timeline is not worth a second failure. The log still says it.
+      if (!(error instanceof JournalWriteError)) throw error;
+    }
     logger.info({ event: type, ...(itemKey ? { item: itemKey } : {}) }, message);
   };
 }

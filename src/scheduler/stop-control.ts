@@ -9,7 +9,7 @@
  *   exit 130 promptly. Submitted work is picked up by the next run.
  * The most serious reason wins when several happen.
  */
-import { RUN_STATUS, type RunStatus } from '../journal/index.js';
+import { JournalWriteError, RUN_STATUS, type RunStatus } from '../journal/index.js';
 import {
   EXIT,
   EXIT_FOR_STOP,
@@ -116,6 +116,8 @@ export function exitCodeOf(reason: StopReason): ExitCode {
  * anything else.
  */
 export function runStatusOfError(error: unknown): RunStatus {
+  // Exit 4 like `unreachable`, but the service was fine: the journal's disk stopped it.
+  if (error instanceof JournalWriteError) return RUN_STATUS.stoppedError;
   const reason = isIbatchError(error) ? error.stopReason : null;
   return reason ? runStatusOf(reason) : RUN_STATUS.stoppedError;
 }

@@ -75,6 +75,8 @@ export interface SpawnCliOptions {
   readonly cwd: string;
   /** The child's whole environment besides PATH (nothing else leaks in from ours). */
   readonly env?: NodeJS.ProcessEnv;
+  /** Run as this user (a root test runner dropping root so file permissions apply). */
+  readonly user?: { readonly uid: number; readonly gid: number };
 }
 
 /** `node bin/ibatch.js ARGS` as a real process; SIGKILLed after the test if still running. */
@@ -83,6 +85,7 @@ export function spawnCli(args: readonly string[], options: SpawnCliOptions): Spa
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.user ?? {}),
   });
   let stdout = '';
   let stderr = '';

@@ -112,4 +112,20 @@ describe('CompletionWatcher against the emulator', () => {
     watcher.stop(new Error('stopped by test'));
     await expect(pending).rejects.toThrow('stopped by test');
   });
+
+  it('rejects a watch that starts after the stop (a 202 that raced a hard stop) instead of hanging', async () => {
+    const reader: GenerationReader = {
+      listGenerations: async () => {
+        throw new Error('no poll may start after the stop');
+      },
+      getGeneration: async () => {
+        throw new Error('no poll may start after the stop');
+      },
+    };
+    const watcher = new CompletionWatcher(reader, { minGapMs: 10, maxGapMs: 20 });
+    watcher.stop(new Error('stopped by test'));
+    await expect(watcher.watch('image', 'late', { expectedAt: Date.now() })).rejects.toThrow(
+      'stopped by test',
+    );
+  });
 });

@@ -1,0 +1,55 @@
+/**
+ * Which failures of SQLite or of the file system are the journal's disk
+ * failing (issue 13.8), as opposed to a bug or a damaged database: those
+ * become a `JournalWriteError` naming the journal, what failed and the fix.
+ * Anything else is left as it is.
+ */
+import { IbatchError } from '../shared/index.js';
+import { type JournalFaultKind, JournalWriteError } from './errors.js';
+
+// SQLite's result codes, extended ones included (`SQLITE_IOERR_WRITE`,
+// `SQLITE_READONLY_DBMOVED`...): better-sqlite3 puts them in `code`.
+const SQLITE_KINDS: ReadonlyArray<readonly [string, JournalFaultKind]> = [
+  ['SQLITE_FULL', 'full'],
+  ['SQLITE_READONLY', 'read-only'],
+  ['SQLITE_PERM', 'read-only'],
+  ['SQLITE_IOERR', 'io'],
+  ['SQLITE_CANTOPEN', 'cannot-open'],
+];
+
+// Errors of node:fs while preparing the journal's file and lock folder.
+const ERRNO_KINDS: Readonly<Record<string, JournalFaultKind>> = {
+  ENOSPC: 'full',
+  EDQUOT: 'full',
+  EACCES: 'read-only',
+  EPERM: 'read-only',
+  EROFS: 'read-only',
+  EIO: 'io',
+  ENOTDIR: 'cannot-open',
+  EISDIR: 'cannot-open',
+  // `mkdir -p` through a component that is a file.
+  EEXIST: 'cannot-open',
+  ELOOP: 'cannot-open',
+  ENAMETOOLONG: 'cannot-open',
+};
+
+function faultKindOf(error: unknown): JournalFaultKind | undefined {
+  if (error instanceof IbatchError) return undefined;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (code.startsWith('SQLITE_')) {
+    return SQLITE_KINDS.find(([prefix]) => code === prefix || code.startsWith(`${prefix}_`))?.[1];
+  }
+  return ERRNO_KINDS[code];
+}
+
+/** `error` as a JournalWriteError when it is the journal's disk failing; undefined otherwise. */
+export function journalFault(
+  error: unknown,
+  path: string,
+  phase: JournalWriteError['phase'],
+): JournalWriteError | undefined {
+  if (error instanceof JournalWriteError) return error;
+  const kind = faultKindOf(error);
+  return kind ? new JournalWriteError(kind, path, phase, error) : undefined;
+}
