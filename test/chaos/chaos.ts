@@ -273,6 +273,13 @@ async function killLoop(
       plan = { ...plan, journal: spellings[result.spawns % spellings.length] };
     const absurd = absurdWaits ? await absurdWaits(result.spawns) : false;
     if (absurd) what += ', absurd Retry-After armed';
+    // Production faults: every thirteenth spawn's journal disk fills up after
+    // a few pages (IBATCH_JOURNAL_FULL_AFTER): a stop with its own message.
+    const journalFull = absurdWaits !== undefined && result.spawns % 13 === 8;
+    if (journalFull) {
+      plan = { ...plan, journalFullAfter: 1 + Math.floor(random() * 4) };
+      what += `, journal disk full after ${plan.journalFullAfter} page(s)`;
+    }
     result.spawns += 1;
     const exit = await runOnce(target, plan, 120_000);
     if (exit.hung) {
@@ -301,6 +308,8 @@ async function killLoop(
     log(`resume: exit ${exit.code ?? exit.signal} after ${exit.ms} ms [${what}]`);
     // The absurd wait's own stop (exit 4, resumable) is the expected outcome.
     if (absurd && exit.code === 4 && /Retry-After/i.test(exit.tail)) continue;
+    // So is the full journal disk's (exit 4, or 2 when it fills at start-up).
+    if (journalFull && (exit.code === 4 || exit.code === 2) && /journal/i.test(exit.tail)) continue;
     otherExits += 1;
     if (exit.code === 2 || exit.code === 1 || otherExits > 20) {
       result.finalExit = exit.code;

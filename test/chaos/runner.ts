@@ -30,6 +30,8 @@ export interface KillPlan {
   readonly crashSeed?: number;
   /** The journal path as this spawn spells it (default: the target's). */
   readonly journal?: string;
+  /** `IBATCH_JOURNAL_FULL_AFTER` for the child: its journal's disk fills after N pages. */
+  readonly journalFullAfter?: number;
 }
 
 export interface RunnerExit {
@@ -51,6 +53,8 @@ function childEnv(target: RunnerTarget, plan: KillPlan): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('IBATCH_')) env[k] = v;
   env.IBATCH_API_KEY = target.apiKey;
+  if (plan.journalFullAfter !== undefined)
+    env.IBATCH_JOURNAL_FULL_AFTER = String(plan.journalFullAfter);
   if (plan.crashAt) {
     env.IBATCH_CRASH_AT = plan.crashAt;
     env.IBATCH_CRASH_SEED = String(plan.crashSeed ?? 1);
