@@ -15,7 +15,13 @@ export { getItem, listItems } from './get-items.js';
 export { findUnfinishedRun, getRun, listRuns } from './get-run.js';
 export { findInfluencer, lastTrainingCharge, saveInfluencer } from './influencers.js';
 export { itemHistory, removeUnattemptedItem, replaceItemRequest } from './item-history.js';
-export { listOutputs, markOutputDownloaded, markOutputFailed } from './outputs.js';
+export {
+  findDownloadedOutput,
+  getOutput,
+  listOutputs,
+  markOutputDownloaded,
+  markOutputFailed,
+} from './outputs.js';
 export { recentCreates } from './recent-creates.js';
 export { recordAttemptIntent } from './record-attempt-intent.js';
 export { recordAttemptOutcome } from './record-attempt-outcome.js';
