@@ -8,7 +8,7 @@ import { outputTemplateProblem } from '../outputs/index.js';
 import { type Combination, stepCombinations } from './combinations.js';
 import { abilitiesOf, type ContractChecker, compileContract } from './contract-check.js';
 import { JobFileError, type JobIssue } from './issues.js';
-import { chainKey, itemKey, keyBasis, labelOf } from './keys.js';
+import { chainKey, itemKey, keyBasis, labelOf, nameOf } from './keys.js';
 import { DEFAULT_JOB_LIMITS, productOf } from './limits.js';
 import { MediaResolver } from './media.js';
 import { issueAt, type KeyPath } from './source-map.js';
@@ -231,6 +231,18 @@ function buildItems(
         const label = source.item
           ? `${source.item.label} > output ${source.outputIndex + 1}${hasOwnValues ? `, ${ownLabel}` : ''}`
           : ownLabel;
+        const ownName = nameOf(combo.vars, countIndex, step.count, step.id);
+        // A clip is named after the image it animates ("… from 2" when that
+        // item made several), then its own values.
+        const name = source.item
+          ? [
+              source.item.name,
+              source.item.expectedOutputs > 1 ? `from ${source.outputIndex + 1}` : '',
+              hasOwnValues ? ownName : '',
+            ]
+              .filter((part) => part !== '')
+              .join(' ')
+          : ownName;
         const vars = source.item ? { ...source.item.vars, ...combo.vars } : combo.vars;
         const rendered = template.render(vars);
         for (const miss of rendered.missing) {
@@ -284,6 +296,7 @@ function buildItems(
           stepId: step.id,
           key,
           label,
+          name,
           modelId: model.id,
           kind: model.kind,
           request,

@@ -43,6 +43,22 @@ export function chainKey(sourceKey: string, outputIndex: number, ownKey?: string
   return ownKey ? `${base}.${ownKey}` : base;
 }
 
+/**
+ * An item's readable name (the `{name}` of file names): its values in job
+ * order (not sorted like the key's slug), the repeat number when `count` > 1,
+ * or `fallback` (the step id) for an item without values.
+ */
+export function nameOf(
+  vars: TemplateVars,
+  countIndex: number,
+  count: number,
+  fallback: string,
+): string {
+  const parts = Object.values(vars).map((value) => String(value));
+  if (count > 1) parts.push(String(countIndex + 1));
+  return parts.join(' ').trim() || fallback;
+}
+
 export function labelOf(vars: TemplateVars, countIndex: number, count: number): string {
   const parts = Object.keys(vars).map((name) => {
     const value = String(vars[name]);

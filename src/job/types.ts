@@ -84,6 +84,11 @@ export interface JobItem {
   readonly key: string;
   /** Human label, e.g. `scene=beach, #2`. */
   readonly label: string;
+  /**
+   * Readable name for file names (`{name}`): its values in job order, e.g.
+   * `Bonjour Paris silk scarf`; a `from:` item's is its source's.
+   */
+  readonly name: string;
   readonly modelId: string;
   readonly kind: Kind;
   /**

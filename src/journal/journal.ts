@@ -168,6 +168,12 @@ export class Journal {
   markOutputFailed(runId: string, itemKey: string, n: number, error: string) {
     return this.#guard(() => ops.markOutputFailed(this.#j, runId, itemKey, n, error));
   }
+  getOutput(runId: string, itemKey: string, n: number) {
+    return ops.getOutput(this.#j, runId, itemKey, n);
+  }
+  findDownloadedOutput(generationId: string, runId: string) {
+    return ops.findDownloadedOutput(this.#j, generationId, runId);
+  }
 
   // Assets and influencers (reused across runs)
   findAsset(scope: string, sha256: string) {

@@ -135,6 +135,8 @@ export const itemRecordSchema = z.object({
   error: z.string().nullable(),
   notBefore: ms.nullable(),
   sourceItemKey: z.string().nullable(),
+  /** Template values in job order; null for items recorded before migration 4. */
+  vars: jsonText.pipe(z.record(z.string(), z.unknown())).nullable(),
   createdAt: ms,
   updatedAt: ms,
 });

@@ -5,9 +5,12 @@
  * folder: the rows of every run of the job that wrote there, each with the
  * `runId` that made it and whether it is the item's `current` output.
  *
- * Costs: `creditsCost` is the charge of the generation the row belongs to, so
- * it repeats on every output file of a multi-copy generation. Totals must count
- * each generation once (see `summarizeCosts`).
+ * Costs: `creditsCost` is the charge of the generation the row belongs to. A
+ * request for N copies makes N generations (N ids, one charge for the
+ * request): each copy's row carries its own generation's share, as the
+ * service reports it per id. A row without its own generation (an item failed
+ * for good) carries its last attempt's charge. Rows sharing one generation id
+ * repeat its charge; totals count each generation once (`summarizeCosts`).
  */
 import { z } from 'zod';
 import { KindSchema } from '../contract/index.js';
@@ -25,6 +28,8 @@ export const ManifestRowSchema = z.strictObject({
   kind: KindSchema,
   modelId: z.string(),
   label: z.string().optional(),
+  /** The item's template values (matrix/row values), in job order. */
+  vars: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
   prompt: z.string().optional(),
   status: z.enum(MANIFEST_STATUSES),
   creditsCost: z.number().nullable(),
@@ -32,6 +37,8 @@ export const ManifestRowSchema = z.strictObject({
   url: z.string().nullable(),
   /** Path relative to the output folder, POSIX separators. Absent for failures. */
   file: z.string().optional(),
+  /** For an output of a `from:` step: the file of the output it was made from. */
+  sourceFile: z.string().optional(),
   sha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/)
@@ -39,7 +46,7 @@ export const ManifestRowSchema = z.strictObject({
   bytes: z.number().int().min(0).optional(),
   contentType: z.string().optional(),
   error: z.string().optional(),
-  /** ISO 8601 time the row was recorded. */
+  /** ISO 8601 time the row was recorded (the file downloaded, the failure known). */
   at: z.string().optional(),
   /**
    * True for the rows of the newest run in which the item succeeded (or, for
@@ -50,31 +57,62 @@ export const ManifestRowSchema = z.strictObject({
 });
 export type ManifestRow = z.infer<typeof ManifestRowSchema>;
 
-/** CSV columns, in order: fixed so spreadsheets and scripts can rely on them. */
+/**
+ * The CSV's columns after `file` and the template values, in order: what a
+ * person filters on first, then what scripts need.
+ */
 export const MANIFEST_CSV_COLUMNS = [
-  'runId',
   'step',
-  'item',
   'n',
-  'attempt',
-  'generationId',
-  'kind',
-  'modelId',
-  'label',
   'status',
   'creditsCost',
   'refunded',
-  'file',
+  'at',
+  'kind',
+  'modelId',
+  'prompt',
+  'sourceFile',
+  'item',
+  'label',
+  'runId',
+  'attempt',
+  'generationId',
+  'current',
   'sha256',
   'bytes',
   'contentType',
   'url',
-  'prompt',
   'error',
-  'at',
-  // New columns go at the end: scripts that read columns by position keep working.
-  'current',
 ] as const satisfies readonly (keyof ManifestRow)[];
+
+/** One CSV column: its header and its cell of a row. */
+export interface ManifestCsvColumn {
+  readonly header: string;
+  readonly cell: (row: ManifestRow) => unknown;
+}
+
+/**
+ * The CSV layout of `rows`: `file` first (what a person opens), then one
+ * column per template variable in job order (the order the rows first name
+ * them), then {@link MANIFEST_CSV_COLUMNS}. A variable named like a fixed
+ * column is headed `vars.NAME`.
+ */
+export function manifestCsvColumns(rows: readonly ManifestRow[]): ManifestCsvColumn[] {
+  const fixed = new Set<string>(['file', ...MANIFEST_CSV_COLUMNS]);
+  const names = new Set<string>();
+  for (const row of rows) for (const name of Object.keys(row.vars ?? {})) names.add(name);
+  return [
+    { header: 'file', cell: (row) => row.file },
+    ...[...names].map((name) => ({
+      header: fixed.has(name) ? `vars.${name}` : name,
+      cell: (row: ManifestRow) => row.vars?.[name],
+    })),
+    ...MANIFEST_CSV_COLUMNS.map((column) => ({
+      header: column,
+      cell: (row: ManifestRow) => row[column],
+    })),
+  ];
+}
 
 /**
  * Identity of a row: (run, step, item, n). The same output recorded twice

@@ -7,6 +7,10 @@
  * - keep appending: `open` reloads the rows already in `manifest.jsonl`
  *   (dropping a line torn by a crash) and `append` skips rows already present;
  * - rebuild: `rewrite(rowsFromJournal)` replaces both files atomically.
+ *
+ * `manifest.csv` starts with a UTF-8 BOM (Excel then reads `café` as UTF-8)
+ * and has one column per template variable (`manifestCsvColumns`): a row
+ * naming a variable the header lacks rewrites the CSV with the new column.
  */
 import {
   closeSync,
@@ -22,9 +26,10 @@ import { redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
 import { writeFileAtomicSync } from './fs-durable.js';
 import {
-  MANIFEST_CSV_COLUMNS,
+  type ManifestCsvColumn,
   type ManifestRow,
   ManifestRowSchema,
+  manifestCsvColumns,
   manifestRowKey,
 } from './manifest-row.js';
 
@@ -39,12 +44,18 @@ function checkedRow(input: ManifestRow): ManifestRow {
 export const MANIFEST_JSONL = 'manifest.jsonl';
 export const MANIFEST_CSV = 'manifest.csv';
 
+/** Makes Excel read the CSV as UTF-8; other readers skip it. */
+const UTF8_BOM = '\uFEFF';
+
 export type AppendResult = 'appended' | 'unchanged' | 'replaced';
 
 export class ManifestWriter {
   private readonly rowsByKey = new Map<string, ManifestRow>();
   private jsonlFd: number | undefined;
   private csvFd: number | undefined;
+  /** The columns of the CSV on disk, and the template variables they hold. */
+  private csvColumns: ManifestCsvColumn[] = manifestCsvColumns([]);
+  private csvVars = new Set<string>();
 
   private constructor(readonly outputDir: string) {}
 
@@ -78,14 +89,15 @@ export class ManifestWriter {
     const previous = this.rowsByKey.get(key);
     if (previous && JSON.stringify(previous) === JSON.stringify(row)) return 'unchanged';
     this.rowsByKey.set(key, row);
-    if (previous) {
+    const newColumn = Object.keys(row.vars ?? {}).some((name) => !this.csvVars.has(name));
+    if (previous || newColumn) {
       this.rewriteFiles();
-      return 'replaced';
+      return previous ? 'replaced' : 'appended';
     }
     const [jsonl, csv] = this.handles();
     writeSync(jsonl, `${JSON.stringify(row)}\n`);
     fsyncSync(jsonl);
-    writeSync(csv, csvLine(MANIFEST_CSV_COLUMNS.map((c) => row[c])));
+    writeSync(csv, csvLine(this.csvColumns.map((c) => c.cell(row))));
     fsyncSync(csv);
     return 'appended';
   }
@@ -105,6 +117,8 @@ export class ManifestWriter {
   private rewriteFiles(): void {
     this.closeHandles();
     const rows = this.rows();
+    this.csvColumns = manifestCsvColumns(rows);
+    this.csvVars = new Set(rows.flatMap((row) => Object.keys(row.vars ?? {})));
     writeFileAtomicSync(
       path.join(this.outputDir, MANIFEST_JSONL),
       rows.map((r) => `${JSON.stringify(r)}\n`).join(''),
@@ -125,11 +139,13 @@ export class ManifestWriter {
   }
 }
 
-/** The whole CSV document for `rows`, header first. */
+/** The whole CSV document for `rows`: the BOM, the header, the rows. */
 export function renderManifestCsv(rows: readonly ManifestRow[]): string {
+  const columns = manifestCsvColumns(rows);
   return (
-    csvLine(MANIFEST_CSV_COLUMNS) +
-    rows.map((row) => csvLine(MANIFEST_CSV_COLUMNS.map((c) => row[c]))).join('')
+    UTF8_BOM +
+    csvLine(columns.map((c) => c.header)) +
+    rows.map((row) => csvLine(columns.map((c) => c.cell(row)))).join('')
   );
 }
 

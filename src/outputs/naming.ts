@@ -1,5 +1,5 @@
 /**
- * Output file naming: a per-step template such as `{step}/{item}-{n}.{ext}`
+ * Output file naming: a per-step template such as `{step}/{name}-{n}.{ext}`
  * rendered into a relative path, then anchored inside the output folder. Two
  * independent guards: every value and every resulting segment is sanitised
  * (`renderOutputPath`), and the final absolute path is checked to be strictly
@@ -8,10 +8,14 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { OutputTemplateError, PathEscapeError } from './errors.js';
-import { sanitizeSegment } from './sanitize.js';
+import { readableSegment, sanitizeSegment } from './sanitize.js';
 
-/** The template used when a step names none (also the job schema's default). */
-export const DEFAULT_OUTPUT_TEMPLATE = '{step}/{item}-{n}.{ext}';
+/**
+ * The template used when a step names none (also the job schema's default):
+ * `{name}` reads like the item; the item key (an identity, with a hash) is
+ * left to `{item}`. Names taken by another output get a short suffix.
+ */
+export const DEFAULT_OUTPUT_TEMPLATE = '{step}/{name}-{n}.{ext}';
 
 /**
  * The fields a template can name besides the item's template variables.
@@ -23,6 +27,7 @@ export const TEMPLATE_FIELDS = [
   'item',
   'n',
   'ext',
+  'name',
   'model',
   'label',
   'generationId',
@@ -33,7 +38,11 @@ const FIXED_FIELDS: readonly string[] = ['step', 'item', 'n', 'ext'];
 
 type VarValue = string | number | boolean | null | undefined;
 
-/** Values for a template. `vars` (matrix/row values of the item) feed `{NAME}`. */
+/**
+ * Values for a template. `vars` (matrix/row values of the item) feed `{NAME}`;
+ * `name` is the item's readable name (its values in job order), rendered as a
+ * lower-case, dash-separated segment; absent, `{name}` falls back to `item`.
+ */
 export type OutputNameValues = Partial<Record<TemplateField, string | number>> & {
   readonly vars?: Readonly<Record<string, VarValue>>;
 };
@@ -113,10 +122,12 @@ export function renderOutputPath(template: string, values: OutputNameValues): st
 
 function placeholderValue(name: string, values: OutputNameValues): string {
   const vars = values.vars ?? {};
-  const raw =
-    !FIXED_FIELDS.includes(name) && Object.hasOwn(vars, name)
-      ? vars[name]
-      : values[name as TemplateField];
+  if (!FIXED_FIELDS.includes(name) && Object.hasOwn(vars, name)) {
+    const value = vars[name];
+    return value === undefined || value === null ? '_' : sanitizeSegment(String(value));
+  }
+  if (name === 'name') return readableSegment(String(values.name ?? values.item ?? ''));
+  const raw = values[name as TemplateField];
   return raw === undefined || raw === null ? '_' : sanitizeSegment(String(raw));
 }
 

@@ -38,12 +38,23 @@ ol.timeline li{padding:4px 0 4px 16px;position:relative;font-size:.9rem}
 ol.timeline li::before{content:"";position:absolute;left:-6px;top:11px;width:10px;height:10px;border-radius:50%;background:var(--accent)}
 ol.timeline li.warn::before{background:var(--warn)}ol.timeline li.error::before{background:var(--bad)}
 ol.timeline time{color:var(--muted);margin-right:8px}
+.source{display:flex;align-items:center;gap:8px;color:var(--accent);text-decoration:none;min-width:0}
+.source img{width:36px;height:36px;object-fit:cover;border-radius:6px;flex:none}
+.source span{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .empty{color:var(--muted)}footer{margin-top:48px;color:var(--muted);font-size:.8rem}
 `;
 
-/** Filters tiles by kind or status; works without it too (everything shown). */
+/**
+ * Filters tiles by kind or status, and shows every \`<time datetime>\` in
+ * the reader's time zone; the page works without it too (everything shown,
+ * times in UTC).
+ */
 export const REPORT_JS = `
-(function(){var bs=document.querySelectorAll('.filters button');
+(function(){var fmt={date:new Intl.DateTimeFormat(undefined,{dateStyle:'medium',timeStyle:'medium'}),
+time:new Intl.DateTimeFormat(undefined,{timeStyle:'medium'})};
+document.querySelectorAll('time[datetime]').forEach(function(t){var d=new Date(t.getAttribute('datetime'));
+if(!isNaN(d.getTime()))t.textContent=(fmt[t.dataset.local]||fmt.date).format(d);});
+var bs=document.querySelectorAll('.filters button');
 function apply(f){document.querySelectorAll('.tile').forEach(function(t){
 t.hidden=!(f==='all'||t.dataset.kind===f||t.dataset.status===f);});
 bs.forEach(function(b){b.setAttribute('aria-pressed',String(b.dataset.filter===f));});}

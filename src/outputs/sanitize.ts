@@ -33,6 +33,21 @@ export function sanitizeSegment(raw: string): string {
   return truncateSegment(s, raw);
 }
 
+/**
+ * A readable file-name segment from free text (an item's values): NFC,
+ * lower case, letters, marks and digits of any script kept (`café`, `東京`),
+ * every other run of characters (spaces, punctuation, anything unsafe) one
+ * `-`; then {@link sanitizeSegment} bounds it like any other segment.
+ */
+export function readableSegment(text: string): string {
+  const words = text
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '');
+  return sanitizeSegment(words);
+}
+
 function truncateSegment(s: string, original: string): string {
   if (Buffer.byteLength(s, 'utf8') <= MAX_SEGMENT_BYTES) return s;
   const hash = sha256Hex(original).slice(0, 8);

@@ -17,12 +17,11 @@ import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
-import { ATTEMPT_STATE, ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
+import { ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
 import {
   DownloadError,
   diskFullCode,
   downloadOutput,
-  type ManifestRow,
   type ManifestWriter,
   OutputDiskFullError,
   ProtectedPathError,
@@ -32,6 +31,7 @@ import {
 import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
+import { downloadedOutputRow } from './manifest-rows.js';
 import { OutputNames, outputOwner } from './output-names.js';
 
 /** Largest output file accepted (videos included). */
@@ -174,6 +174,7 @@ export class DownloadStage {
             ext: type.ext,
             model: item.modelId,
             label: item.label,
+            name: item.name,
             generationId: output.generationId ?? '',
             kind: item.kind,
             vars: item.vars as Record<string, string | number | boolean | null>,
@@ -193,7 +194,8 @@ export class DownloadStage {
         contentType: result.contentType,
       };
       ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, file);
-      this.manifest.append(this.#row(item, output, file));
+      const row = downloadedOutputRow(ctx.journal, output);
+      if (row) this.manifest.append(row);
     } catch (error) {
       if (ctx.stop.hardStop.signal.aborted) return;
       // The file, or its manifest line, found no room on the disk.
@@ -271,40 +273,6 @@ export class DownloadStage {
   /** The POSIX path of `absolute` relative to the output folder (what the journal records). */
   #relative(absolute: string): string {
     return path.relative(this.ctx.outputDir, absolute).split(path.sep).join('/');
-  }
-
-  #row(
-    item: JobItem,
-    output: OutputRecord,
-    file: { file: string; sha256: string; bytes: number; contentType: string },
-  ): ManifestRow {
-    const record = this.ctx.journal.getItem(output.runId, item.key);
-    const winning = this.ctx.journal
-      .listAttempts(output.runId, item.key)
-      .find((a) => a.state === ATTEMPT_STATE.succeeded);
-    const prompt = item.request.input.prompt;
-    return {
-      runId: output.runId,
-      step: item.stepId,
-      item: item.key,
-      n: output.n,
-      attempt: record?.attemptsUsed,
-      generationId: output.generationId,
-      kind: item.kind,
-      modelId: item.modelId,
-      label: item.label,
-      ...(typeof prompt === 'string' ? { prompt } : {}),
-      status: ITEM_STATE.succeeded,
-      // Per generation, like the rows rebuilt from the journal at the end.
-      creditsCost: winning ? winning.chargedCost / Math.max(1, winning.generationIds.length) : null,
-      refunded: false,
-      url: output.url,
-      ...file,
-      at: new Date().toISOString(),
-      // The newest file of the item; the rows it supersedes are marked when the
-      // run rewrites the manifest from the journal at its end.
-      current: true,
-    };
   }
 }
 

@@ -95,6 +95,7 @@ function asSent(
     stepId: record.stepId,
     key: record.itemKey,
     label: record.label,
+    name: jobItem?.name ?? record.label,
     modelId: record.modelId ?? jobItem?.modelId ?? '',
     kind: (record.kind === 'video' ? 'video' : 'image') as JobItem['kind'],
     request: record.request as JobItem['request'],

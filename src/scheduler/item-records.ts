@@ -40,5 +40,6 @@ export function toNewItem(item: JobItem, identity: string): NewItem {
     requestHash: identity,
     expectedOutputs: item.expectedOutputs,
     sourceItemKey: item.source?.itemKey ?? null,
+    vars: item.vars,
   };
 }

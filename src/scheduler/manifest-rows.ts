@@ -1,20 +1,21 @@
 /**
  * Manifest rows rebuilt from the journal (the source of truth). One run's
  * rows: one per downloaded output, one per copy the service failed, one per
- * output whose download failed (with its URL and why), one per item that
- * failed for good before it had outputs. The folder's rows: those of every run of the job
+ * item that failed for good. The folder's rows: those of every run of the job
  * that wrote into the folder, oldest run first, each marked `current` or not,
  * so a re-run that regenerates an item keeps the earlier files listed.
  */
 import path from 'node:path';
 import {
   ATTEMPT_STATE,
+  type AttemptRecord,
   FAILED_ITEM_STATES,
   ITEM_STATE,
   type ItemRecord,
   isStateIn,
   type Journal,
   OUTPUT_STATE,
+  type OutputRecord,
   type RunRecord,
 } from '../journal/index.js';
 import { type ManifestRow, markCurrentRows } from '../outputs/index.js';
@@ -68,19 +69,8 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
   const outputs = journal.listOutputs(runId);
   for (const item of journal.listItems(runId)) {
     if (item.kind === 'training') continue;
-    const kind = item.kind === 'video' ? 'video' : 'image';
     const attempts = journal.listAttempts(runId, item.itemKey);
     const last = attempts.at(-1);
-    const prompt = promptOf(item);
-    const base = {
-      runId,
-      step: item.stepId,
-      item: item.itemKey,
-      kind,
-      modelId: item.modelId ?? '',
-      label: item.label,
-      ...(prompt ? { prompt } : {}),
-    } as const;
     const own = outputs.filter((o) => o.itemKey === item.itemKey);
     const failed = isStateIn(FAILED_ITEM_STATES, item.state);
     // An item that failed for good after its generation succeeded (a download
@@ -89,9 +79,8 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
     const paidFor = failed && own.some((o) => o.url !== null);
     if (item.state === ITEM_STATE.succeeded || paidFor) {
       const winning = attempts.find((a) => a.state === ATTEMPT_STATE.succeeded) ?? last;
-      const ids = winning?.generationIds.length ?? 1;
-      const perGeneration = (winning?.chargedCost ?? 0) / Math.max(1, ids);
-      const common = { ...base, attempt: winning?.attemptNo, creditsCost: perGeneration };
+      const common = { ...itemColumns(journal, item, winning), attempt: winning?.attemptNo };
+      const creditsCost = generationCharge(winning);
       for (const output of own) {
         if (output.url !== null && output.state !== OUTPUT_STATE.downloaded) {
           // A download that failed: for good (the item failed), or so far (a
@@ -103,9 +92,11 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
             n: output.n,
             generationId: output.generationId,
             status: ITEM_STATE.failed,
+            creditsCost,
             refunded: false,
             url: output.url,
             error: output.error ?? item.error ?? 'not downloaded',
+            at: isoOf(output.updatedAt),
           });
           continue;
         }
@@ -117,31 +108,22 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
             n: output.n,
             generationId: output.generationId,
             status: ITEM_STATE.failed,
+            creditsCost,
             refunded: (winning?.refundedCredits ?? 0) > 0,
             url: null,
             error: output.error ?? 'generation failed',
+            at: isoOf(output.updatedAt),
           });
           continue;
         }
-        if (output.state !== OUTPUT_STATE.downloaded || !output.file || !output.sha256) continue;
-        rows.push({
-          ...common,
-          n: output.n,
-          generationId: output.generationId,
-          status: ITEM_STATE.succeeded,
-          refunded: false,
-          url: output.url,
-          file: output.file,
-          sha256: output.sha256,
-          ...(output.bytes !== null ? { bytes: output.bytes } : {}),
-          ...(output.contentType ? { contentType: output.contentType } : {}),
-        });
+        const row = fileRow(common, creditsCost, output);
+        if (row) rows.push(row);
       }
       continue;
     }
     if (isStateIn(FAILED_ITEM_STATES, item.state)) {
       rows.push({
-        ...base,
+        ...itemColumns(journal, item, last),
         ...(last ? { attempt: last.attemptNo } : {}),
         generationId: last?.generationIds[0] ?? null,
         status: item.state,
@@ -149,11 +131,114 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
         refunded: (last?.refundedCredits ?? 0) > 0,
         url: null,
         error: item.error ?? item.state,
+        at: isoOf(item.updatedAt),
       });
     }
   }
   return rows;
 }
+
+/**
+ * The row of one output just downloaded (what the download stage appends
+ * while the run goes on): the row the end-of-run rebuild will write, marked
+ * `current` (the rows it supersedes are marked at that rebuild).
+ */
+export function downloadedOutputRow(
+  journal: Journal,
+  output: Pick<OutputRecord, 'runId' | 'itemKey' | 'n'>,
+): ManifestRow | undefined {
+  const item = journal.getItem(output.runId, output.itemKey);
+  const record = journal.getOutput(output.runId, output.itemKey, output.n);
+  if (!item || !record) return undefined;
+  const winning = journal
+    .listAttempts(output.runId, output.itemKey)
+    .find((a) => a.state === ATTEMPT_STATE.succeeded);
+  const common = { ...itemColumns(journal, item, winning), attempt: winning?.attemptNo };
+  const row = fileRow(common, generationCharge(winning), record);
+  return row ? { ...row, current: true } : undefined;
+}
+
+type ItemColumns = ReturnType<typeof itemColumns>;
+
+/** The row of a downloaded output file, or undefined when it is not downloaded. */
+function fileRow(
+  common: ItemColumns & { attempt: number | undefined },
+  creditsCost: number | null,
+  output: OutputRecord,
+): ManifestRow | undefined {
+  if (output.state !== OUTPUT_STATE.downloaded || !output.file || !output.sha256) return undefined;
+  return {
+    ...common,
+    n: output.n,
+    generationId: output.generationId,
+    status: ITEM_STATE.succeeded,
+    creditsCost,
+    refunded: false,
+    url: output.url,
+    file: output.file,
+    sha256: output.sha256,
+    ...(output.bytes !== null ? { bytes: output.bytes } : {}),
+    ...(output.contentType ? { contentType: output.contentType } : {}),
+    at: isoOf(output.updatedAt),
+  };
+}
+
+/** What every row of an item says: where it belongs, its values, its prompt, its source file. */
+function itemColumns(journal: Journal, item: ItemRecord, attempt: AttemptRecord | undefined) {
+  const prompt = promptOf(item);
+  const vars = varsOf(item);
+  const sourceFile = item.sourceItemKey ? sourceFileOf(journal, item.runId, attempt) : undefined;
+  return {
+    runId: item.runId,
+    step: item.stepId,
+    item: item.itemKey,
+    kind: item.kind === 'video' ? ('video' as const) : ('image' as const),
+    modelId: item.modelId ?? '',
+    label: item.label,
+    ...(vars ? { vars } : {}),
+    ...(prompt ? { prompt } : {}),
+    ...(sourceFile ? { sourceFile } : {}),
+  };
+}
+
+/**
+ * The charge of one generation of an attempt: a request for N copies makes N
+ * generations charged together, each its share (what the service reports per
+ * id); totals count each generation once.
+ */
+function generationCharge(attempt: AttemptRecord | undefined): number | null {
+  if (!attempt) return null;
+  return attempt.chargedCost / Math.max(1, attempt.generationIds.length);
+}
+
+/** The file of the output a `from:` attempt was made from (its request's `generationId`). */
+function sourceFileOf(
+  journal: Journal,
+  runId: string,
+  attempt: AttemptRecord | undefined,
+): string | undefined {
+  const id = (attempt?.request as { generationId?: unknown } | null)?.generationId;
+  if (typeof id !== 'string') return undefined;
+  return journal.findDownloadedOutput(id, runId)?.file ?? undefined;
+}
+
+type VarValue = string | number | boolean | null;
+
+/** The item's template values as the manifest stores them (null for items of older journals). */
+function varsOf(item: ItemRecord): Record<string, VarValue> | undefined {
+  if (!item.vars) return undefined;
+  const vars: Record<string, VarValue> = {};
+  for (const [name, value] of Object.entries(item.vars)) {
+    const plain =
+      value === null || ['string', 'number', 'boolean'].includes(typeof value)
+        ? (value as VarValue)
+        : JSON.stringify(value);
+    vars[name] = plain;
+  }
+  return vars;
+}
+
+const isoOf = (ms: number): string => new Date(ms).toISOString();
 
 function promptOf(item: ItemRecord): string | undefined {
   const request = item.request as { input?: { prompt?: unknown } } | null;

@@ -4,7 +4,7 @@
  * trainings and the timeline. Used at the end of every run (even a stopped
  * one) and by `ibatch report`.
  */
-import type { EventRecord, Journal } from '../journal/index.js';
+import { type EventRecord, type Journal, RUN_STATUS } from '../journal/index.js';
 import {
   type ManifestRow,
   ManifestWriter,
@@ -74,13 +74,17 @@ function reportDataFromJournal(
       ...influencerIdOf(journal, runId, i.itemKey),
     }));
   const { charged, refunded, net } = journal.spendSummary(runId);
+  // The engine writes the outputs of a finishing run just before it records
+  // its final status (and finish time): the report shows that moment.
+  const finishedAt =
+    run.finishedAt ?? (status && status !== RUN_STATUS.running ? Date.now() : null);
   return {
     spend: { charged, refunded, net },
     run: {
       runId,
       jobName: run.jobName,
       startedAt: new Date(run.createdAt).toISOString(),
-      ...(run.finishedAt ? { finishedAt: new Date(run.finishedAt).toISOString() } : {}),
+      ...(finishedAt ? { finishedAt: new Date(finishedAt).toISOString() } : {}),
       status: status ?? run.status,
       budget: run.budget,
     },

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 
 export const CHROMIUM = process.env.IBATCH_CHROMIUM ?? '/usr/bin/chromium';
@@ -48,12 +48,17 @@ export function useChromium(): () => Browser {
   };
 }
 
-/** A report page opened from disk; `external` collects every request that is not `file:`. */
+/**
+ * A report page opened from disk (1280x900 unless `options` say otherwise,
+ * e.g. a `timezoneId` and `locale`); `external` collects every request that
+ * is not `file:`.
+ */
 export async function openReport(
   browser: Browser,
   file: string,
+  options: BrowserContextOptions = {},
 ): Promise<{ page: Page; external: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...options });
   const external: string[] = [];
   page.on('request', (request) => {
     if (!request.url().startsWith('file:')) external.push(request.url());
@@ -79,11 +84,24 @@ export async function shownTotal(page: Page, name: string): Promise<number> {
   return Number(await page.locator(`[data-total="${name}"]`).textContent());
 }
 
-/** Saves a full-page screenshot under test-artifacts/ (for a human to look at) and closes the page. */
-export async function saveScreenshot(page: Page, name: string): Promise<void> {
+/**
+ * Saves a screenshot under test-artifacts/ (for a human to look at), closes
+ * the page and returns the file: the whole page, or with `fullPage: false`
+ * the viewport only (a picture of a known size to attach to the test output),
+ * scrolled so that the element `from` (a CSS selector) is at its top.
+ */
+export async function saveScreenshot(
+  page: Page,
+  name: string,
+  { fullPage = true, from }: { fullPage?: boolean; from?: string } = {},
+): Promise<string> {
   const dir = path.resolve('test-artifacts');
   mkdirSync(dir, { recursive: true });
   await page.evaluate('window.scrollTo(0, 0)');
-  await page.screenshot({ path: path.join(dir, name), fullPage: true });
+  // Page-side code as a string (no DOM lib in the tsconfig).
+  if (from) await page.evaluate(`document.querySelector(${JSON.stringify(from)}).scrollIntoView()`);
+  const file = path.join(dir, name);
+  await page.screenshot({ path: file, fullPage });
   await page.close();
+  return file;
 }

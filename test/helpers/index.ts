@@ -12,6 +12,7 @@ export {
   said,
   spawnCli,
 } from './cli.js';
+export { type ParsedCsv, parseCsv } from './csv.js';
 export { emulatorEnv, testEmulator } from './emulator.js';
 export { scaledLimits } from './limits.js';
 export { BIN, DIST, REPO, repoPath } from './paths.js';

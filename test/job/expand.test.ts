@@ -76,6 +76,24 @@ describe('expansion', () => {
     expect(beforeKeys[0]).toMatch(/^cat-[0-9a-f]{10}$/);
   });
 
+  it('names items by their values in job order; a chain item after its source (keys unchanged)', () => {
+    const items = expand(
+      `${HEAD}  - id: img\n    model: flux-portrait\n    copies: 2\n    count: 2\n    matrix: { scene: [Café], mood: [calm] }\n    rows: rows.csv\n    input: { prompt: "{{ scene }} {{ product }}" }\n  - id: vid\n    model: kling-i2v\n    from: img\n    input: { prompt: "moving" }\n`,
+      { 'rows.csv': 'product,brand\nsilk scarf,Zoé\n' },
+    );
+    const [first, second, ...chain] = items;
+    // Matrix keys as written, then the rows' columns; the key keeps its sorted, ASCII slug.
+    expect(first?.name).toBe('Café calm silk scarf Zoé 1');
+    expect(second?.name).toBe('Café calm silk scarf Zoé 2');
+    expect(first?.key).toMatch(/^zo-calm-silk-scarf-caf-[0-9a-f]{10}$/);
+    expect(chain.map((i) => i.name)).toEqual([
+      'Café calm silk scarf Zoé 1 from 1',
+      'Café calm silk scarf Zoé 1 from 2',
+      'Café calm silk scarf Zoé 2 from 1',
+      'Café calm silk scarf Zoé 2 from 2',
+    ]);
+  });
+
   it('makes one chain item per image output of the source, keyed from it', () => {
     const items = expand(
       `${HEAD}  - id: img\n    model: flux-portrait\n    copies: 2\n    matrix: { scene: [beach] }\n    input: { prompt: "{{ scene }}" }\n  - id: vid\n    model: kling-i2v\n    from: img\n    input: { prompt: "moving {{ scene }}" }\n`,

@@ -30,6 +30,20 @@ describe('runs', () => {
 });
 
 describe('items', () => {
+  it('keeps template values in job order; an item recorded without them gets them on resume', async () => {
+    const journal = await tempJournal();
+    const runId = seedRun(journal);
+    const vars = { scene: 'à Paris café', product: 'silk scarf', n: 2 };
+    journal.addItems(runId, [{ ...item('a'), vars }, item('b')]);
+    expect(Object.entries(journal.getItem(runId, 'a')?.vars ?? {})).toEqual(Object.entries(vars));
+    // As an item written before migration 4 (no values): a re-expansion fills them in once.
+    expect(journal.getItem(runId, 'b')?.vars).toBeNull();
+    journal.addItems(runId, [{ ...item('b'), vars: { scene: 'beach' } }]);
+    expect(journal.getItem(runId, 'b')?.vars).toEqual({ scene: 'beach' });
+    journal.addItems(runId, [{ ...item('b'), vars: { scene: 'other' } }]);
+    expect(journal.getItem(runId, 'b')?.vars).toEqual({ scene: 'beach' });
+  });
+
   it('adds once, reports changed requests on re-expansion, filters by state and step', async () => {
     const journal = await tempJournal();
     const runId = seedRun(journal);

@@ -7,7 +7,7 @@ import {
   readManifest,
   summarizeCosts,
 } from '../../src/outputs/index.js';
-import { tempDir } from '../helpers/index.js';
+import { parseCsv, tempDir } from '../helpers/index.js';
 import { FIXTURE_ROWS, FIXTURE_TOTALS } from './fixtures/rows.js';
 
 const [first, second, failed, video, blocked] = FIXTURE_ROWS as [
@@ -34,11 +34,30 @@ describe('ManifestWriter', () => {
     expect(jsonlRows(dir)).toEqual(FIXTURE_ROWS);
     const csv = readFileSync(path.join(dir, 'manifest.csv'), 'utf8');
     const lines = csv.split('\r\n');
-    expect(lines[0]).toBe(MANIFEST_CSV_COLUMNS.join(','));
+    expect(lines[0]).toBe(`\uFEFF${['file', ...MANIFEST_CSV_COLUMNS].join(',')}`);
     expect(csv).toContain('"Ava on a beach, ""golden"" hour, 50% off"');
     expect(csv).toContain('"provider failed, line1\nline2"');
     expect(csv).toContain(`"'=HYPERLINK(""http://evil"")"`); // formula neutralised
     expect(csv.endsWith('\r\n')).toBe(true);
+    writer.close();
+  });
+
+  it('gives each template variable its own column, in job order, after `file`', () => {
+    const dir = tempDir('manifest');
+    const writer = ManifestWriter.open(dir);
+    writer.append({ ...first, vars: { scene: 'à Paris café', product: '=silk scarf' } });
+    // A row naming a variable the header lacks: the CSV is rewritten with it.
+    writer.append({ ...second, vars: { scene: 'beach', product: 'tote', step: 3 } });
+    writer.append({ ...video, vars: { scene: 'beach' } });
+    const csv = parseCsv(readFileSync(path.join(dir, 'manifest.csv'), 'utf8'));
+    expect(csv.bom).toBe(true);
+    expect(csv.header).toEqual(['file', 'scene', 'product', 'vars.step', ...MANIFEST_CSV_COLUMNS]);
+    expect(csv.records.map((r) => [r[0], r[1], r[2], r[3]])).toEqual([
+      [first.file, 'à Paris café', "'=silk scarf", ''],
+      [second.file, 'beach', 'tote', '3'],
+      [video.file, 'beach', '', ''],
+    ]);
+    expect(readManifest(dir)[0]?.vars).toEqual({ scene: 'à Paris café', product: '=silk scarf' });
     writer.close();
   });
 

@@ -76,15 +76,31 @@ describe('sanitizeSegment', () => {
 });
 
 describe('renderOutputPath', () => {
-  it('renders the default template', () => {
-    expect(
-      renderOutputPath(DEFAULT_OUTPUT_TEMPLATE, {
-        step: 'portraits',
-        item: 'scene-beach',
-        n: 2,
-        ext: 'png',
-      }),
-    ).toBe('portraits/scene-beach-2.png');
+  it('renders the default template with the readable name (the item key without one)', () => {
+    const values = { step: 'portraits', item: 'beach-f2d322752e', n: 2, ext: 'png' };
+    expect(renderOutputPath(DEFAULT_OUTPUT_TEMPLATE, values)).toBe(
+      'portraits/beach-f2d322752e-2.png',
+    );
+    expect(renderOutputPath(DEFAULT_OUTPUT_TEMPLATE, { ...values, name: 'Beach' })).toBe(
+      'portraits/beach-2.png',
+    );
+  });
+
+  it('{name} keeps letters of any script and accents (NFC), one dash for the rest', () => {
+    const render = (name: string) => renderOutputPath('{name}', { name });
+    expect(render('Bonjour Paris à Paris café silk scarf')).toBe(
+      'bonjour-paris-à-paris-café-silk-scarf',
+    );
+    // Decomposed input (macOS file names, some CSV exports) comes out composed.
+    expect(render('cafe\u0301')).toBe('café');
+    expect(render('東京 / Ночь: 2024?')).toBe('東京-ночь-2024');
+    expect(render('../../etc/passwd')).toBe('etc-passwd');
+    expect(render('CON')).toBe('_con');
+    expect(render('***')).toBe('_');
+    // A template variable called `name` wins, as for the other non-fixed fields.
+    expect(renderOutputPath('{name}', { name: 'Beach', vars: { name: 'Ava Stone' } })).toBe(
+      'Ava Stone',
+    );
   });
 
   it('supports every placeholder, template variables included', () => {
@@ -128,6 +144,7 @@ describe('renderOutputPath', () => {
           item: b,
           model: c,
           label: d,
+          name: a,
           generationId: a,
           kind: b,
           n: c,

@@ -3,8 +3,12 @@
  * image-to-video) runs on the emulator, then its `report.html` is opened in
  * headless Chromium (Debian's `chromium`; `.ci/run` installs it). Every image
  * must load, the totals shown must match the manifest (plus the training
- * charge) and the emulator's ledger. Saves test-artifacts/report-run.png.
- * A missing browser FAILS the test.
+ * charge) and the emulator's ledger. What a person reads (issue 14.6): cards
+ * titled by the item's values, each clip linking the image it was made from,
+ * times in the reader's time zone with the finish time and the duration, one
+ * cost unit. Saves test-artifacts/report-run.png (whole page) and
+ * report-run-view.png (the first 1280x900 screen, attached to the test's
+ * output). A missing browser FAILS the test.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,8 +30,14 @@ import {
 
 const browser = useChromium();
 
+/** What the page should show for `iso` in Kolkata (UTC+5:30: no hour-aligned zone hides a bug). */
+const kolkata = (iso: string, options: Intl.DateTimeFormatOptions) =>
+  new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'Asia/Kolkata' }).format(new Date(iso));
+
 describe('report.html of a real run', () => {
-  it('shows every output, loads every image, and its totals match manifest and ledger', async () => {
+  it('shows every output, loads every image, and its totals match manifest and ledger', async ({
+    annotate,
+  }) => {
     const em = await emulators({ seed: 21 });
     const dir = tempDir('report-run-browser');
     const job = makeWorkspace(dir, 'job.yaml');
@@ -48,10 +58,13 @@ describe('report.html of a real run', () => {
       .reduce((a, e) => a + e.amount, 0);
     expect(charged).toBe(ledgerCharged);
 
-    const { page, external } = await openReport(browser(), path.join(out, 'report.html'));
+    const { page, external } = await openReport(browser(), path.join(out, 'report.html'), {
+      timezoneId: 'Asia/Kolkata',
+      locale: 'en-US',
+    });
 
     const imageRows = rows.filter((r) => r.kind === 'image' && r.file);
-    expect(await page.locator('img').count()).toBe(imageRows.length);
+    expect(await page.locator('.thumb img').count()).toBe(imageRows.length);
     expect(await page.locator('video').count()).toBe(rows.length - imageRows.length);
     const widths = await loadedImageWidths(page);
     expect(widths.every((w) => w > 0)).toBe(true);
@@ -73,6 +86,62 @@ describe('report.html of a real run', () => {
     expect(text).toContain(characters[0]?.id);
     expect(external).toEqual([]);
 
+    // Card titles are the item's values, not its key.
+    const titles = await page.locator('article.tile .title').allTextContents();
+    expect(titles.sort()).toEqual(['beach', 'beach', 'rooftop', 'rooftop']);
+    for (const row of rows) expect(titles).not.toContain(row.item);
+
+    // Each clip links the image it was made from (the photo of its scene).
+    const clips = page.locator('article.tile[data-kind="video"]');
+    expect(await clips.count()).toBe(2);
+    for (const clip of await clips.all()) {
+      const scene = await clip.locator('.title').textContent();
+      const photo = rows.find((r) => r.step === 'photos' && r.vars?.scene === scene);
+      const link = clip.locator('a[data-source]');
+      expect(await link.getAttribute('href')).toBe(photo?.file);
+      // Its picture is shown (loadedImageWidths above waited for every image to load).
+      expect(await link.locator('img').getAttribute('src')).toBe(photo?.file);
+    }
+
+    // Times in the reader's zone, with the finish time and how long it took.
+    const times = page.locator('header time');
+    expect(await times.count()).toBe(2);
+    for (const time of await times.all()) {
+      const iso = (await time.getAttribute('datetime')) ?? '';
+      expect(await time.textContent()).toBe(
+        kolkata(iso, { dateStyle: 'medium', timeStyle: 'medium' }),
+      );
+    }
+    const [started, finished] = await Promise.all(
+      [0, 1].map(async (i) => Date.parse((await times.nth(i).getAttribute('datetime')) ?? '')),
+    );
+    expect(finished).toBeGreaterThanOrEqual(started ?? 0);
+    expect(await page.locator('[data-duration]').textContent()).toMatch(
+      /^(\d+ min \d{2} s|\d+ s)$/,
+    );
+    const event = page.locator('ol.timeline time').first();
+    expect(await event.textContent()).toBe(
+      kolkata((await event.getAttribute('datetime')) ?? '', { timeStyle: 'medium' }),
+    );
+
+    // One cost unit everywhere.
+    for (const cost of await page.locator('[data-credits]').allTextContents())
+      expect(cost).toMatch(/^\d+(\.\d+)? credits?$/);
+    expect(text).not.toMatch(/\d cr\b/);
+
     await saveScreenshot(page, 'report-run.png');
+    const again = await openReport(browser(), path.join(out, 'report.html'), {
+      timezoneId: 'Asia/Kolkata',
+      locale: 'en-US',
+    });
+    await loadedImageWidths(again.page);
+    const view = await saveScreenshot(again.page, 'report-run-view.png', {
+      fullPage: false,
+      from: '.filters',
+    });
+    await annotate(`report screenshot (1280x900): ${view}`, 'screenshot', {
+      path: view,
+      contentType: 'image/png',
+    });
   }, 60_000);
 });

@@ -5,6 +5,7 @@
 import { migration0001 } from './0001-initial.js';
 import { migration0002 } from './0002-lookup-indexes.js';
 import { migration0003 } from './0003-attempt-training-ids.js';
+import { migration0004 } from './0004-item-vars.js';
 
 export interface Migration {
   readonly version: number;
@@ -12,5 +13,10 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003];
+export const MIGRATIONS: readonly Migration[] = [
+  migration0001,
+  migration0002,
+  migration0003,
+  migration0004,
+];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

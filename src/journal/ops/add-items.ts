@@ -15,6 +15,8 @@ export interface NewItem {
   readonly quotedCost?: number | null;
   /** For `from:` chains: the item whose output this one consumes. */
   readonly sourceItemKey?: string | null;
+  /** The item's template values in job order (manifest columns, report titles). */
+  readonly vars?: Readonly<Record<string, unknown>> | null;
 }
 
 export interface AddItemsResult {
@@ -37,6 +39,7 @@ export function itemColumns(item: NewItem) {
     expectedOutputs: item.expectedOutputs ?? 1,
     quotedCost: item.quotedCost ?? null,
     sourceItemKey: item.sourceItemKey ?? null,
+    vars: item.vars ? JSON.stringify(item.vars) : null,
   };
 }
 
@@ -48,10 +51,15 @@ export function itemColumns(item: NewItem) {
 export function addItems(j: JournalDb, runId: string, items: readonly NewItem[]): AddItemsResult {
   const insert = j.stmt(
     `INSERT INTO items (run_id, item_key, step_id, label, model_id, kind, request_json,
-       request_hash, expected_outputs, quoted_cost, source_item_key, created_at, updated_at)
+       request_hash, expected_outputs, quoted_cost, source_item_key, vars_json, created_at, updated_at)
      VALUES (@runId, @itemKey, @stepId, @label, @modelId, @kind, @request, @requestHash,
-       @expectedOutputs, @quotedCost, @sourceItemKey, @now, @now)
+       @expectedOutputs, @quotedCost, @sourceItemKey, @vars, @now, @now)
      ON CONFLICT (run_id, item_key) DO NOTHING`,
+  );
+  // An item recorded before migration 4 gets its values when its run resumes.
+  const fillVars = j.stmt(
+    `UPDATE items SET vars_json = @vars
+     WHERE run_id = @runId AND item_key = @itemKey AND vars_json IS NULL AND @vars IS NOT NULL`,
   );
   const existingHash = j.stmt('SELECT request_hash FROM items WHERE run_id = ? AND item_key = ?');
   const now = j.now();
@@ -65,6 +73,8 @@ export function addItems(j: JournalDb, runId: string, items: readonly NewItem[])
           inserted += 1;
           continue;
         }
+        const columns = itemColumns(item);
+        fillVars.run({ runId, itemKey: columns.itemKey, vars: columns.vars });
         const row = existingHash.get(runId, item.itemKey) as { request_hash: string };
         if (row.request_hash !== item.requestHash) changed.push(item.itemKey);
       }

@@ -11,7 +11,8 @@ export const ITEM_COLUMNS = `run_id AS runId, item_key AS itemKey, step_id AS st
   attempts_used AS attemptsUsed, expected_outputs AS expectedOutputs, quoted_cost AS quotedCost,
   reserved_credits AS reservedCredits, charged_credits AS chargedCredits,
   refunded_credits AS refundedCredits, error, not_before AS notBefore,
-  source_item_key AS sourceItemKey, created_at AS createdAt, updated_at AS updatedAt`;
+  source_item_key AS sourceItemKey, vars_json AS vars, created_at AS createdAt,
+  updated_at AS updatedAt`;
 
 export const ATTEMPT_COLUMNS = `run_id AS runId, item_key AS itemKey, attempt_no AS attemptNo,
   idempotency_key AS idempotencyKey, request_json AS request, request_hash AS requestHash, state,

@@ -20,7 +20,13 @@ export {
   saveInfluencer,
 } from './influencers.js';
 export { itemHistory, removeUnattemptedItem, replaceItemRequest } from './item-history.js';
-export { listOutputs, markOutputDownloaded, markOutputFailed } from './outputs.js';
+export {
+  findDownloadedOutput,
+  getOutput,
+  listOutputs,
+  markOutputDownloaded,
+  markOutputFailed,
+} from './outputs.js';
 export { recentCreates } from './recent-creates.js';
 export { recordAttemptIntent } from './record-attempt-intent.js';
 export { recordAttemptOutcome } from './record-attempt-outcome.js';

@@ -59,7 +59,7 @@ export function replaceItemRequest(j: JournalDb, runId: string, item: NewItem): 
     .stmt(
       `UPDATE items SET label = @label, model_id = @modelId, kind = @kind, request_json = @request,
          request_hash = @requestHash, expected_outputs = @expectedOutputs, quoted_cost = NULL,
-         source_item_key = @sourceItemKey, updated_at = @now
+         source_item_key = @sourceItemKey, vars_json = @vars, updated_at = @now
        WHERE run_id = @runId AND item_key = @itemKey
          AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = @runId AND a.item_key = @itemKey
                            AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)}))`,

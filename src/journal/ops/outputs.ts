@@ -20,6 +20,38 @@ export function listOutputs(j: JournalDb, runId: string, state?: OutputState): O
     .map((row) => outputRecordSchema.parse(row));
 }
 
+/** One output of an item, or undefined. */
+export function getOutput(
+  j: JournalDb,
+  runId: string,
+  itemKey: string,
+  n: number,
+): OutputRecord | undefined {
+  const row = j
+    .stmt(`SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE run_id = ? AND item_key = ? AND n = ?`)
+    .get(runId, itemKey, n);
+  return row === undefined ? undefined : outputRecordSchema.parse(row);
+}
+
+/**
+ * The downloaded output of a generation, preferring `runId`'s (a `from:`
+ * item's source may have been downloaded by an earlier run), else undefined.
+ */
+export function findDownloadedOutput(
+  j: JournalDb,
+  generationId: string,
+  runId: string,
+): OutputRecord | undefined {
+  const row = j
+    .stmt(
+      `SELECT ${OUTPUT_COLUMNS} FROM outputs
+       WHERE generation_id = @generationId AND state = '${OUTPUT_STATE.downloaded}'
+       ORDER BY run_id = @runId DESC, updated_at DESC LIMIT 1`,
+    )
+    .get({ generationId, runId });
+  return row === undefined ? undefined : outputRecordSchema.parse(row);
+}
+
 export interface DownloadedOutput {
   /** Path relative to the run's output folder. */
   readonly file: string;
