@@ -38,6 +38,7 @@ export default mergeConfig(
         'test/cli/retry-after.test.ts',
         'test/cli/signals-pipes.test.ts',
         'test/cli/protected-paths.test.ts',
+        'test/cli/progress-tmux.test.ts',
         'test/scheduler/journal-locks.test.ts',
         'test/security/key-leaks.test.ts',
         'test/security/hostile-server.test.ts',

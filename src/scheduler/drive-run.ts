@@ -112,8 +112,15 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   const { job, catalog, items } = validated;
   const runId = selection.run.runId;
   let lastSpend = '';
-  const emit = (event: RunEvent) => {
+  const emit = (event: RunEvent): void => {
     options.onEvent?.(event);
+    // An item's end (its journal state is written before `item-done`) and a
+    // pause show at once, not at the next tick: the progress counts match
+    // the journal's whenever a person looks.
+    if (event.type === 'item-done' || event.type === 'pause') {
+      emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) });
+      return;
+    }
     // 'spend' is derived from the progress ticks: one event whenever the journal's totals change.
     if (event.type !== 'progress') return;
     const spend = JSON.stringify(event.snapshot.spend);

@@ -23,6 +23,7 @@ import {
   journalOption,
   type NextRunOptions,
   positiveNumber,
+  useColor,
 } from '../options.js';
 import { progressRenderer } from '../progress.js';
 import { openService } from '../service.js';
@@ -102,7 +103,7 @@ export const runCommand: CommandModule = {
       const onSignal = () =>
         abort.abort(new InterruptedError(`interrupted. ${RESUME_AFTER_INTERRUPT}`));
       const offSignals = onStopSignals(onSignal);
-      const renderer = progressRenderer(io.stderr);
+      const renderer = progressRenderer(io.stderr, { color: useColor(io.stderr, io.env) });
       const service = await openService(io, {
         ...options,
         logDestination: renderer.logStream,
@@ -121,6 +122,7 @@ export const runCommand: CommandModule = {
         if (!reportJobErrors(io, error, options.json)) throw error;
       } finally {
         offSignals();
+        renderer.close();
         await service.close();
       }
 
