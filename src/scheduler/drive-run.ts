@@ -252,7 +252,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     downloadFailures: downloads.failures,
   });
   const withDone = { ...result, done };
-  record('run.finished', result.message);
+  record('run.finished', result.message, undefined, { status: result.status });
   emit({ type: 'run-finished', result: withDone });
   return withDone;
 }
