@@ -42,6 +42,7 @@ export default mergeConfig(
         'test/cli/download-failures.test.ts',
         'test/cli/output-disk-full.test.ts',
         'test/cli/disk-faults.test.ts',
+        'test/cli/progress-tmux.test.ts',
         'test/scheduler/journal-locks.test.ts',
         'test/security/key-leaks.test.ts',
         'test/security/hostile-server.test.ts',

@@ -5,12 +5,19 @@
  */
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { ENDPOINTS, type EndpointId, ErrorBodySchema, endpointPath } from '../contract/index.js';
+import {
+  API_PREFIX,
+  ENDPOINTS,
+  type EndpointId,
+  ErrorBodySchema,
+  endpointPath,
+} from '../contract/index.js';
 
 import { type Logger, type RequestGate, redactDeep, type Sleep } from '../shared/index.js';
 import { ApiError, ContractError, failureOfThrown, RetryAfterTooLongError } from './errors.js';
 
 import { type ClientEvent, retryEvent } from './events.js';
+import { describeOperation } from './operations.js';
 import type { ResolvedTimeouts } from './options.js';
 import { EMPTY_RATE_LIMIT, headerNumber, type RateLimitSnapshot } from './rate-limit.js';
 import {
@@ -67,6 +74,8 @@ export class Caller {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (spec.idempotencyKey !== undefined) headers['idempotency-key'] = spec.idempotencyKey;
     const repeatable = !endpoint.creates || spec.idempotencyKey !== undefined;
+    // Messages say what was being done; `endpoint` stays on the error and in the logs.
+    const doing = describeOperation(spec.endpoint, spec.params);
     const retries = new RetryCounter(repeatable, deps.retry);
 
     for (let attempt = 1; ; attempt++) {
@@ -79,6 +88,7 @@ export class Caller {
           deps.dispatcher,
           {
             operation: spec.endpoint,
+            doing,
             origin: deps.baseUrl.origin,
             path,
             method: endpoint.method,
@@ -95,6 +105,7 @@ export class Caller {
           this.observe(endpoint.buckets, exchange, undefined);
           throw new RetryAfterTooLongError({
             endpoint: spec.endpoint,
+            doing,
             header: exchange.headers['retry-after'] ?? '',
             retryAfterMs: retryAfterMs ?? Number.POSITIVE_INFINITY,
             now: Date.now(),
@@ -107,10 +118,14 @@ export class Caller {
           'service response',
         );
         if (exchange.status >= 200 && exchange.status < 300) {
-          const value = parseBody(spec.endpoint, exchange.body, spec.schema);
+          const value = parseBody(spec.endpoint, exchange.body, spec.schema, doing);
           return { value, status: exchange.status, requestId: requestIdOf(exchange) };
         }
-        error = toApiError(spec.endpoint, exchange, retryAfterMs);
+        error = toApiError(
+          { endpoint: spec.endpoint, doing, hint: this.hintFor(exchange.status) },
+          exchange,
+          retryAfterMs,
+        );
         failure = { type: 'status', status: exchange.status, retryAfterMs };
       } catch (caught) {
         failure = failureOfThrown(caught);
@@ -132,6 +147,17 @@ export class Caller {
       );
       await deps.sleep(decision.delayMs, signal);
     }
+  }
+
+  /**
+   * A 404 from a base URL without `/api/v1` means the base URL is wrong, not
+   * the thing asked for: say which one was probably meant.
+   */
+  private hintFor(status: number): string | undefined {
+    const { baseUrl } = this.deps;
+    if (status !== 404 || baseUrl.pathname.endsWith(API_PREFIX)) return undefined;
+    const prefix = baseUrl.pathname.replace(/\/+$/, '').replace(/\/api$/, '');
+    return `check the base URL: did you mean ${baseUrl.origin}${prefix}${API_PREFIX}?`;
   }
 
   private pathFor(spec: CallSpec<unknown>): string {
@@ -166,13 +192,21 @@ export class Caller {
 
 type RateFeedbackBuckets = (typeof ENDPOINTS)[EndpointId]['buckets'];
 
-export function parseBody<T>(endpoint: EndpointId, body: Buffer, schema: z.ZodType<T>): T {
+export function parseBody<T>(
+  endpoint: EndpointId,
+  body: Buffer,
+  schema: z.ZodType<T>,
+  doing = describeOperation(endpoint),
+): T {
   let json: unknown;
   try {
     // The boundary where service text comes in: a key it echoes goes no further.
     json = redactDeep(JSON.parse(body.toString('utf8')));
   } catch (cause) {
-    throw new ContractError(endpoint, '', `malformed JSON (${body.length} bytes)`, { cause });
+    throw new ContractError(endpoint, '', `malformed JSON (${body.length} bytes)`, {
+      cause,
+      doing,
+    });
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return parsed.data;
@@ -182,11 +216,12 @@ export function parseBody<T>(endpoint: EndpointId, body: Buffer, schema: z.ZodTy
     parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more)` : '';
   throw new ContractError(endpoint, path, `${issue?.message ?? 'invalid'}${more}`, {
     cause: parsed.error,
+    doing,
   });
 }
 
 function toApiError(
-  endpoint: EndpointId,
+  call: { endpoint: EndpointId; doing: string; hint: string | undefined },
   exchange: Exchange,
   retryAfterMs: number | undefined,
 ): ApiError {
@@ -211,7 +246,9 @@ function toApiError(
     code,
     message,
     details,
-    endpoint,
+    endpoint: call.endpoint,
+    doing: call.doing,
+    ...(call.hint === undefined ? {} : { hint: call.hint }),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     ...(requestIdOf(exchange) === undefined ? {} : { requestId: requestIdOf(exchange) }),
   });

@@ -5,7 +5,6 @@
  * retryable) from the contract's failure table (contract/failure-meaning.ts).
  */
 import {
-  type EndpointId,
   LONGEST_RETRY_AFTER_MS,
   MEANING_OF_TRANSPORT,
   meaningOfStatus,
@@ -18,10 +17,17 @@ import {
   redact,
   redactDeep,
 } from '../shared/index.js';
+import { type ClientOperation, describeOperation } from './operations.js';
 import type { Failure } from './retry-policy.js';
 
-/** Endpoint ids plus the presigned upload PUT, which is not a service endpoint. */
-export type ClientOperation = EndpointId | 'upload';
+export type { ClientOperation };
+
+/** What an error of the client may carry besides its cause. */
+export interface ClientErrorOptions {
+  readonly cause?: unknown;
+  /** What was being done, in words (`describeOperation`); @default the operation's generic words */
+  readonly doing?: string;
+}
 
 export interface ApiErrorInit {
   readonly status: number;
@@ -32,6 +38,10 @@ export interface ApiErrorInit {
   readonly retryAfterMs?: number;
   readonly requestId?: string;
   readonly endpoint: ClientOperation;
+  /** What was being done, in words; @default the endpoint's generic words */
+  readonly doing?: string;
+  /** One more sentence for the person (e.g. the base URL a 404 suggests). */
+  readonly hint?: string;
 }
 
 /** The service answered with an error status (anything but 2xx). */
@@ -61,9 +71,9 @@ export class ApiError extends IbatchError {
 }
 
 function describeApiError(init: ApiErrorInit): string {
-  const where = `${init.endpoint}: `;
+  const where = `${init.doing ?? describeOperation(init.endpoint)}: `;
   const said = `(${init.status} ${init.code}: ${init.message})`;
-  const id = init.requestId ? ` [request ${init.requestId}]` : '';
+  const id = `${init.requestId ? ` [request ${init.requestId}]` : ''}${init.hint ? `: ${init.hint}` : ''}`;
   switch (init.status) {
     case 401:
       return `${where}the service refused the API key ${said}: set IBATCH_API_KEY to a valid key${id}`;
@@ -98,6 +108,7 @@ export interface RetryAfterTooLongInit {
   /** When the answer arrived (epoch ms). */
   readonly now: number;
   readonly requestId?: string;
+  readonly doing?: string;
 }
 
 export class RetryAfterTooLongError extends IbatchError {
@@ -115,7 +126,7 @@ export class RetryAfterTooLongError extends IbatchError {
     super(
       'retry_after_too_long',
       redact(
-        `${init.endpoint}: rate limited, and the service asked to wait ` +
+        `${init.doing ?? describeOperation(init.endpoint)}: rate limited, and the service asked to wait ` +
           `${describeWait(init.retryAfterMs)} (Retry-After: ${init.header.slice(0, 40)}${when}), ` +
           `more than the ${describeWait(LONGEST_RETRY_AFTER_MS)} ibatch waits out: stopped instead of waiting. ` +
           `Run the same command again later to resume: it asks the service again, ` +
@@ -140,10 +151,15 @@ function describeWait(ms: number): string {
 /** The exit code and options of a failure without a status, from the table. */
 function meaningOf(
   failure: TransportFailure,
-  options: { cause?: unknown } | undefined,
+  options: ClientErrorOptions | undefined,
 ): [ExitCode, IbatchErrorOptions] {
   const meaning = MEANING_OF_TRANSPORT[failure];
-  return [meaning.exitCode, { ...options, retryable: meaning.retryable }];
+  const cause = options?.cause === undefined ? {} : { cause: options.cause };
+  return [meaning.exitCode, { ...cause, retryable: meaning.retryable }];
+}
+
+function doingOf(endpoint: ClientOperation, options: ClientErrorOptions | undefined): string {
+  return options?.doing ?? describeOperation(endpoint);
 }
 
 /** A response that breaks the contract: wrong shape, malformed JSON, too big. */
@@ -156,12 +172,14 @@ export class ContractError extends IbatchError {
     endpoint: ClientOperation,
     path: string,
     problem: string,
-    options?: { cause?: unknown },
+    options?: ClientErrorOptions,
   ) {
     const at = path ? ` at \`${path}\`` : '';
     super(
       'contract',
-      redact(`${endpoint}: the service's response breaks the contract${at}: ${problem}`),
+      redact(
+        `${doingOf(endpoint, options)}: the service's response breaks the contract${at}: ${problem}`,
+      ),
       ...meaningOf('contract', options),
     );
     this.endpoint = endpoint;
@@ -179,12 +197,12 @@ export class NetworkError extends IbatchError {
     endpoint: ClientOperation,
     causeCode: string | undefined,
     detail: string,
-    options?: { cause?: unknown },
+    options?: ClientErrorOptions,
   ) {
     super(
       'network',
       redact(
-        `${endpoint}: could not reach the service (${causeCode ?? 'network error'}): ${detail}`,
+        `${doingOf(endpoint, options)}: could not reach the service (${causeCode ?? 'network error'}): ${detail}`,
       ),
       ...meaningOf('network', options),
     );
@@ -204,11 +222,11 @@ export class TimeoutError extends IbatchError {
     endpoint: ClientOperation,
     phase: TimeoutPhase,
     timeoutMs: number,
-    options?: { cause?: unknown },
+    options?: ClientErrorOptions,
   ) {
     super(
       'timeout',
-      `${endpoint}: the service did not ${phaseVerb(phase)} within ${timeoutMs} ms`,
+      `${doingOf(endpoint, options)}: the service did not ${phaseVerb(phase)} within ${timeoutMs} ms`,
       ...meaningOf('timeout', options),
     );
     this.endpoint = endpoint;

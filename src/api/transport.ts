@@ -16,6 +16,8 @@ export interface Exchange {
 
 export interface SendInit {
   readonly operation: ClientOperation;
+  /** What the request does, in words, for error messages (`describeOperation`). */
+  readonly doing?: string;
   readonly origin: string;
   /** Path plus query. */
   readonly path: string;
@@ -66,6 +68,7 @@ async function readCapped(
           init.operation,
           '',
           `the body exceeds ${limits.maxResponseBytes} bytes; stopped reading`,
+          wordsOf(init),
         );
       }
       chunks.push(chunk as Buffer);
@@ -102,6 +105,10 @@ const NETWORK_CODES = new Set([
   'HPE_INVALID_CONSTANT',
 ]);
 
+function wordsOf(init: SendInit): { doing?: string } {
+  return init.doing === undefined ? {} : { doing: init.doing };
+}
+
 /** Maps undici/socket errors to NetworkError/TimeoutError; aborts pass through. */
 export function toTransportError(
   error: unknown,
@@ -113,17 +120,26 @@ export function toTransportError(
   const text = typeof code === 'string' ? code : undefined;
   switch (text) {
     case 'UND_ERR_CONNECT_TIMEOUT':
-      return new TimeoutError(init.operation, 'connect', limits.connectTimeoutMs, { cause: error });
+      return new TimeoutError(init.operation, 'connect', limits.connectTimeoutMs, {
+        cause: error,
+        ...wordsOf(init),
+      });
     case 'UND_ERR_HEADERS_TIMEOUT':
-      return new TimeoutError(init.operation, 'headers', limits.headersTimeoutMs, { cause: error });
+      return new TimeoutError(init.operation, 'headers', limits.headersTimeoutMs, {
+        cause: error,
+        ...wordsOf(init),
+      });
     case 'UND_ERR_BODY_TIMEOUT':
-      return new TimeoutError(init.operation, 'body', limits.bodyTimeoutMs, { cause: error });
+      return new TimeoutError(init.operation, 'body', limits.bodyTimeoutMs, {
+        cause: error,
+        ...wordsOf(init),
+      });
     default:
       break;
   }
   const message = error instanceof Error ? error.message : String(error);
   if ((text && (NETWORK_CODES.has(text) || text.startsWith('HPE_'))) || isSystemError(error)) {
-    return new NetworkError(init.operation, text, message, { cause: error });
+    return new NetworkError(init.operation, text, message, { cause: error, ...wordsOf(init) });
   }
   // Anything else (a bad argument, a bug) is not a network fault: never retry it.
   return error;

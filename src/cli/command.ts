@@ -8,8 +8,9 @@
 import type { Command } from 'commander';
 
 export interface CliIo {
-  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  /** `columns`/`rows`: the terminal's size when stderr is one (the progress block fits it). */
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
   readonly env: NodeJS.ProcessEnv;
   /** Where the process is running from: relative paths resolve against it. */
   readonly cwd: string;

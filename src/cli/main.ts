@@ -10,19 +10,30 @@ import { redact, registerSecret } from '../shared/redact.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './command.js';
 import { COMMANDS } from './commands/index.js';
+import { pointAtHelp, withExamples } from './help.js';
 import { guardedOutput } from './output-streams.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('ibatch')
     .description('Run declarative YAML job files against the AI-influencer media service.')
     .version(VERSION)
-    .showHelpAfterError()
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // The terminal's width when there is one; 80 in a pipe (stable text).
+      getOutHelpWidth: () => io.stdout.columns ?? 80,
+      getErrHelpWidth: () => io.stderr.columns ?? 80,
     });
+  withExamples(program, [
+    ['validate campaign.yaml', 'check the file and every input (free)'],
+    ['plan campaign.yaml', 'quote it: cost per step, total, budget, balance (free)'],
+    ['run campaign.yaml', 'make what is missing; run it again to resume'],
+    ['run jobs/quickstart.yaml --emulator', 'try it on the built-in emulator'],
+    ['run --help', 'options, exit codes and environment variables of run'],
+  ]);
   for (const command of COMMANDS) command.register(program, io);
+  pointAtHelp(program);
   return program;
 }
 

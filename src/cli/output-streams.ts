@@ -9,7 +9,12 @@
  */
 import { Writable } from 'node:stream';
 
-export type OutputStream = Writable & { readonly isTTY?: boolean };
+export type OutputStream = Writable & {
+  readonly isTTY?: boolean;
+  /** The terminal's size, when it is one. */
+  readonly columns?: number;
+  readonly rows?: number;
+};
 
 /** Wraps `target` so writes after its first error (EPIPE, EBADF, ...) are dropped. */
 export function guardedOutput(target: NodeJS.WriteStream): OutputStream {
@@ -31,6 +36,12 @@ export function guardedOutput(target: NodeJS.WriteStream): OutputStream {
       done();
     },
   });
-  // The progress display and the log format depend on the terminal behind it.
+  // The progress display and the log format depend on the terminal behind it:
+  // whether it is one, and its size, read live (it changes on resize).
+  if (target.isTTY) target.on('resize', () => stream.emit('resize'));
+  Object.defineProperties(stream, {
+    columns: { get: () => target.columns, enumerable: true },
+    rows: { get: () => target.rows, enumerable: true },
+  });
   return Object.assign(stream, { isTTY: target.isTTY });
 }

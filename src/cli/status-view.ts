@@ -22,7 +22,7 @@ import {
 } from '../journal/index.js';
 import { itemsLeftAlone } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
-import { formatWait } from './progress.js';
+import { formatWait } from './progress-format.js';
 
 export interface StatusRunSummary {
   readonly runId: string;

@@ -113,8 +113,15 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   const { job, catalog, items } = validated;
   const runId = selection.run.runId;
   let lastSpend = '';
-  const emit = (event: RunEvent) => {
+  const emit = (event: RunEvent): void => {
     options.onEvent?.(event);
+    // An item's end (its journal state is written before `item-done`) and a
+    // pause show at once, not at the next tick: the progress counts match
+    // the journal's whenever a person looks.
+    if (event.type === 'item-done' || event.type === 'pause') {
+      emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) });
+      return;
+    }
     // 'spend' is derived from the progress ticks: one event whenever the journal's totals change.
     if (event.type !== 'progress') return;
     const spend = JSON.stringify(event.snapshot.spend);
@@ -249,7 +256,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     downloadFailures: downloads.failures,
   });
   const withDone = { ...result, done };
-  record('run.finished', result.message);
+  record('run.finished', result.message, undefined, { status: result.status });
   emit({ type: 'run-finished', result: withDone });
   return withDone;
 }

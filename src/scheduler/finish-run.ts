@@ -192,12 +192,27 @@ export function countItems(journal: Journal, runId: string): RunResult['counts']
 
 export function progressSnapshot(ctx: RunContext, gate: RateGate): ProgressSnapshot {
   const run = ctx.journal.getRun(ctx.runId);
+  const at = Date.now();
   return {
     runId: ctx.runId,
     steps: ctx.journal.progressByStep(ctx.runId),
     spend: ctx.journal.spendSummary(ctx.runId),
     budget: run?.budget ?? null,
     pausedUntil: gate.pausedUntil ?? undefined,
+    rateWaitUntil: rateWaitUntil(gate, at),
     inFlight: ctx.watcher.size,
+    at,
   };
+}
+
+/**
+ * When something waits at the gate for our own limits (no pause): the moment
+ * the next slot of a full bucket frees up, what a person waits for.
+ */
+function rateWaitUntil(gate: RateGate, now: number): number | undefined {
+  const view = gate.snapshot();
+  if (view.waiting === 0 || view.pausedUntil !== null) return undefined;
+  const full = Object.values(view.buckets).filter((b) => b.available <= 0 && b.nextFreeAt > now);
+  if (full.length === 0) return undefined;
+  return Math.min(...full.map((b) => b.nextFreeAt));
 }

@@ -87,8 +87,14 @@ export async function runGenerationItem(
       return;
     }
     journal.setItemState(runId, item.key, { state: ITEM_STATE.failed, error: verdict.message });
-    finish(ctx, deps.graph, item, ITEM_STATE.failed, verdict.message);
+    finish(ctx, deps.graph, item, ITEM_STATE.failed, verdict.message, endpointOf(error));
   }
+}
+
+/** The client call that failed: its message says it in words, the log keeps the id. */
+function endpointOf(error: unknown): Record<string, unknown> | undefined {
+  const endpoint = (error as { endpoint?: unknown } | null)?.endpoint;
+  return typeof endpoint === 'string' ? { endpoint } : undefined;
 }
 
 /**
@@ -265,6 +271,7 @@ function finish(
   item: JobItem,
   state: ItemOutcomeState,
   error?: string,
+  data?: Record<string, unknown>,
 ): void {
   if (state !== ITEM_STATE.succeeded)
     graph?.failed(item.key, `source ${item.stepId}/${item.label} ${state}: ${error ?? ''}`);
@@ -272,6 +279,7 @@ function finish(
     `item.${state}`,
     `${item.stepId}/${item.label} ${state}${error ? `: ${error}` : ''}`,
     item.key,
+    data,
   );
   ctx.emit({
     type: 'item-done',

@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import { type Bucket, LONGEST_RETRY_AFTER_MS, type RateLimits } from '../contract/index.js';
 import type { JobItem, ModelCatalog } from '../job/index.js';
-import { type Journal, JournalWriteError } from '../journal/index.js';
+import { type Journal, JournalWriteError, RUN_STATUS } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
 import type { Logger } from '../shared/index.js';
 import { contentHash } from '../shared/index.js';
@@ -139,6 +139,29 @@ export function timelineRecorder(
       // driveRun); the timeline is not worth a second failure. The log still says it.
       if (!(error instanceof JournalWriteError)) throw error;
     }
-    logger.info({ event: type, ...(itemKey ? { item: itemKey } : {}) }, message);
+    const fields = { event: type, ...(itemKey ? { item: itemKey } : {}), ...data };
+    if (isWarning(type, data)) logger.warn(fields, message);
+    else logger.info(fields, message);
   };
+}
+
+/**
+ * Timeline events a person must not miss among the routine ones: a stop of
+ * any kind (credits and budget, unreachable, unauthorized, interrupted), an
+ * item failed, blocked or skipped, an output lost, and a run that ended
+ * short of done. Logged at warn; everything else at info.
+ */
+const WARNING_EVENTS: ReadonlySet<string> = new Set([
+  'run.stopping',
+  'item.failed',
+  'item.blocked',
+  'item.skipped',
+  'output.failed',
+  'output.lost',
+  'training.failed',
+]);
+
+function isWarning(type: string, data: Record<string, unknown> | undefined): boolean {
+  if (WARNING_EVENTS.has(type)) return true;
+  return type === 'run.finished' && data?.status !== RUN_STATUS.completed;
 }

@@ -67,7 +67,14 @@ export interface ProgressSnapshot {
   readonly budget: number | null;
   /** Account-wide pause (a 429's Retry-After), epoch ms. */
   readonly pausedUntil: number | undefined;
+  /**
+   * Requests are waiting for our own rate limits (not a pause): when the next
+   * slot of a full bucket frees up, epoch ms. Undefined when nothing waits.
+   */
+  readonly rateWaitUntil?: number | undefined;
   readonly inFlight: number;
+  /** When the snapshot was taken (epoch ms). */
+  readonly at?: number;
 }
 
 export type RunEvent =

@@ -1,5 +1,6 @@
 /** `ibatch account`: balance and plan of the account the key belongs to. */
 import type { CommandModule } from '../command.js';
+import { withExamples } from '../help.js';
 import { addCommonOptions, type CommonOptions } from '../options.js';
 import { openService } from '../service.js';
 import { cell, renderPairs } from '../table.js';
@@ -7,7 +8,10 @@ import { cell, renderPairs } from '../table.js';
 export const accountCommand: CommandModule = {
   register(program, io) {
     addCommonOptions(
-      program.command('account').description('show the balance and plan (never spends credits)'),
+      withExamples(program.command('account'), [
+        ['account', 'credits, plan and where to top up'],
+        ['account --json', 'the same as one JSON document'],
+      ]).description('show the balance and plan (never spends credits)'),
     ).action(async (options: CommonOptions) => {
       const service = await openService(io, options);
       try {

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
+import { withExamples } from '../help.js';
 import { integerAtLeast, positiveNumber } from '../options.js';
 
 interface EmulatorFlags {
@@ -71,11 +72,12 @@ async function run(flags: EmulatorFlags, io: CliIo): Promise<void> {
 
 export const emulatorCommand: CommandModule = {
   register(program: Command, io: CliIo): void {
-    program
-      .command('emulator')
-      .description(
-        'Serve the service emulator on loopback until stopped (never spends real credits).',
-      )
+    withExamples(program.command('emulator'), [
+      ['emulator --port 8080', 'serve it at http://127.0.0.1:8080/api/v1'],
+      ['emulator --json', 'print the URLs and demo keys as one JSON line'],
+      ['emulator --time-scale 10 --faults error-500=0.05', 'faster, with 5% server errors'],
+    ])
+      .description('serve the service emulator on loopback until stopped (never spends credits)')
       .option('--port <n>', 'API port (0 picks a free port)', integerAtLeast('--port', 0), 0)
       .option(
         '--upload-port <n>',
@@ -85,7 +87,7 @@ export const emulatorCommand: CommandModule = {
       )
       .option(
         '--time-scale <n>',
-        'divide rate-limit windows and latencies by N',
+        "divide rate-limit windows and latencies by n (1: the service's pace, matching a run's default --limits; scale --limits alike)",
         positiveNumber('--time-scale'),
         1,
       )

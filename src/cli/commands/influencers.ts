@@ -1,5 +1,6 @@
 /** `ibatch influencers`: the account's trained characters and whether each is ready. */
 import type { CommandModule } from '../command.js';
+import { withExamples } from '../help.js';
 import { addCommonOptions, type CommonOptions, useColor } from '../options.js';
 import { openService } from '../service.js';
 import { cell, renderTable } from '../table.js';
@@ -7,9 +8,10 @@ import { cell, renderTable } from '../table.js';
 export const influencersCommand: CommandModule = {
   register(program, io) {
     addCommonOptions(
-      program
-        .command('influencers')
-        .description("list the account's influencers and whether each is ready"),
+      withExamples(program.command('influencers'), [
+        ['influencers', "the account's influencers and whether each is ready"],
+        ['influencers --json', 'the same as one JSON document'],
+      ]).description("list the account's influencers and whether each is ready"),
     ).action(async (options: CommonOptions) => {
       const service = await openService(io, options);
       try {

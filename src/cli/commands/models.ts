@@ -3,6 +3,7 @@ import { ApiError } from '../../api/index.js';
 import { type Model, normaliseOptions } from '../../contract/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
+import { withExamples } from '../help.js';
 import { addCommonOptions, type CommonOptions, useColor } from '../options.js';
 import { openService } from '../service.js';
 import { cell, renderPairs, renderTable } from '../table.js';
@@ -10,9 +11,12 @@ import { cell, renderPairs, renderTable } from '../table.js';
 export const modelsCommand: CommandModule = {
   register(program, io) {
     addCommonOptions(
-      program
-        .command('models')
-        .argument('[MODEL_ID]', 'show the input contract of this model')
+      withExamples(program.command('models'), [
+        ['models', 'every model: id, kind, vendor'],
+        ['models flux-portrait', "one model's input contract"],
+        ['models --emulator', "the built-in emulator's models"],
+      ])
+        .argument('[model-id]', 'show the input contract of this model')
         .description('list models or show one contract (never spends credits)'),
     ).action(async (modelId: string | undefined, options: CommonOptions) => {
       const color = useColor(io.stdout, io.env);

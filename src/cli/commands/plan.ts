@@ -11,6 +11,7 @@ import { formatPlan, planJson } from '../../plan/index.js';
 import { planNextRun } from '../../scheduler/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
+import { withExamples } from '../help.js';
 import {
   addCommonOptions,
   addJobLimitOptions,
@@ -29,8 +30,16 @@ type PlanCommandOptions = CommonOptions & JobLimitOptions & NextRunOptions;
 export const planCommand: CommandModule = {
   register(program, io) {
     addCommonOptions(
-      addNextRunOptions(addJobLimitOptions(program.command('plan')))
-        .argument('<JOB>', 'job file (YAML)')
+      addNextRunOptions(
+        addJobLimitOptions(
+          withExamples(program.command('plan'), [
+            ['plan campaign.yaml', 'what the next run would make, and its cost'],
+            ['plan campaign.yaml --fresh portraits', 'the cost of making the portraits again'],
+            ['plan campaign.yaml --json', 'the quote as one JSON document'],
+          ]),
+        ),
+      )
+        .argument('<job>', 'job file (YAML)')
         .description(
           'quote what the next run would do, given the journal: per step new / changed / retry / done / removed, total with trainings, budget, balance (never spends credits)',
         ),

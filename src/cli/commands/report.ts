@@ -9,6 +9,7 @@ import { openJournal } from '../../journal/index.js';
 import { writeRunOutputs } from '../../scheduler/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
+import { withExamples } from '../help.js';
 import { resolveTarget } from './status.js';
 
 interface ReportOptions {
@@ -18,12 +19,15 @@ interface ReportOptions {
 
 export const reportCommand: CommandModule = {
   register(program, io) {
-    program
-      .command('report')
+    withExamples(program.command('report'), [
+      ['report', "rebuild the newest run's report.html and manifest"],
+      ['report campaign.yaml', 'the newest run of this job'],
+      ['report campaign.yaml --out share/', 'write them into share/ instead'],
+    ])
       .description(
         'rebuild report.html and the manifest of a run from the journal (spends nothing)',
       )
-      .argument('[targets...]', 'run id and/or job file (YAML); default: the newest run')
+      .argument('[job-or-run...]', 'job file (YAML) and/or run id; default: the newest run')
       .option(
         '--journal <path>',
         'journal file (default: $IBATCH_JOURNAL, or .ibatch/journal.db beside the job / in the cwd)',

@@ -12,6 +12,7 @@ import { parseLimitsSpec } from '../../limits/index.js';
 import { RESUME_AFTER_INTERRUPT, type RunResult, runJob } from '../../scheduler/index.js';
 import { InterruptedError, redact, redactDeep } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
+import { withExamples, withRunReference } from '../help.js';
 import {
   addCommonOptions,
   addJobLimitOptions,
@@ -23,6 +24,7 @@ import {
   journalOption,
   type NextRunOptions,
   positiveNumber,
+  useColor,
 } from '../options.js';
 import { progressRenderer } from '../progress.js';
 import { openService } from '../service.js';
@@ -59,12 +61,16 @@ function onStopSignals(handler: () => void): () => void {
   };
 }
 
-/** With --emulator the demo runs faster: the emulator and our limits are scaled together. */
+/**
+ * With --emulator the demo runs faster: the in-process emulator and our
+ * default limits are scaled together, so they always agree. (`ibatch
+ * emulator` defaults to 1: a `run --base-url` against it has unscaled limits.)
+ */
 const DEFAULT_EMULATOR_TIME_SCALE = 10;
 
 export const runCommand: CommandModule = {
   register(program, io) {
-    addCommonOptions(
+    const command = addCommonOptions(
       addNextRunOptions(addJobLimitOptions(program.command('run')))
         .description('run a job (spends credits), resuming its unfinished run from the journal')
         .argument('<job>', 'job file (YAML)')
@@ -83,12 +89,23 @@ export const runCommand: CommandModule = {
         .addOption(
           new Option(
             '--time-scale <n>',
-            'with --emulator: divide its windows and latencies (and our limits) by n',
+            'with --emulator: divide its windows and latencies, and our default limits, by n (10: a quick demo, both sides scaled alike)',
           )
             .argParser(positiveNumber('--time-scale'))
             .default(DEFAULT_EMULATOR_TIME_SCALE),
         ),
-    ).action(async (job: string, options: RunOptions) => {
+    );
+    withRunReference(
+      withExamples(command, [
+        ['run campaign.yaml', 'make what is missing; run it again to resume'],
+        ['run jobs/quickstart.yaml --emulator', 'on the built-in emulator, nothing spent'],
+        ['run campaign.yaml --max-spend 200', 'commit at most 200 credits now (exit 3 at the cap)'],
+        ['run campaign.yaml --run-id "$CI_PIPELINE_ID"', 'keys a retried CI job reuses'],
+        ['run campaign.yaml --fresh portraits', 'make the portraits again, new keys'],
+        ['run campaign.yaml --dry-run', 'quote it like plan; spend nothing'],
+      ]),
+    );
+    command.action(async (job: string, options: RunOptions) => {
       if (options.dryRun) {
         await planCommandAction(io, job, options);
         return;
@@ -102,7 +119,7 @@ export const runCommand: CommandModule = {
       const onSignal = () =>
         abort.abort(new InterruptedError(`interrupted. ${RESUME_AFTER_INTERRUPT}`));
       const offSignals = onStopSignals(onSignal);
-      const renderer = progressRenderer(io.stderr);
+      const renderer = progressRenderer(io.stderr, { color: useColor(io.stderr, io.env) });
       const service = await openService(io, {
         ...options,
         logDestination: renderer.logStream,
@@ -121,6 +138,7 @@ export const runCommand: CommandModule = {
         if (!reportJobErrors(io, error, options.json)) throw error;
       } finally {
         offSignals();
+        renderer.close();
         await service.close();
       }
 

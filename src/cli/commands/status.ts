@@ -20,6 +20,7 @@ import {
 import { openJournal } from '../../journal/index.js';
 import { redactDeep } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
+import { withExamples } from '../help.js';
 import { buildStatus, type JobFileFacts, jobNameOf, renderStatus } from '../status-view.js';
 
 interface StatusOptions {
@@ -57,10 +58,13 @@ export function resolveTarget(
 
 export const statusCommand: CommandModule = {
   register(program, io) {
-    program
-      .command('status')
+    withExamples(program.command('status'), [
+      ['status', 'every run of the journal in this folder'],
+      ['status campaign.yaml', 'the newest run of this job: progress, spend, failures'],
+      ['status 20260301-101500-123-abc123 --json', 'one run, as JSON'],
+    ])
       .description('progress and spend of runs, from the journal (works offline; spends nothing)')
-      .argument('[target]', 'job file (YAML) or run id; default: every run of the journal')
+      .argument('[job-or-run]', 'job file (YAML) or run id; default: every run of the journal')
       .option(
         '--journal <path>',
         'journal file (default: $IBATCH_JOURNAL, or .ibatch/journal.db beside the job / in the cwd)',

@@ -21,6 +21,7 @@ import {
 import { checkBeforeSpending, Preflight } from '../../scheduler/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
+import { withExamples } from '../help.js';
 import {
   addCommonOptions,
   addJobLimitOptions,
@@ -102,8 +103,14 @@ export function printWarnings(io: CliIo, warnings: readonly JobIssue[], source: 
 export const validateCommand: CommandModule = {
   register(program, io) {
     addCommonOptions(
-      addJobLimitOptions(program.command('validate'))
-        .argument('<JOB>', 'job file (YAML)')
+      addJobLimitOptions(
+        withExamples(program.command('validate'), [
+          ['validate campaign.yaml', 'every mistake of the file at once, with file:line:col'],
+          ['validate campaign.yaml --emulator', "against the built-in emulator's models"],
+          ['validate campaign.yaml --offline --json', 'cached contracts, no request; JSON'],
+        ]),
+      )
+        .argument('<job>', 'job file (YAML)')
         .option(
           '--offline',
           'use the cached model contracts (.ibatch/models.json); no request at all',

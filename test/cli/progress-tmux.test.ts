@@ -1,0 +1,185 @@
+/**
+ * Issue 14.1: the live progress on a real terminal. `ibatch run` of a
+ * 60-item job on the in-process emulator, inside a tmux pane of 80x24 and of
+ * 120x40, with limits tight enough that the run idles between windows. The
+ * pane is captured again and again while it runs; each capture must hold
+ * exactly one progress block (no stale lines or fragments of older frames),
+ * none of its lines wider than the pane, the done count the journal had
+ * within one redraw interval of the capture, elapsed time and an ETA; and
+ * some capture must show the run waiting for the rate limit. Off a terminal
+ * the output stays one JSON log line per event. Needs `npm run build` and
+ * tmux (CI installs it: .ci/run).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/journal/index.js';
+import { BIN, cleanEnv, defer, spawnCli, until } from '../helpers/index.js';
+import { imageJob, workspace } from '../scheduler/helpers.js';
+
+const ITEMS = 60;
+/** Ten creates per 3 s (requests at the emulator's scale): six windows, idle for most of each. */
+const LIMITS = 'requests=120/3s,generations=10/3s';
+/** The scheduler's tick: a count may lag the journal by what ended within it. */
+const REDRAW_MS = 1000;
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+function tmux(socket: string, args: readonly string[]): string {
+  return execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {
+    encoding: 'utf8',
+    env: cleanEnv(),
+  });
+}
+
+interface Capture {
+  readonly lines: string[];
+  /** Succeeded items whose event the journal had one redraw before the capture. */
+  readonly doneBefore: number;
+  /** Succeeded items in the journal right after the capture. */
+  readonly doneAfter: number;
+}
+
+const BLOCK = {
+  step: /^ {2}shots \[[#.]+\] (\d+)\/60 done, \d+ in flight, \d+ failed, \d+ queued$/,
+  credits: /^ {2}credits: \d+ spent, \d+ reserved no budget$/,
+  time: /^ {2}elapsed (\d+m)?\d+s, ETA (after the first item|(\d+m)?\d+s)$/,
+  wait: /^ {2}waiting for the rate limit \(\d+s\)$/,
+};
+
+async function succeeded(journalPath: string, before?: number): Promise<number | undefined> {
+  const journal = await openJournal(journalPath, { readonly: true }).catch(() => undefined);
+  if (!journal) return undefined;
+  try {
+    const run = journal.listRuns()[0];
+    if (!run) return undefined;
+    const events = journal
+      .listEvents(run.runId, { limit: 10_000 })
+      .filter((e) => e.type === 'item.succeeded');
+    return before === undefined
+      ? journal.listItems(run.runId).filter((i) => i.state === 'succeeded').length
+      : events.filter((e) => e.at <= before).length;
+  } finally {
+    journal.close();
+  }
+}
+
+async function watchRun(width: number, height: number): Promise<Capture[]> {
+  const ws = workspace(imageJob({ name: `tmux-${width}`, n: ITEMS }));
+  const socket = `ibatch-progress-${process.pid}-${width}`;
+  const command = [
+    process.execPath,
+    BIN,
+    'run',
+    ws.jobPath,
+    '--emulator',
+    '--time-scale',
+    '20',
+    '--limits',
+    LIMITS,
+  ]
+    .map((arg) => `'${arg}'`)
+    .join(' ');
+  // The pane stays after the run ends, so its last frame can be read.
+  tmux(socket, [
+    'new-session',
+    '-d',
+    '-x',
+    String(width),
+    '-y',
+    String(height),
+    '-c',
+    ws.dir,
+    `${command}; echo "EXIT=$?"; sleep 600`,
+  ]);
+  defer(() => tmux(socket, ['kill-server']));
+  const captures: Capture[] = [];
+  let finished = false;
+  await until(
+    async () => {
+      const before = Date.now() - REDRAW_MS;
+      const doneBefore = (await succeeded(ws.journalPath, before)) ?? 0;
+      const text = tmux(socket, ['capture-pane', '-p', '-J', '-t', '0']);
+      const doneAfter = (await succeeded(ws.journalPath)) ?? 0;
+      const lines = text.split('\n').map((line) => line.trimEnd());
+      if (lines.some((line) => BLOCK.step.test(line))) {
+        captures.push({ lines, doneBefore, doneAfter });
+      }
+      finished = lines.some((line) => line.startsWith('EXIT='));
+      return finished;
+    },
+    { timeoutMs: 120_000, everyMs: 400, what: 'the run to end in the tmux pane' },
+  );
+  expect(captures.at(-1)?.lines).toContain('EXIT=0');
+  expect(await succeeded(ws.journalPath)).toBe(ITEMS);
+  return captures;
+}
+
+function checkCapture(capture: Capture, width: number): void {
+  const { lines } = capture;
+  const shown = lines.join('\n');
+  const block = lines.filter((line) => Object.values(BLOCK).some((re) => re.test(line)));
+  // One block: one line of each kind, at most one waiting line...
+  expect(
+    lines.filter((l) => BLOCK.step.test(l)),
+    shown,
+  ).toHaveLength(1);
+  expect(
+    lines.filter((l) => BLOCK.credits.test(l)),
+    shown,
+  ).toHaveLength(1);
+  expect(
+    lines.filter((l) => BLOCK.time.test(l)),
+    shown,
+  ).toHaveLength(1);
+  expect(lines.filter((l) => BLOCK.wait.test(l)).length, shown).toBeLessThanOrEqual(1);
+  // ...and no fragment of an older frame anywhere else (a wrapped or half-cleared line).
+  const fragments = lines.filter(
+    (l) => /in flight|queued|reserved|ETA|waiting for/.test(l) && !block.includes(l),
+  );
+  expect(fragments, shown).toEqual([]);
+  for (const line of block) expect(Array.from(line).length, line).toBeLessThan(width);
+  const done = Number(lines.find((l) => BLOCK.step.test(l))?.match(BLOCK.step)?.[1]);
+  expect(done, shown).toBeGreaterThanOrEqual(capture.doneBefore);
+  expect(done, shown).toBeLessThanOrEqual(capture.doneAfter);
+}
+
+describe.skipIf(!hasTmux)('progress on a terminal (tmux)', () => {
+  it.each([
+    [80, 24],
+    [120, 40],
+  ])(
+    'at %ix%i: one block that fits, counts of the journal, time and waits',
+    async (width, height) => {
+      const captures = await watchRun(width, height);
+      // Several looks while it ran, not only the last frame.
+      expect(captures.length).toBeGreaterThanOrEqual(5);
+      for (const capture of captures) checkCapture(capture, width);
+      expect(captures.some((c) => c.lines.some((l) => BLOCK.wait.test(l)))).toBe(true);
+      expect(captures.some((c) => c.lines.some((l) => /ETA (\d+m)?\d+s$/.test(l)))).toBe(true);
+      expect(captures.at(-1)?.lines.some((l) => l.includes(`${ITEMS}/${ITEMS} done`))).toBe(true);
+    },
+    180_000,
+  );
+});
+
+it.skipIf(hasTmux)(
+  'progress on a terminal: SKIPPED, tmux is not installed (apt-get install tmux)',
+  () => {},
+);
+
+describe('progress off a terminal', () => {
+  it('stays one JSON log line per event, with no terminal codes', async () => {
+    const ws = workspace(imageJob({ name: 'piped', n: 6 }));
+    const run = spawnCli(['run', ws.jobPath, '--emulator', '--time-scale', '20'], {
+      cwd: ws.dir,
+      env: cleanEnv(),
+    });
+    const exit = await run.exited;
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(exit.stderr).not.toContain('\x1b');
+    const lines = exit.stderr.split('\n').filter((line) => line !== '');
+    const logs = lines.filter((line) => !line.startsWith('ibatch: using the in-process emulator'));
+    const parsed = logs.map((line) => JSON.parse(line) as { event?: string });
+    expect(parsed.filter((log) => log.event === 'item.succeeded')).toHaveLength(6);
+  }, 60_000);
+});
