@@ -57,7 +57,9 @@ describe('downloads that can never succeed fail for good (13.7)', () => {
       // The report lists it among the failures, with the reason.
       const report = readFileSync(path.join(out, 'report.html'), 'utf8');
       const failures = report.slice(report.indexOf('<table class="failures">'));
-      expect(failures).toContain(`${rows[0]?.item} #1`);
+      // Titled by its label, the item key in the tooltip.
+      expect(failures).toContain(`title="${rows[0]?.item}"`);
+      expect(failures).toContain(' #1</td>');
       expect(failures).toContain(rows[0]?.error?.slice(0, 30));
       // Nothing but s1's file was saved (no `.png` holding HTML).
       expect(readdirSync(path.join(out, 'shots'))).toHaveLength(1);

@@ -44,6 +44,9 @@ export function runCommand(
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
+    // A child that exits without reading its stdin (most tools) makes this
+    // write fail with EPIPE: harmless, the exit code and output tell the story.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }
