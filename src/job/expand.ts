@@ -11,6 +11,7 @@ import { JobFileError, type JobIssue } from './issues.js';
 import { chainKey, itemKey, keyBasis, labelOf, nameOf } from './keys.js';
 import { DEFAULT_JOB_LIMITS, productOf } from './limits.js';
 import { MediaResolver } from './media.js';
+import { pickedImages, type SourceImage } from './pick.js';
 import { issueAt, type KeyPath } from './source-map.js';
 import { compileInput } from './template.js';
 import type { JobItem, LoadedJob, LoadedStep, MediaRef, ModelCatalog } from './types.js';
@@ -76,8 +77,8 @@ export function scanJob(
   const limits = job.limits ?? DEFAULT_JOB_LIMITS;
   let itemsBefore = 0;
   for (const step of job.steps) {
-    const at = (path: KeyPath, message: string) =>
-      issues.push(issueAt(job.source, ['generations', step.index, ...path], message));
+    const at = (path: KeyPath, message: string, options?: { key?: boolean }) =>
+      issues.push(issueAt(job.source, ['generations', step.index, ...path], message, options));
     const model = models.get(step.modelId);
     if (!model) {
       const guess = closest(step.modelId, [...models.keys()]);
@@ -118,12 +119,14 @@ export function scanJob(
       maxRowsFileBytes: limits.maxRowsFileBytes,
     });
     if (issues.length > before || !combos) continue;
+    const sources = step.from === undefined ? undefined : (kept.get(step.from) ?? []);
+    const images = sources === undefined ? undefined : pickedImages(step, sources, at);
+    if (issues.length > before) continue;
     const keep: JobItem[] | undefined = sourceSteps.has(step.id) ? [] : undefined;
     if (keep) kept.set(step.id, keep);
     let items = 0;
     let outputs = 0;
-    const sources = step.from === undefined ? undefined : (kept.get(step.from) ?? []);
-    buildItems(step, model, checker, combos, sources, media, job, issues, (item) => {
+    buildItems(step, model, checker, combos, images, media, job, issues, (item) => {
       items++;
       outputs += item.expectedOutputs;
       keep?.push(item);
@@ -180,8 +183,8 @@ function buildItems(
   model: Model,
   checker: ContractChecker,
   combos: readonly Combination[],
-  /** The `from:` step's items; undefined for a step without `from:`. */
-  fromItems: readonly JobItem[] | undefined,
+  /** The source images it animates (`from:`); undefined for a step without `from:`. */
+  fromImages: readonly SourceImage[] | undefined,
   media: MediaResolver,
   job: LoadedJob,
   issues: JobIssue[],
@@ -205,12 +208,9 @@ function buildItems(
     seen.add(id);
     issues.push(issueAt(job.source, ['generations', step.index, ...path], text, { key }));
   };
-  const sources: Array<{ item?: JobItem; outputIndex: number }> =
-    fromItems === undefined
-      ? [{ outputIndex: 0 }]
-      : fromItems.flatMap((item) =>
-          Array.from({ length: item.expectedOutputs }, (_, outputIndex) => ({ item, outputIndex })),
-        );
+  const sources: ReadonlyArray<{ item?: JobItem; outputIndex: number }> = fromImages ?? [
+    { outputIndex: 0 },
+  ];
   const hasOwnValues = step.matrix !== undefined || step.rows !== undefined || step.count > 1;
   for (const source of sources) {
     for (const combo of combos) {

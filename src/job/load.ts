@@ -21,7 +21,7 @@ import {
 import { defaultJournalPath } from './local-files.js';
 import { outputGuardIssues } from './output-guard.js';
 import { type JobFile, JobFileSchema } from './schema.js';
-import { issueAt, type JobSource, parseJobYaml } from './source-map.js';
+import { issueAt, type JobSource, type KeyPath, parseJobYaml } from './source-map.js';
 import type { InfluencerRef, LoadedInfluencer, LoadedJob, LoadedStep, UploadSet } from './types.js';
 import { zodIssuesToJobIssues } from './zod-issues.js';
 
@@ -128,7 +128,8 @@ function normalise(
       count: step.count ?? 1,
       ...(step.matrix ? { matrix: step.matrix } : {}),
       ...(step.rows !== undefined ? { rows: resolve(dir, step.rows) } : {}),
-      ...(step.from !== undefined ? { from: step.from } : {}),
+      ...(typeof step.from === 'string' ? { from: step.from } : {}),
+      ...(typeof step.from === 'object' ? { from: step.from.step, pick: step.from.pick } : {}),
       input: step.input,
       retries: step.retries,
       retrySafetyBlocked: step.retrySafetyBlocked,
@@ -287,7 +288,7 @@ function orderSteps(steps: LoadedStep[], source: JobSource, issues: JobIssue[]):
         issues.push(
           issueAt(
             source,
-            ['generations', step.index, 'from'],
+            ['generations', step.index, ...fromPath(step)],
             `no step \`${step.from}\` (steps: ${[...byId.keys()].join(', ')})`,
           ),
         );
@@ -295,7 +296,7 @@ function orderSteps(steps: LoadedStep[], source: JobSource, issues: JobIssue[]):
         issues.push(
           issueAt(
             source,
-            ['generations', step.index, 'from'],
+            ['generations', step.index, ...fromPath(step)],
             `step \`${step.id}\` cannot take its own outputs`,
           ),
         );
@@ -306,4 +307,9 @@ function orderSteps(steps: LoadedStep[], source: JobSource, issues: JobIssue[]):
   };
   for (const step of byId.values()) visit(step, []);
   return ordered;
+}
+
+/** Where a step's source step is named: `from:`, or its `step:` when it picks. */
+function fromPath(step: LoadedStep): KeyPath {
+  return step.pick ? ['from', 'step'] : ['from'];
 }

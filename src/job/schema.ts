@@ -40,6 +40,37 @@ export const MatrixSchema = z
 
 export const DEFAULT_FILENAME = DEFAULT_OUTPUT_TEMPLATE;
 
+/**
+ * One `pick:` entry: the source item's template values that must all match
+ * (compared as text, so `5` matches a CSV's "5"), and optionally `n`, the
+ * image number of that generation (the manifest's `n`, the `-2` of
+ * `photos/beach-2.png`). Without `n` every image of the matching items.
+ */
+const PickEntrySchema = z
+  .object({
+    n: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIMITS.copiesMax)
+      .optional()
+      .describe('Image number within the source generation, 1-4 (manifest column `n`)'),
+  })
+  .catchall(MatrixValueSchema)
+  .describe('Template values of the source item (all must match), and optionally `n`');
+export type PickEntry = z.infer<typeof PickEntrySchema>;
+
+/** `from:` with chosen images: `{ step: photos, pick: [{ scene: beach, n: 2 }] }`. */
+const FromPickSchema = z
+  .strictObject({
+    step: SlugSchema.describe('The image step whose outputs are animated'),
+    pick: z
+      .array(PickEntrySchema)
+      .min(1)
+      .describe('Only the images matching one of these entries are animated'),
+  })
+  .describe('An image step and the images of it to animate');
+
 export const StepSchema = z
   .strictObject({
     id: SlugSchema.describe('Step id: unique in the job, part of every item key'),
@@ -69,9 +100,12 @@ export const StepSchema = z
       .regex(/\.(csv|jsonl|ndjson)$/i, { message: 'must name a .csv, .jsonl or .ndjson file' })
       .optional()
       .describe('CSV (header row) or JSONL file: one item per row, columns are template variables'),
-    from: SlugSchema.optional().describe(
-      'An earlier image step: one item per image output, passed as generationId (image-to-video)',
-    ),
+    from: z
+      .union([SlugSchema, FromPickSchema])
+      .optional()
+      .describe(
+        'An image step: one item per image output (or per picked image), passed as generationId (image-to-video)',
+      ),
     input: z
       .record(z.string(), z.unknown())
       .describe('Model input; strings may use {{ name }} templates'),

@@ -1,7 +1,7 @@
 /** Loaded and expanded jobs. Terms (job, step, item, upload set, media ref): docs/glossary.md. */
 import type { GenerationRequest, Kind, Model } from '../contract/index.js';
 import type { JobLimits } from './limits.js';
-import type { MatrixValue } from './schema.js';
+import type { MatrixValue, PickEntry } from './schema.js';
 import type { JobSource } from './source-map.js';
 
 export type TemplateValue = MatrixValue;
@@ -40,7 +40,10 @@ export interface LoadedStep {
   readonly matrix?: Readonly<Record<string, unknown>>;
   /** Absolute path of the rows file. */
   readonly rows?: string;
+  /** The `from:` step's id (`from: photos`, or `step:` of `from: { step, pick }`). */
   readonly from?: string;
+  /** `from: { pick }`: only the source images matching one entry are animated. */
+  readonly pick?: readonly PickEntry[];
   readonly input: Readonly<Record<string, unknown>>;
   readonly retries: number;
   readonly retrySafetyBlocked: boolean;

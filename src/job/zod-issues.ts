@@ -22,9 +22,33 @@ export function zodIssuesToJobIssues(
       }
       continue;
     }
+    const picked = issue.code === 'invalid_union' ? mappingBranch(issue, value, path) : undefined;
+    if (picked) {
+      out.push(...zodIssuesToJobIssues(source, picked, value));
+      continue;
+    }
     out.push(issueAt(source, path, describe(issue, valueAt(value, path), path)));
   }
   return out;
+}
+
+/**
+ * `from:` is a step id or a `{ step, pick }` mapping: for a mapping, the
+ * mapping branch's own issues (a misspelt `pick`, a bad entry) at their keys
+ * say more than "invalid value".
+ */
+function mappingBranch(
+  issue: z.core.$ZodIssueInvalidUnion,
+  value: unknown,
+  path: KeyPath,
+): z.core.$ZodIssue[] | undefined {
+  const actual = valueAt(value, path);
+  if (path[path.length - 1] !== 'from' || actual === null || typeof actual !== 'object')
+    return undefined;
+  const branch = issue.errors.find(
+    (errors) => !errors.some((e) => e.code === 'invalid_type' && e.path.length === 0),
+  );
+  return branch?.map((e) => ({ ...e, path: [...path, ...e.path] }));
 }
 
 function describe(issue: z.core.$ZodIssue, actual: unknown, path: KeyPath): string {
@@ -34,6 +58,8 @@ function describe(issue: z.core.$ZodIssue, actual: unknown, path: KeyPath): stri
       if (actual === undefined) return `missing required key \`${String(last)}\``;
       return `expected ${article(issue.expected)}, got ${show(actual)}`;
     case 'invalid_union':
+      if (last === 'from')
+        return `must be a step id, or a mapping \`{ step: <id>, pick: [...] }\`, got ${show(actual)}`;
       if (last === 'images')
         return `must be an upload set id or a list of 1-20 asset URLs, got ${show(actual)}`;
       return `invalid value ${show(actual)}`;
@@ -87,6 +113,7 @@ function knownKeysAt(path: KeyPath): readonly string[] {
   if (path.length === 2 && path[0] === 'generations') return STEP_KEYS;
   if (path.length === 2 && path[0] === 'influencers') return INFLUENCER_KEYS;
   if (path.length === 2 && path[0] === 'uploads') return ['files'];
+  if (path.length === 3 && path[0] === 'generations' && path[2] === 'from') return ['step', 'pick'];
   return [];
 }
 

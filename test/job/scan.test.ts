@@ -23,6 +23,7 @@ describe('scanJob', () => {
     'jobs/quickstart.yaml',
     'examples/product-campaign/campaign.yaml',
     'examples/influencer-series/series.yaml',
+    'examples/picked-clips/picked.yaml',
   ]) {
     it(`${file}: the same items, order and counts as expandJob`, () => {
       const job = loadJob(join(ROOT, file));

@@ -24,6 +24,7 @@ const JOBS: Record<string, number> = {
   'jobs/quickstart.yaml': 2,
   'examples/product-campaign/campaign.yaml': 5,
   'examples/influencer-series/series.yaml': 3,
+  'examples/picked-clips/picked.yaml': 2,
 };
 
 interface PlanDoc {
