@@ -55,5 +55,12 @@ export type {
   TemplateVars,
   UploadSet,
 } from './types.js';
-export { type ValidatedJob, type ValidateOptions, validateJob } from './validate.js';
+export {
+  type CheckedJobFile,
+  type CheckJobFileOptions,
+  checkJobFile,
+  type ValidatedJob,
+  type ValidateOptions,
+  validateJob,
+} from './validate.js';
 export { closest } from './zod-issues.js';

@@ -1,8 +1,10 @@
 /**
  * Loading a job file: YAML with positions -> strict schema -> normalised
  * `LoadedJob` -> structural rules (ids, `from:` chains, uploads, training
- * images). Everything found is reported at once in one `JobFileError`.
- * Model-dependent checks happen later, in `expandJob`.
+ * images). A schema mistake does not stop the rest: what the schema accepted
+ * goes on to the structural rules (src/job/salvage.ts). Everything found is
+ * reported at once in one `JobFileError`; model-dependent checks happen
+ * later, in `scanJob`, and `checkJobFile` reports both together.
  */
 import { basename, dirname, relative, resolve } from 'node:path';
 import { LIMITS, TRAINING_IMAGE_TYPES, uploadTypeOfFileName } from '../contract/index.js';
@@ -20,6 +22,7 @@ import {
 } from './limits.js';
 import { defaultJournalPath } from './local-files.js';
 import { outputGuardIssues } from './output-guard.js';
+import { NOTHING_REFUSED, type Refused, salvageJobFile } from './salvage.js';
 import { type JobFile, JobFileSchema } from './schema.js';
 import { issueAt, type JobSource, type KeyPath, parseJobYaml } from './source-map.js';
 import type { InfluencerRef, LoadedInfluencer, LoadedJob, LoadedStep, UploadSet } from './types.js';
@@ -40,6 +43,37 @@ export interface LoadOptions {
 
 /** Reads and checks a job file; throws `JobFileError` listing every problem. */
 export function loadJob(path: string, options: LoadOptions = {}): LoadedJob {
+  return loaded(readJob(path, options));
+}
+
+/** Same as `loadJob` for text already in memory (`file` locates relative paths). */
+export function loadJobText(
+  text: string,
+  file: string,
+  display = file,
+  guard: Pick<LoadOptions, 'journalPath' | 'outDir' | 'limits'> = {},
+): LoadedJob {
+  return loaded(readJobText(text, file, display, guard));
+}
+
+/**
+ * A job file as far as it could be loaded, with every problem found. `job` is
+ * there unless the file could not be read or parsed as YAML; when problems
+ * were found it holds what the schema accepted (src/job/salvage.ts), for the
+ * later checks to go on with, and must never be run.
+ */
+export interface JobReading {
+  readonly job?: LoadedJob;
+  readonly issues: readonly JobIssue[];
+  readonly text?: string;
+}
+
+function loaded(reading: JobReading): LoadedJob {
+  if (reading.job && !reading.issues.some((i) => i.severity === 'error')) return reading.job;
+  throw new JobFileError(reading.issues, reading.text);
+}
+
+export function readJob(path: string, options: LoadOptions = {}): JobReading {
   const file = resolve(path);
   const display = options.displayPath ?? path;
   const limits = jobLimits(options.limits);
@@ -54,38 +88,43 @@ export function loadJob(path: string, options: LoadOptions = {}): LoadedJob {
         : code === 'ENOENT'
           ? 'does not exist'
           : `cannot be read (${code})`;
-    throw new JobFileError([
-      { file: display, line: 1, col: 1, path: '', message: `job file ${why}`, severity: 'error' },
-    ]);
+    return {
+      issues: [
+        { file: display, line: 1, col: 1, path: '', message: `job file ${why}`, severity: 'error' },
+      ],
+    };
   }
-  return loadJobText(text, file, display, options);
+  return readJobText(text, file, display, options);
 }
 
-/** Same as `loadJob` for text already in memory (`file` locates relative paths). */
-export function loadJobText(
+function readJobText(
   text: string,
   file: string,
-  display = file,
-  guard: Pick<LoadOptions, 'journalPath' | 'outDir' | 'limits'> = {},
-): LoadedJob {
+  display: string,
+  guard: Pick<LoadOptions, 'journalPath' | 'outDir' | 'limits'>,
+): JobReading {
   const limits = jobLimits(guard.limits);
   const parsed = parseJobYaml(display, text);
   const issues: JobIssue[] = [...parsed.issues];
-  if (parsed.issues.some((i) => i.severity === 'error')) throw new JobFileError(issues, text);
+  if (parsed.issues.some((i) => i.severity === 'error')) return { issues, text };
   const result = JobFileSchema.safeParse(parsed.value);
-  if (!result.success) {
+  let spec: JobFile;
+  let refused: Refused = NOTHING_REFUSED;
+  if (result.success) spec = result.data;
+  else {
     issues.push(...zodIssuesToJobIssues(parsed.source, result.error.issues, parsed.value));
-    throw new JobFileError(issues, text);
+    ({ spec, refused } = salvageJobFile(parsed.value, result.error.issues));
   }
-  const job = normalise(result.data, parsed.source, file, text, limits, issues);
-  issues.push(
-    ...outputGuardIssues(job, {
-      journalPath: guard.journalPath ?? defaultJournalPath(job.dir),
-      outputDir: guard.outDir ?? job.output,
-    }),
-  );
-  if (issues.some((i) => i.severity === 'error')) throw new JobFileError(issues, text);
-  return job;
+  const job = normalise(spec, parsed.source, file, text, limits, issues, refused);
+  // The output checks of a refused `output:` would judge the default instead.
+  if (guard.outDir !== undefined || !refused.rootKeys.has('output'))
+    issues.push(
+      ...outputGuardIssues(job, {
+        journalPath: guard.journalPath ?? defaultJournalPath(job.dir),
+        outputDir: guard.outDir ?? job.output,
+      }),
+    );
+  return { job, issues, text };
 }
 
 function normalise(
@@ -95,14 +134,20 @@ function normalise(
   text: string,
   limits: JobLimits,
   issues: JobIssue[],
+  refused: Refused,
 ): LoadedJob {
   const dir = dirname(file);
   const uploads = loadUploads(spec, source, dir, limits, issues);
-  const influencers = loadInfluencers(spec, source, uploads, issues);
+  for (const id of refused.uploads) uploads.set(id, { id, globs: [], files: [], refused: true });
+  const influencers = loadInfluencers(spec, source, uploads, issues, refused);
   const steps = spec.generations.map((step, index): LoadedStep => {
     const base = ['generations', index] as const;
+    const refusedKeys = refused.stepKeys.get(index);
     let influencer: InfluencerRef | undefined;
-    if (step.influencer !== undefined) {
+    // A job-local influencer whose entry was refused is not looked up on the account.
+    const refusedInfluencer =
+      refused.influencers.has(step.influencer ?? '') || refused.rootKeys.has('influencers');
+    if (step.influencer !== undefined && !refusedInfluencer) {
       if (influencers.has(step.influencer)) influencer = { jobLocal: step.influencer };
       else if (UUID.test(step.influencer)) influencer = { id: step.influencer };
       else if (/^[a-zA-Z0-9_]{3,30}$/.test(step.influencer))
@@ -122,6 +167,7 @@ function normalise(
     return {
       id: step.id,
       index,
+      ...(refusedKeys ? { refused: refusedKeys } : {}),
       modelId: step.model,
       ...(influencer ? { influencer } : {}),
       ...(step.copies !== undefined ? { copies: step.copies } : {}),
@@ -169,7 +215,7 @@ function loadUploads(
     });
     if (refused.length > 0) {
       issues.push(...refused);
-      uploads.set(id, { id, globs: set.files, files: [] });
+      uploads.set(id, { id, globs: set.files, files: [], refused: true });
       continue;
     }
     const { files } = expandGlobs(dir, set.files);
@@ -195,6 +241,7 @@ function loadInfluencers(
   source: JobSource,
   uploads: ReadonlyMap<string, UploadSet>,
   issues: JobIssue[],
+  refused: Refused,
 ): Map<string, LoadedInfluencer> {
   const influencers = new Map<string, LoadedInfluencer>();
   for (const [id, inf] of Object.entries(spec.influencers ?? {})) {
@@ -203,7 +250,7 @@ function loadInfluencers(
     if (typeof inf.images === 'string') {
       images = { uploadSet: inf.images };
       const set = uploads.get(inf.images);
-      if (!set) {
+      if (!set && !refused.rootKeys.has('uploads')) {
         const known = [...uploads.keys()];
         issues.push(
           issueAt(
@@ -212,7 +259,7 @@ function loadInfluencers(
             `no upload set \`${inf.images}\`${known.length ? ` (known: ${known.join(', ')})` : ' (add it under `uploads`)'}`,
           ),
         );
-      } else {
+      } else if (set) {
         if (set.files.length > LIMITS.trainingImagesMax) {
           issues.push(
             issueAt(

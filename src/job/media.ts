@@ -11,7 +11,11 @@ import type { MediaRef, UploadSet } from './types.js';
 
 export const UPLOAD_REF_PREFIX = 'upload:';
 
-export type MediaResolution = { readonly ref: MediaRef } | { readonly problem: string };
+export type MediaResolution =
+  | { readonly ref: MediaRef }
+  | { readonly problem: string }
+  /** An upload set whose entry was refused: its mistake is reported already. */
+  | { readonly unchecked: true };
 
 export class MediaResolver {
   private readonly cache = new Map<string, { path?: string; problem?: string }>();
@@ -65,6 +69,7 @@ export class MediaResolver {
         problem: `no upload set \`${setId}\`${known.length ? ` (known: ${known.join(', ')})` : ''}`,
       };
     }
+    if (set.refused) return { unchecked: true };
     let file: string | undefined;
     if (name === undefined) {
       if (set.files.length !== 1) {

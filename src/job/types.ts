@@ -12,6 +12,8 @@ export interface UploadSet {
   readonly globs: readonly string[];
   /** Absolute paths, sorted, deduplicated. */
   readonly files: readonly string[];
+  /** Its entry or a glob was refused (a job that failed to load): references to it are not checked. */
+  readonly refused?: true;
 }
 
 export interface LoadedInfluencer {
@@ -33,6 +35,11 @@ export interface LoadedStep {
   readonly id: string;
   /** Index in `generations` (for messages: `generations[i]`). */
   readonly index: number;
+  /**
+   * Keys whose value the schema refused, in a job that failed to load and is
+   * checked on for its other mistakes: the checks that need them are skipped.
+   */
+  readonly refused?: ReadonlySet<string>;
   readonly modelId: string;
   readonly influencer?: InfluencerRef;
   readonly copies?: number;

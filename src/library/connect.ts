@@ -7,11 +7,13 @@
  */
 import { type ClientEvent, createClient, type ServiceClient } from '../api/index.js';
 import { type RateLimits, SERVICE_RATE_LIMITS } from '../contract/index.js';
-import { type ValidatedJob, validateJob } from '../job/index.js';
+import { defaultJournalPath, type ValidatedJob, validateJob } from '../job/index.js';
 import { createGate, parseLimitsSpec, type RateGate } from '../limits/index.js';
 import type { Plan, PlanOptions } from '../plan/index.js';
 import {
+  issuesBeforeSpending,
   planNextRun,
+  preflightOf,
   type RunEvent,
   type RunJobOptions,
   type RunResult,
@@ -107,8 +109,14 @@ export function connect(options: ConnectOptions): Connection {
   }
   let closing: Promise<void> | undefined;
 
+  // A file with mistakes gets the preflight's too, in the one report `run` gives.
   const validate = (jobPath: string) =>
-    validateJob(jobPath, { lister: client, baseUrl: client.baseUrl });
+    validateJob(jobPath, {
+      lister: client,
+      baseUrl: client.baseUrl,
+      serviceChecks: (job, catalog, items) =>
+        issuesBeforeSpending(preflightOf(job, catalog, items), client, defaultJournalPath(job.dir)),
+    });
 
   return {
     client,

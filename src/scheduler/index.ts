@@ -14,7 +14,12 @@ export { DependencyFailedError } from './item-graph.js';
 export { parseInferenceTime } from './latency.js';
 export { itemsLeftAlone, type NextRun, nextRun, scopeOf } from './next-run.js';
 export { type PlanNextRunInput, planNextRun } from './plan-next-run.js';
-export { checkBeforeSpending, Preflight } from './preflight.js';
+export {
+  checkBeforeSpending,
+  issuesBeforeSpending,
+  Preflight,
+  preflightOf,
+} from './preflight.js';
 export { assertRunId, MAX_RUN_ID_LENGTH, RUN_ID_RULE } from './run-id.js';
 export { runJob } from './run-job.js';
 export { writeRunOutputs } from './run-outputs.js';

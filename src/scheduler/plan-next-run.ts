@@ -22,7 +22,7 @@ import {
 import { prepareJobFiles } from './assets.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 import { nextRun, scopeOf } from './next-run.js';
-import { Preflight } from './preflight.js';
+import { preflightOf } from './preflight.js';
 
 export interface PlanNextRunInput {
   readonly job: LoadedJob;
@@ -54,8 +54,7 @@ export async function planNextRun(
   try {
     const service = client.baseUrl;
     // What `run` would refuse before spending, `plan` refuses too (exit 2).
-    const preflight = new Preflight(job, catalog);
-    for (const item of items) preflight.add(item);
+    const preflight = preflightOf(job, catalog, items);
     const signal = options.signal;
     await preflight.check({
       service,

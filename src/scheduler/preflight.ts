@@ -179,6 +179,17 @@ function originOf(url: string): string | undefined {
   }
 }
 
+/** A preflight with every item's URLs noted. */
+export function preflightOf(
+  job: LoadedJob,
+  catalog: ModelCatalog,
+  items: Iterable<JobItem>,
+): Preflight {
+  const preflight = new Preflight(job, catalog);
+  for (const item of items) preflight.add(item);
+  return preflight;
+}
+
 /**
  * `validate` online: the checks of a job whose items went to `preflight`,
  * with the job's journal read (never created, never locked) when there is one.
@@ -199,5 +210,24 @@ export async function checkBeforeSpending(
     });
   } finally {
     journal?.close();
+  }
+}
+
+/**
+ * The preflight's problems of a job whose file has other mistakes, for the
+ * same report (`validate`, `plan` and `run` all list them at once). A check
+ * that cannot be made (the service did not answer) adds nothing: the file's
+ * own mistakes are the answer, and a valid file meets the preflight again.
+ */
+export async function issuesBeforeSpending(
+  preflight: Preflight,
+  client: InfluencerLister & { readonly baseUrl: string },
+  journalPath: string,
+): Promise<readonly JobIssue[]> {
+  try {
+    await checkBeforeSpending(preflight, client, journalPath);
+    return [];
+  } catch (error) {
+    return error instanceof JobFileError ? error.issues : [];
   }
 }

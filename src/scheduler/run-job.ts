@@ -19,7 +19,7 @@ import { InfluencerDirectory } from './influencer-directory.js';
 import { itemIdentity, trainingsToSeed } from './item-identity.js';
 import { scopeOf } from './next-run.js';
 import { nothingToDo } from './nothing-to-do.js';
-import { Preflight } from './preflight.js';
+import { issuesBeforeSpending, preflightOf } from './preflight.js';
 import { runOutputDir } from './run-folder.js';
 import { assertRunId } from './run-id.js';
 import { contractHashes } from './run-wiring.js';
@@ -40,9 +40,17 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     lister: client,
     baseUrl: client.baseUrl,
     offline: options.offline ?? false,
+    ...(options.displayPath ? { displayPath: options.displayPath } : {}),
     ...(options.journalPath ? { journalPath: options.journalPath } : {}),
     ...(options.outDir ? { outDir: path.resolve(options.outDir) } : {}),
     ...(options.jobLimits ? { limits: options.jobLimits } : {}),
+    // A file with mistakes gets the preflight's in the same report, as `validate` does.
+    serviceChecks: (job, catalog, items) =>
+      issuesBeforeSpending(
+        preflightOf(job, catalog, items),
+        client,
+        options.journalPath ?? defaultJournalPath(job.dir),
+      ),
   });
   const { job, items } = validated;
   assertFreshSteps(options.fresh, job.steps);
@@ -63,8 +71,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   try {
     // What the job names on the service must be there before the first create.
     const influencers = new InfluencerDirectory(client, options.signal);
-    const preflight = new Preflight(job, validated.catalog);
-    for (const item of items) preflight.add(item);
+    const preflight = preflightOf(job, validated.catalog, items);
     await preflight.check({ service: client.baseUrl, influencers, journal });
     const protectedPaths = [
       ...journalFiles(journalPath),

@@ -17,6 +17,8 @@ import type { ExitCode, Logger } from '../shared/index.js';
 export interface RunJobOptions {
   /** Path of the job file. */
   readonly jobPath: string;
+  /** The job file's path in messages, as the user gave it. @default `jobPath` */
+  readonly displayPath?: string;
   /** The service client; its gate must be `gate` so every request is counted. */
   readonly client: ServiceClient;
   readonly gate: RateGate;

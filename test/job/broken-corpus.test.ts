@@ -1,7 +1,8 @@
 /**
  * The corpus of broken job files: each must fail `ibatch validate` with exit
  * 2, naming the expected `line:col` and key, and none may spend a credit
- * (checked on the emulator's ledger).
+ * (checked on the emulator's ledger). A case with `every` lists all of its
+ * mistakes: one `validate` must report exactly those, in file order.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +11,27 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { emulatorEnv, repoPath, runCliCaptured, tempCopy, testEmulator } from '../helpers/index.js';
 
 const FIXTURES = repoPath('test', 'job', 'fixtures', 'broken');
-const expected = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as Record<
+interface Expected {
+  readonly at: string;
+  readonly path: string;
+}
+/** Every mistake of one file, in file order, each with words its message must say. */
+interface ExpectedAll {
+  readonly every: readonly (Expected & { readonly says: string })[];
+}
+const cases = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as Record<
   string,
-  { at: string; path: string }
+  Expected | ExpectedAll
 >;
+const expected = Object.fromEntries(
+  Object.entries(cases).filter((c): c is [string, Expected] => 'at' in c[1]),
+);
+const complete = Object.entries(cases).filter((c): c is [string, ExpectedAll] => 'every' in c[1]);
+
+/** The `file:line:col  path  message` lines of a report. */
+function issueLines(stderr: string, file: string): string[] {
+  return stderr.split('\n').filter((line) => line.startsWith(`${file}:`));
+}
 
 describe('broken job files', () => {
   let emulator: RunningEmulator;
@@ -41,6 +59,25 @@ describe('broken job files', () => {
         run.stderr,
       ).toBe(true);
       expect(run.stderr).not.toContain(env.IBATCH_API_KEY);
+    });
+  }
+
+  it('has a file with 8 mistakes of every kind', () => {
+    expect(complete.some(([, c]) => c.every.length >= 8)).toBe(true);
+  });
+
+  for (const [name, want] of complete) {
+    it(`${name}: one validate reports all ${want.every.length} mistakes, in file order`, async () => {
+      const file = `${name}.yaml`;
+      const run = await runCliCaptured(['validate', file], env, dir);
+      expect(run.code, run.stderr).toBe(2);
+      const lines = issueLines(run.stderr, file);
+      expect(lines, run.stderr).toHaveLength(want.every.length);
+      want.every.forEach((issue, i) => {
+        expect(lines[i], run.stderr).toContain(`${file}:${issue.at}  ${issue.path}  `);
+        expect(lines[i], run.stderr).toContain(issue.says);
+      });
+      expect(run.stderr).toContain(`invalid job file (${want.every.length} problems)`);
     });
   }
 

@@ -63,7 +63,7 @@ export async function planCommandAction(
       jobPath,
       options,
       () => openService(io, options),
-      () => (item) => items.push(item),
+      (item) => items.push(item),
     );
     if (!service) throw new Error('plan needs the service');
     try {

@@ -145,6 +145,7 @@ export const runCommand: CommandModule = {
       async function runAndReport(): Promise<void> {
         const result = await runJob({
           jobPath: path.resolve(io.cwd, job),
+          displayPath: job,
           client: service.client,
           gate: service.gate,
           limits: service.limits,

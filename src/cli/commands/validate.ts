@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import {
+  checkJobFile,
   defaultJournalPath,
   defaultModelCachePath,
   formatIssues,
@@ -13,12 +14,10 @@ import {
   type JobItem,
   type JobScan,
   type LoadedJob,
-  loadJob,
   loadModelCatalog,
   type ModelCatalog,
-  scanJob,
 } from '../../job/index.js';
-import { checkBeforeSpending, Preflight } from '../../scheduler/index.js';
+import { checkBeforeSpending, issuesBeforeSpending, Preflight } from '../../scheduler/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
@@ -29,6 +28,7 @@ import {
   type JobLimitOptions,
   jobLimitsOf,
   journalOption,
+  type NextRunOptions,
 } from '../options.js';
 import { type OpenedService, openService } from '../service.js';
 
@@ -44,35 +44,51 @@ export interface CheckedJob {
 }
 
 /**
- * Loads, fetches contracts and expands. With a `service` the contracts come
- * from it (cached beside the job unless it is the in-process emulator). The
- * items are not kept: `itemsTo` (given the contracts) receives each one, so
- * a 100,000-row job is counted or grouped without holding its items.
+ * Loads, fetches contracts and expands (`checkJobFile`: every mistake at
+ * once). With a `service` the contracts come from it (cached beside the job
+ * unless it is the in-process emulator), and a file with mistakes gets the
+ * preflight's too, in the same report. The items are not kept: `onItem`
+ * receives each one, so a 100,000-row job is counted or grouped without
+ * holding its items; `preflight` (online) has noted their URLs.
  */
 export async function checkJob(
   io: CliIo,
   jobPath: string,
-  options: ValidateCommandOptions,
+  options: ValidateCommandOptions & NextRunOptions,
   openServiceFor: () => Promise<OpenedService>,
-  itemsTo: (catalog: ModelCatalog, job: LoadedJob) => (item: JobItem) => void = () => () =>
-    undefined,
-): Promise<{ checked: CheckedJob; service: OpenedService | undefined }> {
-  const job = loadJob(resolve(io.cwd, jobPath), {
-    displayPath: jobPath,
-    limits: jobLimitsOf(options),
-  });
-  const cacheFile = options.emulator ? null : defaultModelCachePath(job.dir);
+  onItem: (item: JobItem) => void = () => undefined,
+): Promise<{ checked: CheckedJob; service: OpenedService | undefined; preflight?: Preflight }> {
   let service: OpenedService | undefined;
+  let preflight: Preflight | undefined;
+  const journalPathOf = (job: LoadedJob) =>
+    journalOption(io, options).journalPath ?? defaultJournalPath(job.dir);
   try {
-    if (!options.offline) service = await openServiceFor();
-    const { catalog } = await loadModelCatalog({
-      cacheFile,
-      offline: Boolean(options.offline),
-      ...(service ? { lister: service.client, baseUrl: service.baseUrl } : {}),
+    const checked = await checkJobFile(resolve(io.cwd, jobPath), {
+      displayPath: jobPath,
+      limits: jobLimitsOf(options),
+      catalog: async (job) => {
+        if (!options.offline) service = await openServiceFor();
+        const { catalog } = await loadModelCatalog({
+          cacheFile: options.emulator ? null : defaultModelCachePath(job.dir),
+          offline: Boolean(options.offline),
+          ...(service ? { lister: service.client, baseUrl: service.baseUrl } : {}),
+        });
+        if (service) preflight = new Preflight(job, catalog);
+        return catalog;
+      },
+      onItem: (item) => {
+        preflight?.add(item);
+        onItem(item);
+      },
+      serviceChecks: async (job) =>
+        service && preflight
+          ? issuesBeforeSpending(preflight, service.client, journalPathOf(job))
+          : [],
     });
     return {
-      checked: { job, catalog, scan: scanJob(job, catalog, itemsTo(catalog, job)) },
+      checked,
       service,
+      ...(preflight ? { preflight } : {}),
     };
   } catch (error) {
     await service?.close();
@@ -121,17 +137,8 @@ export const validateCommand: CommandModule = {
     ).action(async (jobPath: string, options: ValidateCommandOptions) => {
       try {
         // Online, what `run` checks before spending is checked too (items noted as scanned).
-        let preflight: Preflight | undefined;
-        const { checked, service } = await checkJob(
-          io,
-          jobPath,
-          options,
-          () => openService(io, options),
-          (catalog, job) => {
-            const noted = new Preflight(job, catalog);
-            preflight = noted;
-            return (item) => noted.add(item);
-          },
+        const { checked, service, preflight } = await checkJob(io, jobPath, options, () =>
+          openService(io, options),
         );
         try {
           if (service && preflight) {
