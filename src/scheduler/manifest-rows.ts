@@ -87,33 +87,16 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
           // stopped run whose resume fetches it again). Not downloaded yet in
           // a run still going: no row.
           if (output.state !== OUTPUT_STATE.failed && !failed) continue;
-          rows.push({
-            ...common,
-            n: output.n,
-            generationId: output.generationId,
-            status: ITEM_STATE.failed,
-            creditsCost,
-            refunded: false,
-            url: output.url,
-            error: output.error ?? item.error ?? 'not downloaded',
-            at: isoOf(output.updatedAt),
-          });
+          const error = output.error ?? item.error ?? 'not downloaded';
+          rows.push(failedOutputRow(common, creditsCost, output, false, error));
           continue;
         }
         if (output.state === OUTPUT_STATE.failed && output.url === null) {
           // A copy the service failed: only failed copies are refunded within
           // a succeeded attempt, so the attempt's refund is theirs.
-          rows.push({
-            ...common,
-            n: output.n,
-            generationId: output.generationId,
-            status: ITEM_STATE.failed,
-            creditsCost,
-            refunded: (winning?.refundedCredits ?? 0) > 0,
-            url: null,
-            error: output.error ?? 'generation failed',
-            at: isoOf(output.updatedAt),
-          });
+          const refunded = (winning?.refundedCredits ?? 0) > 0;
+          const error = output.error ?? 'generation failed';
+          rows.push(failedOutputRow(common, creditsCost, output, refunded, error));
           continue;
         }
         const row = fileRow(common, creditsCost, output);
@@ -159,6 +142,27 @@ export function downloadedOutputRow(
 }
 
 type ItemColumns = ReturnType<typeof itemColumns>;
+
+/** The row of an output with no file: a copy the service failed, or a download that failed. */
+function failedOutputRow(
+  common: ItemColumns & { attempt: number | undefined },
+  creditsCost: number | null,
+  output: OutputRecord,
+  refunded: boolean,
+  error: string,
+): ManifestRow {
+  return {
+    ...common,
+    n: output.n,
+    generationId: output.generationId,
+    status: ITEM_STATE.failed,
+    creditsCost,
+    refunded,
+    url: output.url,
+    error,
+    at: isoOf(output.updatedAt),
+  };
+}
 
 /** The row of a downloaded output file, or undefined when it is not downloaded. */
 function fileRow(
