@@ -26,6 +26,7 @@ import type { AttemptIntentInput } from './ops/record-attempt-intent.js';
 import type { AttemptOutcomeInput } from './ops/record-attempt-outcome.js';
 import type { AttemptSubmittedInput } from './ops/record-attempt-submitted.js';
 import type { RunSpendCap } from './ops/reserve-credits.js';
+import type { NewReview } from './ops/reviews.js';
 import type { ItemStateChange } from './ops/update-item.js';
 import { FAILED_ITEM_STATES, type OutputState, type RunStatus } from './records.js';
 import { createJournalDb, type JournalDb } from './sql.js';
@@ -46,6 +47,16 @@ export class Journal {
     this.path = path;
     this.#lock = lock;
     this.readonly = lock === undefined;
+  }
+
+  // Reviews (issue 15)
+  /** Appends a review decision, committed at once. */
+  recordReview(review: NewReview) {
+    return ops.recordReview(this.#j, review);
+  }
+  /** The latest decision of each output and item of a job. */
+  latestReviews(jobName: string) {
+    return ops.latestReviews(this.#j, jobName);
   }
 
   // Runs

@@ -226,3 +226,27 @@ export const eventRecordSchema = z.object({
   data: jsonText,
 });
 export type EventRecord = z.infer<typeof eventRecordSchema>;
+
+export const REVIEW_DECISION = {
+  approved: 'approved',
+  rejected: 'rejected',
+  /** Takes back an earlier decision: the output is unreviewed again. */
+  cleared: 'cleared',
+} as const;
+export type ReviewDecision = (typeof REVIEW_DECISION)[keyof typeof REVIEW_DECISION];
+
+export const reviewRecordSchema = z.object({
+  id: z.number().int(),
+  jobName: z.string(),
+  runId: z.string(),
+  itemKey: z.string(),
+  /** The output within the item; null for a decision on the whole item. */
+  n: z.number().int().nullable(),
+  decision: z.enum(values(REVIEW_DECISION)),
+  reviewer: z.string(),
+  note: z.string().nullable(),
+  /** A prompt edited in review, for the item's next attempt. */
+  prompt: z.string().nullable(),
+  at: ms,
+});
+export type ReviewRecord = z.infer<typeof reviewRecordSchema>;

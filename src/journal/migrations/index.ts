@@ -6,6 +6,7 @@ import { migration0001 } from './0001-initial.js';
 import { migration0002 } from './0002-lookup-indexes.js';
 import { migration0003 } from './0003-attempt-training-ids.js';
 import { migration0004 } from './0004-item-vars.js';
+import { migration0005 } from './0005-reviews.js';
 
 export interface Migration {
   readonly version: number;
@@ -18,5 +19,6 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0002,
   migration0003,
   migration0004,
+  migration0005,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,60 @@
+import { redactDeep } from '../../shared/index.js';
+import { type ReviewDecision, type ReviewRecord, reviewRecordSchema } from '../records.js';
+import type { JournalDb } from '../sql.js';
+
+export interface NewReview {
+  readonly jobName: string;
+  readonly runId: string;
+  readonly itemKey: string;
+  /** The output within the item; null or absent for the whole item. */
+  readonly n?: number | null;
+  readonly decision: ReviewDecision;
+  readonly reviewer: string;
+  readonly note?: string | null;
+  readonly prompt?: string | null;
+}
+
+const REVIEW_COLUMNS = `id, job_name AS jobName, run_id AS runId, item_key AS itemKey, n,
+  decision, reviewer, note, prompt, at`;
+
+/** Appends one decision (committed at once: a decision survives a kill like a charge). */
+export function recordReview(j: JournalDb, review: NewReview): ReviewRecord {
+  const id = j
+    .stmt(
+      `INSERT INTO reviews (job_name, run_id, item_key, n, decision, reviewer, note, prompt, at)
+       VALUES (@jobName, @runId, @itemKey, @n, @decision, @reviewer, @note, @prompt, @at)`,
+    )
+    .run({
+      jobName: review.jobName,
+      runId: review.runId,
+      itemKey: review.itemKey,
+      n: review.n ?? null,
+      decision: review.decision,
+      reviewer: review.reviewer,
+      // Free text from a person (or pasted from the service): redacted like every sink.
+      note: redactDeep(review.note ?? null),
+      prompt: redactDeep(review.prompt ?? null),
+      at: j.now(),
+    }).lastInsertRowid;
+  return reviewRecordSchema.parse(
+    j.stmt(`SELECT ${REVIEW_COLUMNS} FROM reviews WHERE id = ?`).get(id),
+  );
+}
+
+/**
+ * The latest decision of each output (and each whole item) of a job, oldest
+ * first: what the review page, `status`, the manifest and the next run read.
+ */
+export function latestReviews(j: JournalDb, jobName: string): ReviewRecord[] {
+  return j
+    .stmt(
+      `SELECT ${REVIEW_COLUMNS} FROM reviews r
+       WHERE job_name = ? AND id = (
+         SELECT MAX(id) FROM reviews o
+         WHERE o.job_name = r.job_name AND o.run_id = r.run_id AND o.item_key = r.item_key
+           AND o.n IS r.n)
+       ORDER BY id`,
+    )
+    .all(jobName)
+    .map((row) => reviewRecordSchema.parse(row));
+}

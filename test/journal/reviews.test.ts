@@ -1,0 +1,33 @@
+/**
+ * Review decisions (issue 15) are an append-only log in the journal: the
+ * latest decision per output (or per whole item) wins, and a decision made
+ * survives the process like any other commit.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openJournal, REVIEW_DECISION } from '../../src/journal/index.js';
+import { tempDir } from '../helpers/index.js';
+
+describe('journal reviews', () => {
+  it('keeps the latest decision of each output and item, across a reopen', async () => {
+    const file = path.join(tempDir('reviews'), 'journal.db');
+    const journal = await openJournal(file);
+    const base = { jobName: 'job', runId: 'r1', itemKey: 'beach-1', reviewer: 'ana' };
+    journal.recordReview({ ...base, n: 1, decision: REVIEW_DECISION.approved });
+    journal.recordReview({ ...base, n: 1, decision: REVIEW_DECISION.rejected, note: 'too dark' });
+    journal.recordReview({ ...base, n: 2, decision: REVIEW_DECISION.approved });
+    journal.recordReview({ ...base, decision: REVIEW_DECISION.rejected, prompt: 'brighter' });
+    journal.recordReview({ ...base, jobName: 'other', n: 1, decision: REVIEW_DECISION.approved });
+    journal.close();
+
+    const again = await openJournal(file, { readonly: true });
+    const latest = again.latestReviews('job');
+    again.close();
+    expect(latest.map((r) => [r.n, r.decision, r.note, r.prompt])).toEqual([
+      [1, 'rejected', 'too dark', null],
+      [2, 'approved', null, null],
+      [null, 'rejected', null, 'brighter'],
+    ]);
+    expect(latest.every((r) => r.reviewer === 'ana' && r.runId === 'r1')).toBe(true);
+  });
+});
