@@ -31,6 +31,7 @@ export default mergeConfig(
         'test/cli/emulator.test.ts',
         'test/cli/run-semantics.test.ts',
         'test/cli/converge.test.ts',
+        'test/cli/review-decisions.test.ts',
         'test/cli/lost-journal.test.ts',
         'test/cli/errors.test.ts',
         'test/job/extreme-fuzz.test.ts',

@@ -20,6 +20,7 @@ import {
   type RunStatus,
   type Spend,
 } from '../journal/index.js';
+import { outputRows, type ReviewCounts, reviewCounts } from '../review/index.js';
 import { itemsLeftAlone } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { formatWait } from './progress-format.js';
@@ -90,6 +91,8 @@ export interface StatusDocument {
    * account (what `budget` caps); null when the journal has no run.
    */
   readonly job: JobStatus | null;
+  /** The job's current output files per step and review state (docs/review.md). */
+  readonly review: readonly ReviewCounts[];
 }
 
 export interface JobStatus {
@@ -170,6 +173,7 @@ export function buildStatus(
       failures: [],
       resume: null,
       job: null,
+      review: [],
     };
   }
   const runId = selected.runId;
@@ -227,6 +231,10 @@ export function buildStatus(
     })),
     resume: finished ? null : resumeCommand(selected, journal.path),
     job: jobStatus(journal, selected, select.jobFile),
+    review:
+      typeof options.outputDir === 'string'
+        ? reviewCounts(outputRows(journal, selected.jobName, options.outputDir))
+        : [],
   };
 }
 
@@ -323,6 +331,11 @@ export function renderStatus(doc: StatusDocument, now = Date.now()): string {
   }
   for (const r of job?.removed ?? []) {
     out.push(`  ${r.step}: ${r.items} item(s) no longer in the job file, left as they are`);
+  }
+  for (const r of doc.review) {
+    out.push(
+      `  review ${r.step}: ${r.approved} approved, ${r.rejected} rejected, ${r.unreviewed} unreviewed`,
+    );
   }
   if (run.outputDir) out.push(`  outputs: ${run.outputDir}`);
   if (doc.resume)

@@ -54,6 +54,13 @@ export const ManifestRowSchema = z.strictObject({
    * older, superseded rows of the same item. Absent in older manifests.
    */
   current: z.boolean().optional(),
+  /** The latest review decision of the output (or its whole item); absent when unreviewed. */
+  review: z.enum(['approved', 'rejected']).optional(),
+  reviewer: z.string().optional(),
+  /** ISO 8601 time of that decision. */
+  reviewedAt: z.string().optional(),
+  /** The reviewer's note. */
+  note: z.string().optional(),
 });
 export type ManifestRow = z.infer<typeof ManifestRowSchema>;
 
@@ -83,6 +90,10 @@ export const MANIFEST_CSV_COLUMNS = [
   'contentType',
   'url',
   'error',
+  'review',
+  'reviewer',
+  'reviewedAt',
+  'note',
 ] as const satisfies readonly (keyof ManifestRow)[];
 
 /** One CSV column: its header and its cell of a row. */

@@ -153,14 +153,22 @@ function tile(row: ManifestRow): RawHtml {
   else {
     media = html`<a class="thumb" href="${href}"><img loading="lazy" decoding="async" src="${href}" alt="${alt}"></a>`;
   }
-  return html`<article class="tile" data-kind="${isVideo ? 'video' : 'image'}" data-status="${row.status}">${media}
-<div class="body"><div><b class="title" title="${row.item}">${title}</b>${row.n ? html` <span class="badge">#${row.n}</span>` : ''}</div>
+  return html`<article class="tile" data-kind="${isVideo ? 'video' : 'image'}" data-status="${row.status}" data-review="${row.review ?? ''}">${media}
+<div class="body"><div><b class="title" title="${row.item}">${title}</b>${row.n ? html` <span class="badge">#${row.n}</span>` : ''}${reviewBadge(row)}</div>
 ${sourceLink(row.sourceFile)}
 ${row.prompt ? html`<div class="prompt" title="${row.prompt}">${row.prompt}</div>` : ''}
 <div class="foot"><span>${row.modelId}</span><span data-credits>${credits(row.creditsCost ?? 0)}</span></div>
 <div class="foot mono"><span title="${row.sha256 ?? ''}">${(row.sha256 ?? '').slice(0, 12)}</span><span>${
     row.file ?? ''
   }</span></div></div></article>`;
+}
+
+/** The review decision of a card: approved / rejected, who and the note on hover; nothing when unreviewed. */
+function reviewBadge(row: ManifestRow): RawHtml | string {
+  if (!row.review) return '';
+  const tone = row.review === 'approved' ? 'ok' : 'bad';
+  const says = [row.reviewer, row.reviewedAt, row.note].filter(Boolean).join(' · ');
+  return html` <span class="badge ${tone}" data-review-badge title="${says}">${row.review}</span>`;
 }
 
 function failureTable(rows: readonly ManifestRow[]): RawHtml {

@@ -21,6 +21,8 @@ export type ItemVerdict =
   | 'changed'
   /** Failed for good in an earlier run: made again with a new key. */
   | 'retry'
+  /** Done, but its current output was rejected in review: made again with a new key (docs/review.md). */
+  | 'rejected'
   /** Succeeded with its outputs recorded: nothing to do. */
   | 'done'
   /** Done, but its step was named by `--fresh`: made again on purpose. */
@@ -31,7 +33,13 @@ export type ItemVerdict =
   | 'settled';
 
 /** Verdicts that make a new attempt in the next run. */
-export const VERDICTS_TO_MAKE: readonly ItemVerdict[] = ['new', 'changed', 'retry', 'fresh'];
+export const VERDICTS_TO_MAKE: readonly ItemVerdict[] = [
+  'new',
+  'changed',
+  'retry',
+  'rejected',
+  'fresh',
+];
 
 /** What the comparison needs of a job item. */
 export interface WantedItem {
@@ -50,6 +58,8 @@ export interface DesiredStateOptions {
   readonly settledRuns?: ReadonlySet<string>;
   /** The generation ids of a done item's outputs, in output order (for `from:` checks). */
   readonly outputIds: (runId: string, itemKey: string) => readonly string[];
+  /** Whether an output (or the whole item) the item made in that run was rejected in review. */
+  readonly rejected?: (runId: string, itemKey: string) => boolean;
 }
 
 export interface DesiredState {
@@ -117,6 +127,8 @@ function ownVerdict(
   if (row.runId === options.openRunId) return same ? 'open' : 'changed';
   if (row.state === ITEM_STATE.succeeded) {
     if (!same) return 'changed';
+    // The decision names the run that made the output: once remade, the item is done again.
+    if (options.rejected?.(row.runId, row.itemKey)) return 'rejected';
     const fresh = options.fresh === true || options.fresh?.has(item.stepId) === true;
     return fresh ? 'fresh' : 'done';
   }
@@ -146,6 +158,7 @@ export const NO_VERDICTS: Readonly<VerdictCounts> = Object.freeze({
   new: 0,
   changed: 0,
   retry: 0,
+  rejected: 0,
   done: 0,
   fresh: 0,
   open: 0,

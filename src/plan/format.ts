@@ -27,6 +27,7 @@ export function planJson(plan: Plan): Record<string, unknown> {
       new: s.counts.new,
       changed: s.counts.changed,
       retry: s.counts.retry,
+      rejected: s.counts.rejected,
       done: s.counts.done,
       removed: s.counts.removed,
       fresh: s.counts.fresh,
@@ -40,6 +41,7 @@ const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
 /** Table columns shown only when some step has such items. */
 const OPTIONAL_COUNTS = [
+  ['rejected', 'rejected'],
   ['fresh', 'fresh'],
   ['open', 'resumed'],
 ] as const;

@@ -41,7 +41,7 @@ export interface StartedRun extends Invocation {
 }
 
 /**
- * What a run drives: the job items it holds with the job's request, and the
+ * What a run drives: the job items it holds with their recorded request, and the
  * paid attempts of items the job file changed or dropped since (finished as
  * they were sent, no retry). Every other job item settles at once for the
  * items that wait on it: done ones with their recorded outputs.
@@ -64,7 +64,9 @@ function itemsToDrive(
     if (!step) continue;
     held.add(record.itemKey);
     if (jobItem && identity(jobItem) === record.requestHash) {
-      driven.push({ item: jobItem, step });
+      // Sent as recorded: the job file's request, or a rejected item's remake (remake.ts).
+      const request = record.request as JobItem['request'];
+      driven.push({ item: { ...jobItem, request }, step });
     } else if (journal.getOpenAttempt(runId, record.itemKey)) {
       driven.push({ item: asSent(record, jobItem), step: { ...step, retries: 0 } });
     } else if (!isStateIn(TERMINAL_ITEM_STATES, record.state)) {

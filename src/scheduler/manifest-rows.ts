@@ -16,6 +16,8 @@ import {
   type Journal,
   OUTPUT_STATE,
   type OutputRecord,
+  REVIEW_DECISION,
+  type ReviewRecord,
   type RunRecord,
 } from '../journal/index.js';
 import { type ManifestRow, markCurrentRows } from '../outputs/index.js';
@@ -118,8 +120,35 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
       });
     }
   }
-  return rows;
+  const jobName = journal.getRun(runId)?.jobName;
+  return jobName === undefined ? rows : withReviews(rows, journal.latestReviews(jobName));
 }
+
+/**
+ * Each row with the latest decision on its output, else on its whole item
+ * (a cleared decision leaves it unreviewed). Decisions name the run that made
+ * the output, so a remade item's new row starts unreviewed.
+ */
+function withReviews(rows: ManifestRow[], reviews: readonly ReviewRecord[]): ManifestRow[] {
+  if (reviews.length === 0) return rows;
+  const byOutput = new Map(reviews.map((r) => [outputKey(r.runId, r.itemKey, r.n), r]));
+  return rows.map((row) => {
+    const review =
+      byOutput.get(outputKey(row.runId ?? '', row.item, row.n ?? null)) ??
+      byOutput.get(outputKey(row.runId ?? '', row.item, null));
+    if (!review || review.decision === REVIEW_DECISION.cleared) return row;
+    return {
+      ...row,
+      review: review.decision,
+      reviewer: review.reviewer,
+      reviewedAt: isoOf(review.at),
+      ...(review.note ? { note: review.note } : {}),
+    };
+  });
+}
+
+const outputKey = (runId: string, itemKey: string, n: number | null) =>
+  `${runId}\u0000${itemKey}\u0000${n ?? ''}`;
 
 /**
  * The row of one output just downloaded (what the download stage appends

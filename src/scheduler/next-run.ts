@@ -6,7 +6,7 @@
  * `plan` quotes it (`nextRun`). One rule for both, so a quote is what the run
  * then does.
  */
-import type { JobItem, LoadedJob } from '../job/index.js';
+import type { JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
 import {
   FINISHED_RUN_STATUSES,
   ITEM_STATE,
@@ -39,6 +39,7 @@ import {
   trainingsToSeed,
 } from './item-identity.js';
 import { changedFields, toNewItem } from './item-records.js';
+import { Rejections } from './remake.js';
 
 /** What identifies the service and account a run spends on. */
 export interface RunScope {
@@ -61,6 +62,7 @@ export type JournalReader = Pick<
   | 'listItems'
   | 'getOpenAttempt'
   | 'findInfluencer'
+  | 'latestReviews'
 >;
 
 /** A journal that does not exist yet: no history at all. */
@@ -72,6 +74,7 @@ const NO_HISTORY: JournalReader = {
   listItems: () => [],
   getOpenAttempt: () => undefined,
   findInfluencer: () => undefined,
+  latestReviews: () => [],
 };
 
 export interface DecideOptions extends RunScope {
@@ -80,6 +83,8 @@ export interface DecideOptions extends RunScope {
   readonly fresh?: ReadonlySet<string> | true;
   /** Runs this invocation already finished (their failures wait for the next one). */
   readonly settledRuns?: ReadonlySet<string>;
+  /** The model contracts: a rejected item is remade with a new seed where its model has one. */
+  readonly catalog?: ModelCatalog;
   /** An item's identity hash (item-identity.ts). */
   readonly identity: (item: JobItem) => string;
   /** The trainings a new or resumed run needs as journal items. */
@@ -103,7 +108,11 @@ export interface ResumePlan {
 
 export interface RunDecision {
   readonly state: DesiredState;
-  /** Job items the run adds: new, changed, retry, fresh (not those the resumed run holds). */
+  /**
+   * Job items the run adds: new, changed, retry, rejected, fresh (not those
+   * the resumed run holds). A rejected item carries its remade request (new
+   * seed, edited prompt; remake.ts); its identity is the job file's item's.
+   */
   readonly makes: readonly JobItem[];
   /** Training items the run seeds. */
   readonly trainings: readonly NewItem[];
@@ -124,6 +133,7 @@ export function decideRun(
 ): RunDecision {
   const history = scopedHistory(journal, job.name, options);
   const open = openRunOf(journal, job, options);
+  const rejections = new Rejections(journal.latestReviews(job.name));
   // Only what the comparison needs: a plan of a 100,000-row job holds these next to the items.
   const wanted = items.map((item) => ({
     key: item.key,
@@ -136,12 +146,20 @@ export function decideRun(
     ...(options.fresh ? { fresh: options.fresh } : {}),
     ...(options.settledRuns ? { settledRuns: options.settledRuns } : {}),
     outputIds: (runId, itemKey) => outputIdsOf(journal, runId, itemKey),
+    rejected: (runId, itemKey) => rejections.has(runId, itemKey),
   });
-  const makes = items.filter((item) => {
+  const makes: JobItem[] = [];
+  for (const item of items) {
     const verdict = state.verdicts.get(item.key) ?? 'new';
-    if (!VERDICTS_TO_MAKE.includes(verdict)) return false;
-    return !(open && state.latest.get(item.key)?.runId === open.runId);
-  });
+    if (!VERDICTS_TO_MAKE.includes(verdict)) continue;
+    const latest = state.latest.get(item.key);
+    if (open && latest?.runId === open.runId) continue;
+    makes.push(
+      verdict === 'rejected' && latest
+        ? rejections.remake(item, latest.runId, options.catalog)
+        : item,
+    );
+  }
   return {
     state,
     makes,
@@ -274,6 +292,8 @@ function resumePlan(
 export interface NextRunOptions extends RunScope {
   readonly fresh?: true | readonly string[];
   readonly runId?: string;
+  /** The model contracts (which models have a seed a rejected item's remake changes). */
+  readonly catalog?: ModelCatalog;
 }
 
 /** The next `run` of a job as `plan` quotes it. */
@@ -316,6 +336,7 @@ export function nextRun(
     scope: options.scope,
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
     ...(options.fresh ? { fresh: freshSteps(options.fresh) } : {}),
+    ...(options.catalog ? { catalog: options.catalog } : {}),
     identity: (item) => itemIdentity(job, files, item),
     trainings: (makes) => trainingsToSeed(reader, job, files, options.scope, makes),
   });

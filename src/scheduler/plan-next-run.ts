@@ -65,6 +65,7 @@ export async function planNextRun(
     const next = nextRun(journal, job, items, files, {
       service,
       scope,
+      catalog,
       ...(input.fresh !== undefined ? { fresh: input.fresh } : {}),
       ...(input.runId !== undefined ? { runId: input.runId } : {}),
     });

@@ -133,6 +133,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
       ...(settled.size === 0 && options.fresh ? { fresh: freshSteps(options.fresh) } : {}),
       settledRuns: settled,
       snapshot,
+      catalog,
       identity,
       trainings: (makes) => trainingsToSeed(journal, job, files, scope, makes),
     });

@@ -5,7 +5,7 @@
  * otherwise a new run is started only when something is missing; a finished,
  * unchanged job starts nothing.
  */
-import type { JobItem, LoadedJob } from '../job/index.js';
+import type { JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
 import {
   ITEM_STATE,
   type Journal,
@@ -29,6 +29,8 @@ export interface SelectOptions {
   readonly snapshot: RunScope & Record<string, unknown>;
   /** An item's identity hash (src/scheduler/item-identity.ts). */
   readonly identity: (item: JobItem) => string;
+  /** The model contracts (a rejected item is remade with a new seed where its model has one). */
+  readonly catalog?: ModelCatalog;
   /** The trainings a new or resumed run needs as journal items. */
   readonly trainings: (makes: readonly JobItem[]) => readonly NewItem[];
 }
@@ -59,11 +61,12 @@ export function selectRun(
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
     ...(options.fresh ? { fresh: options.fresh } : {}),
     settledRuns: options.settledRuns,
+    ...(options.catalog ? { catalog: options.catalog } : {}),
     identity: options.identity,
     trainings: options.trainings,
   });
   const { state, makes, trainings } = decision;
-  if (decision.resume) return resume(journal, job, decision, options);
+  if (decision.resume) return resume(journal, job, items, decision, options);
   if (makes.length === 0 && trainings.length === 0) {
     const [lastRun] = journal.listRuns(job.name, 1);
     return { kind: 'nothing', state, ...(lastRun ? { lastRun } : {}) };
@@ -76,11 +79,22 @@ export function selectRun(
     budget: job.budget ?? null,
     options: options.snapshot,
   });
-  journal.addItems(run.runId, [
-    ...trainings,
-    ...makes.map((item) => toNewItem(item, options.identity(item))),
-  ]);
+  journal.addItems(run.runId, [...trainings, ...recorded(items, makes, options.identity)]);
   return { kind: 'run', run, resumed: false, state, deferred: 0, changes: [] };
+}
+
+/**
+ * The journal records of the items a run makes: each with its request as it
+ * is sent (a rejected item's remade one) and the identity of the job file's
+ * item, so a remade item is done once made.
+ */
+function recorded(
+  items: readonly JobItem[],
+  makes: readonly JobItem[],
+  identity: (item: JobItem) => string,
+): NewItem[] {
+  const inJobFile = new Map(items.map((item) => [item.key, item]));
+  return makes.map((item) => toNewItem(item, identity(inJobFile.get(item.key) ?? item)));
 }
 
 /**
@@ -98,6 +112,7 @@ function newRunIdFor(journal: Journal, runId: string | undefined): string {
 function resume(
   journal: Journal,
   job: LoadedJob,
+  items: readonly JobItem[],
   decision: RunDecision,
   options: SelectOptions,
 ): RunSelection {
@@ -119,7 +134,7 @@ function resume(
   for (const next of plan.replace) if (!journal.replaceItemRequest(runId, next)) deferred += 1;
   journal.addItems(runId, [
     ...decision.trainings,
-    ...decision.makes.map((item) => toNewItem(item, options.identity(item))),
+    ...recorded(items, decision.makes, options.identity),
   ]);
   return {
     kind: 'run',

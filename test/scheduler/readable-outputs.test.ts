@@ -48,7 +48,15 @@ const ROWS = [
  * Columns a succeeded row may leave empty: `error` (failures only),
  * `sourceFile` (outputs of a `from:` step only).
  */
-const EMPTY_ON_SUCCESS = new Set(['error', 'sourceFile']);
+/** Empty on a succeeded row: no error, no source (not a `from:` item), not reviewed yet. */
+const EMPTY_ON_SUCCESS = new Set([
+  'error',
+  'sourceFile',
+  'review',
+  'reviewer',
+  'reviewedAt',
+  'note',
+]);
 
 describe('readable outputs', () => {
   it('names files after the item and writes a spreadsheet-ready manifest.csv', async () => {

@@ -4,7 +4,9 @@
  */
 import type { CommandModule } from '../command.js';
 import { accountCommand } from './account.js';
+import { approveCommand, rejectCommand } from './approve-reject.js';
 import { emulatorCommand } from './emulator.js';
+import { exportCommand } from './export.js';
 import { influencersCommand } from './influencers.js';
 import { modelsCommand } from './models.js';
 import { planCommand } from './plan.js';
@@ -20,6 +22,9 @@ export const COMMANDS: readonly CommandModule[] = [
   runCommand,
   statusCommand,
   reportCommand,
+  approveCommand,
+  rejectCommand,
+  exportCommand,
   modelsCommand,
   accountCommand,
   influencersCommand,

@@ -1,0 +1,43 @@
+/**
+ * What the review commands (`approve`, `reject`, `export`) work on: the job
+ * file's name, its journal (`--journal` / $IBATCH_JOURNAL, else beside the
+ * job) and the output folder its newest run wrote to (else the job's).
+ * The journal is opened as a writer without the job's lock: a decision is
+ * one append in its own transaction, safe beside a running `run` (WAL).
+ */
+import { loadJob } from '../../job/index.js';
+import { type Journal, openJournal } from '../../journal/index.js';
+import { newestRunOf } from '../../review/index.js';
+import { recordedOutputDir } from '../../scheduler/index.js';
+import type { CliIo } from '../command.js';
+import { resolveTarget } from './status.js';
+
+export interface ReviewTarget {
+  readonly jobName: string;
+  readonly outputDir: string;
+  readonly journal: Journal;
+}
+
+/** Opens the job's journal (read-only unless `write`) and finds its output folder; the caller closes it. */
+export async function openReviewTarget(
+  io: CliIo,
+  jobFile: string,
+  journalOption: string | undefined,
+  write: boolean,
+): Promise<ReviewTarget> {
+  const target = resolveTarget(io, jobFile, journalOption);
+  const job = loadJob(target.jobPath ?? jobFile);
+  // No job name: the journal's own writer lock (for writers that run no job),
+  // held for a moment, never the job's lock a `run` holds.
+  const journal = await openJournal(
+    target.journalPath,
+    write ? { wait: 10_000 } : { readonly: true },
+  );
+  try {
+    const run = newestRunOf(journal, job.name);
+    return { jobName: job.name, outputDir: recordedOutputDir(run) ?? job.output, journal };
+  } catch (error) {
+    journal.close();
+    throw error;
+  }
+}

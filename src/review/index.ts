@@ -1,0 +1,16 @@
+/**
+ * @module review
+ * Review decisions (issue 15, docs/review.md): which outputs a person or a
+ * script names, recording approve / reject in the journal's review log, the
+ * counts `status` shows, and `export` of the current or approved outputs.
+ * What a rejection makes the next run do lives with the run's decision
+ * (src/scheduler/remake.ts, src/plan/desired-state.ts).
+ */
+export {
+  type DecisionOptions,
+  type ReviewCounts,
+  recordDecisions,
+  reviewCounts,
+} from './decisions.js';
+export { exportOutputs } from './export.js';
+export { newestRunOf, outputRows, type ReviewedOutput, resolveOutputs } from './outputs.js';
