@@ -9,6 +9,7 @@ import { influencersCommand } from './influencers.js';
 import { modelsCommand } from './models.js';
 import { planCommand } from './plan.js';
 import { reportCommand } from './report.js';
+import { reviewCommand } from './review.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { statusCommand } from './status.js';
@@ -20,6 +21,7 @@ export const COMMANDS: readonly CommandModule[] = [
   runCommand,
   statusCommand,
   reportCommand,
+  reviewCommand,
   modelsCommand,
   accountCommand,
   influencersCommand,
