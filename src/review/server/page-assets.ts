@@ -11,7 +11,7 @@ export const REVIEW_CSS = `
 :root{color-scheme:light dark;--bg:#f7f7f9;--fg:#1c1d21;--muted:#666b76;--card:#fff;--line:#e3e4e8;
 --accent:#4f46e5;--ok:#15803d;--bad:#b91c1c}
 @media (prefers-color-scheme:dark){:root{--bg:#111216;--fg:#e8e9ed;--muted:#9a9fab;--card:#1b1d23;--line:#2c2f38;--accent:#8b85ff;--ok:#4ade80;--bad:#f87171}}
-*{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,sans-serif}
+*{box-sizing:border-box}[hidden]{display:none!important}body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,sans-serif}
 main{max-width:1400px;margin:0 auto;padding:16px 20px 64px}h1{font-size:1.5rem;margin:0}
 .meta,.spend{color:var(--muted);font-size:.9rem;display:flex;flex-wrap:wrap;gap:4px 18px}
 .spend b{color:var(--fg)}
@@ -28,9 +28,11 @@ main{max-width:1400px;margin:0 auto;padding:16px 20px 64px}h1{font-size:1.5rem;m
 .prompt{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
 .muted,.foot{color:var(--muted)}.foot{display:flex;justify-content:space-between;gap:6px;flex-wrap:wrap}
 .state{font-weight:600}.state.approved{color:var(--ok)}.state.rejected{color:var(--bad)}
-.deps{color:var(--bad)}.actions{display:flex;gap:4px;flex-wrap:wrap}
+.deps{color:var(--muted)}.card[data-review=rejected] .deps,#error{color:var(--bad);font-weight:600}.actions{display:flex;gap:4px;flex-wrap:wrap}
 .actions button{font:inherit;font-size:.8rem;border:1px solid var(--line);background:transparent;color:var(--fg);border-radius:6px;padding:1px 6px;cursor:pointer}
+#help h2{font-size:1rem;margin:6px 0}
 #help{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:8px 16px;margin-top:10px}
+#help dl{display:grid;grid-template-columns:auto 1fr;gap:4px 14px;margin:0}#help dl div{display:contents}#help dd{margin:0}
 kbd{border:1px solid var(--line);border-radius:4px;padding:0 4px;font-family:ui-monospace,monospace}
 dialog{border:1px solid var(--line);border-radius:12px;background:var(--card);color:var(--fg)}
 dialog textarea{width:360px;height:90px;display:block;margin:8px 0}
@@ -40,6 +42,8 @@ dialog textarea{width:360px;height:90px;display:block;margin:8px 0}
 export const REVIEW_JS = `
 (function(){
 var token=new URLSearchParams(location.search).get('token')||'';
+// The browser's own favicon request would carry no token: name one that does.
+var icon=document.createElement('link');icon.rel='icon';icon.href='/favicon.ico?token='+encodeURIComponent(token);document.head.append(icon);
 var PAGE=100,st={items:[],total:0,sel:0,loading:false,gen:0,dlg:null};
 var $=function(id){return document.getElementById(id);};
 var grid=$('grid'),fStep=$('f-step'),fStatus=$('f-status'),fReview=$('f-review'),fText=$('f-text');

@@ -48,7 +48,7 @@ export function renderReviewPage(jobName: string, outputDir: string): string {
 <input id="f-text" type="search" placeholder="search prompt, values, file, note" aria-label="search">
 <button type="button" id="bulk-approve">approve all shown</button>
 <button type="button" id="bulk-reject">reject all shown</button>
-<span id="error" class="deps" role="alert"></span></div>
+<span id="error" role="alert"></span></div>
 <div id="grid"></div><p id="none" class="empty" hidden>No outputs match.</p>
 <button type="button" id="more" hidden>more</button>
 <dialog id="note"><form id="note-form"><b id="note-title"></b>

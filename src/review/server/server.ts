@@ -104,6 +104,10 @@ export async function startReviewServer(
       );
     }
     setSafetyHeaders(res);
+    if (url.pathname === '/favicon.ico') {
+      res.writeHead(204);
+      return void res.end();
+    }
     if (url.pathname === '/api/outputs') return sendJson(res, 200, outputsPage(url));
     if (url.pathname.startsWith('/files/')) {
       return serveFile(res, listing, url.pathname.slice('/files/'.length), req.method === 'HEAD');
