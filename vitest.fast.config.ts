@@ -28,6 +28,8 @@ export default mergeConfig(
         'test/faults/behaviour-switches.test.ts',
         'test/outputs/report-browser.test.ts',
         'test/outputs/report-run-browser.test.ts',
+        'test/review/review-browser.test.ts',
+        'test/review/review-cli.test.ts',
         'test/cli/emulator.test.ts',
         'test/cli/run-semantics.test.ts',
         'test/cli/converge.test.ts',

@@ -11,6 +11,7 @@ export { type DownloadOptions, type DownloadResult, downloadOutput } from './dow
 export { createDownloadQueue } from './download-queue.js';
 export * from './errors.js';
 export { writeFileAtomicSync } from './fs-durable.js';
+export { html, type RawHtml, raw } from './html.js';
 export {
   MANIFEST_CSV_COLUMNS,
   MANIFEST_STATUSES,

@@ -8,6 +8,7 @@ import { UsageError } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
 import { integerAtLeast, positiveNumber } from '../options.js';
+import { waitForSignal } from '../wait-for-signal.js';
 
 interface EmulatorFlags {
   port: number;
@@ -16,18 +17,6 @@ interface EmulatorFlags {
   seed?: number;
   json?: boolean;
   faults?: string;
-}
-
-function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const done = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve(signal);
-    };
-    process.on('SIGINT', done);
-    process.on('SIGTERM', done);
-  });
 }
 
 async function run(flags: EmulatorFlags, io: CliIo): Promise<void> {

@@ -11,6 +11,7 @@ import { influencersCommand } from './influencers.js';
 import { modelsCommand } from './models.js';
 import { planCommand } from './plan.js';
 import { reportCommand } from './report.js';
+import { reviewCommand } from './review.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { statusCommand } from './status.js';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly CommandModule[] = [
   runCommand,
   statusCommand,
   reportCommand,
+  reviewCommand,
   approveCommand,
   rejectCommand,
   exportCommand,
