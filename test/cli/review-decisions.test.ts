@@ -11,62 +11,22 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { parseCsv } from '../helpers/csv.js';
-import { runCliCaptured, said, testEmulator } from '../helpers/index.js';
-import { charges, envFor, workspace } from '../scheduler/helpers.js';
+import { said } from '../helpers/index.js';
+import { type ManifestLine, manifestLines, photosAndClipsRan } from '../review/helpers.js';
+import { charges } from '../scheduler/helpers.js';
 
-const SCALE = 30;
-
-const JOB = [
-  'version: 1',
-  'name: review-demo',
-  'output: out',
-  'generations:',
-  '  - id: photos',
-  '    model: flux-portrait',
-  '    matrix:',
-  '      scene: [beach, rooftop, park]',
-  '    input:',
-  '      prompt: "a model on a {{ scene }}"',
-  '  - id: clips',
-  '    model: kling-i2v',
-  '    from: photos',
-  '    input:',
-  '      prompt: "she turns and smiles"',
-  '',
-].join('\n');
-
-interface Row {
-  step: string;
-  item: string;
-  runId: string;
-  file?: string;
-  generationId: string | null;
-  creditsCost: number | null;
-  sourceFile?: string;
-  current?: boolean;
-  review?: string;
-  reviewer?: string;
-  reviewedAt?: string;
-  note?: string;
-}
-
-const rowsOf = (file: string): Row[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Row);
+type Row = ManifestLine;
+const rowsOf = manifestLines;
 
 describe('approve / reject / export with the CLI', () => {
   it('a rejected image is made again (new key, new seed) with its clip; the approved one is exported', async () => {
-    const em = await testEmulator({ timeScale: SCALE });
-    const ws = workspace(JOB);
-    const env = envFor(em, SCALE);
-    const cli = (...args: string[]) => runCliCaptured(args, env, ws.dir);
-    const first = await cli('run', ws.jobPath);
-    expect(first.code, said(first)).toBe(0);
-    expect(await charges(em)).toHaveLength(6);
-    const out = path.join(ws.dir, 'out');
-    const before = rowsOf(path.join(out, 'manifest.jsonl'));
+    const {
+      em,
+      ws,
+      cli,
+      out,
+      rows: before,
+    } = await photosAndClipsRan('review-demo', ['beach', 'rooftop', 'park']);
     const photos = before.filter((r) => r.step === 'photos');
     const [rejected, approved] = photos;
     if (!rejected?.file || !approved?.file) throw new Error('no photos');
