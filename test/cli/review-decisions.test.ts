@@ -139,3 +139,37 @@ describe('approve / reject / export with the CLI', () => {
     expect(twice.code).toBe(2);
   }, 120_000);
 });
+
+describe('reject two files with the CLI', () => {
+  it('plan --json quotes exactly their cost and run makes exactly them', async () => {
+    const { em, cli, ws, rows } = await photosAndClipsRan('review-two', [
+      'beach',
+      'rooftop',
+      'park',
+    ]);
+    // Two clips: nothing is made from them, so their remake is all there is to do.
+    const clips = rows.filter((r) => r.step === 'clips');
+    const [one, two] = clips;
+    if (!one?.file || !two?.file) throw new Error('no clips');
+    const reject = await cli('reject', ws.jobPath, one.file, two.file);
+    expect(reject.code, said(reject)).toBe(0);
+
+    const plan = await cli('plan', ws.jobPath, '--json');
+    expect(plan.code, said(plan)).toBe(0);
+    const quoted = JSON.parse(plan.stdout) as { total: number; steps: { rejected: number }[] };
+    expect(one.creditsCost).toBeGreaterThan(0);
+    expect(quoted.total).toBe((one.creditsCost ?? 0) + (two.creditsCost ?? 0));
+    expect(quoted.steps.map((s) => s.rejected)).toEqual([0, 2]);
+
+    const again = await cli('run', ws.jobPath);
+    expect(again.code, said(again)).toBe(0);
+    const made = (await charges(em)).slice(6);
+    expect(made.map((c) => c.amount)).toEqual([one.creditsCost, two.creditsCost]);
+    const after = manifestLines(path.join(ws.dir, 'out', 'manifest.jsonl'));
+    const remade = after.filter((r) => r.current && r.runId !== one.runId);
+    expect(remade.map((r) => r.item).sort()).toEqual([one.item, two.item].sort());
+    expect(made.flatMap((c) => c.generationIds ?? []).sort()).toEqual(
+      remade.map((r) => r.generationId).sort(),
+    );
+  }, 120_000);
+});
