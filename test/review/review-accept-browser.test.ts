@@ -24,6 +24,7 @@ const idOf = (r: Row) => `${r.runId}/${r.item}/${r.n ?? ''}`;
 const cardOf = (id: string, review?: string) =>
   `article.card[data-id="${id}"]${review ? `[data-review="${review}"]` : ''}`;
 
+const EDITED = 'a model on a harbour at dusk, eyes open';
 const browser = useChromium();
 
 /** Waits until the page shows exactly `n` cards. */
@@ -62,12 +63,16 @@ describe('review acceptance: decide on the page, run makes the rejected ones aga
     expect([...shownIds].sort()).toEqual(photos.map(idOf).sort());
     // Out of the filter box: the keys go to the page. The first card is selected.
     await page.locator('h1').click();
-    const decideWithKeys = async (i: number, key: 'a' | 'r', note?: string) => {
+    // `a` approves; `r` rejects, a note typed in its box; `e` rejects, a prompt typed in its box.
+    const decideWithKeys = async (i: number, key: 'a' | 'r' | 'e', text?: string) => {
       if (i > 0) await page.keyboard.press('ArrowRight');
       await page.keyboard.press(key);
-      if (key === 'r') {
-        await page.locator('#note-text').waitFor({ state: 'visible' });
-        if (note) await page.keyboard.type(note);
+      if (key !== 'a') {
+        await page
+          .locator(key === 'r' ? '#note-text' : '#prompt-text')
+          .waitFor({ state: 'visible' });
+        if (key === 'e') await page.keyboard.press('ControlOrMeta+A');
+        if (text) await page.keyboard.type(text);
         await page.keyboard.press('Enter');
       }
       const state = key === 'a' ? 'approved' : 'rejected';
@@ -76,7 +81,7 @@ describe('review acceptance: decide on the page, run makes the rejected ones aga
     await decideWithKeys(0, 'a');
     await decideWithKeys(1, 'r', 'eyes closed');
     await decideWithKeys(2, 'a');
-    await decideWithKeys(3, 'r');
+    await decideWithKeys(3, 'e', EDITED);
     await decideWithKeys(4, 'a');
     const approvedIds = [shownIds[0], shownIds[2], shownIds[4]];
     const rejectedIds = [shownIds[1], shownIds[3]];
@@ -122,9 +127,21 @@ describe('review acceptance: decide on the page, run makes the rejected ones aga
         current: true,
       });
     }
-    // Each new clip's request names its new source's generation.
+    // Each new clip's request names its new source's generation; the prompt
+    // edited on the page went into its item's new request, the other kept the job's.
     const journal = await openJournal(ws.journalPath, { readonly: true });
     try {
+      const promptOf = (r: Row) =>
+        (
+          journal.listAttempts(r.runId, r.item)[0]?.request as
+            | { input?: { prompt?: string } }
+            | undefined
+        )?.input?.prompt;
+      const [noted, edited] = rejected;
+      const remadeOf = (old: Row | undefined) => newPhotos.find((r) => r.item === old?.item);
+      expect(promptOf(remadeOf(edited) as Row)).toBe(EDITED);
+      expect(promptOf(remadeOf(noted) as Row)).toBe(promptOf(noted as Row));
+      expect(promptOf(noted as Row)).not.toBe(EDITED);
       for (const clip of newClips) {
         const source = newPhotos.find((p) => p.file === clip.sourceFile);
         const request = journal.listAttempts(clip.runId, clip.item)[0]?.request as {

@@ -42,6 +42,8 @@ export interface ReviewedOutput {
   readonly reviewer: string | null;
   readonly reviewedAt: string | null;
   readonly note: string | null;
+  /** The prompt a rejection edited for the item's next attempt. */
+  readonly editedPrompt: string | null;
 }
 
 export interface ReviewListing {
@@ -90,6 +92,7 @@ export function buildListing(journal: Journal, jobName: string): ReviewListing {
       reviewer: decision?.reviewer ?? null,
       reviewedAt: decision ? new Date(decision.at).toISOString() : null,
       note: decision?.note ?? null,
+      editedPrompt: decision?.decision === REVIEW_DECISION.rejected ? decision.prompt : null,
     };
   });
   // Every run's rows count (an older, superseded file was paid for too).
