@@ -147,11 +147,20 @@ export function filterOutputs(
   );
 }
 
+// Each output's text, kept while its listing lives: a filter over 10,000
+// outputs then only searches strings (the page filters as the user types).
+const searchTexts = new WeakMap<ReviewedOutput, string>();
+
 function searchText(o: ReviewedOutput): string {
-  return [o.prompt, o.label, o.item, o.file, o.note, o.modelId, ...Object.values(o.vars)]
-    .filter((v) => v !== null && v !== undefined)
-    .join('\n')
-    .toLowerCase();
+  let text = searchTexts.get(o);
+  if (text === undefined) {
+    text = [o.prompt, o.label, o.item, o.file, o.note, o.modelId, ...Object.values(o.vars)]
+      .filter((v) => v !== null && v !== undefined)
+      .join('\n')
+      .toLowerCase();
+    searchTexts.set(o, text);
+  }
+  return text;
 }
 
 /** What the page's header and filters show besides the cards. */
