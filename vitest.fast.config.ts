@@ -29,6 +29,8 @@ export default mergeConfig(
         'test/outputs/report-browser.test.ts',
         'test/outputs/report-run-browser.test.ts',
         'test/review/review-browser.test.ts',
+        'test/review/review-accept-browser.test.ts',
+        'test/review/review-large-browser.test.ts',
         'test/review/review-cli.test.ts',
         'test/cli/emulator.test.ts',
         'test/cli/run-semantics.test.ts',

@@ -238,6 +238,16 @@ export class Journal {
     return this.#guard(() => this.#j.db.transaction(fn).immediate());
   }
 
+  /**
+   * A number that changes whenever another connection (another process: a
+   * `run`, `reject`) has committed to the journal since this one last looked
+   * (`PRAGMA data_version`); this connection's own commits leave it alone.
+   * Lets a long-lived reader keep what it built until the journal changes.
+   */
+  changeCount(): number {
+    return this.#guard(() => Number(this.#j.db.pragma('data_version', { simple: true })));
+  }
+
   /** `PRAGMA integrity_check` result: `['ok']` when healthy. */
   integrityCheck(): string[] {
     const rows = this.#guard(

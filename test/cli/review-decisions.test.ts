@@ -11,62 +11,22 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { parseCsv } from '../helpers/csv.js';
-import { runCliCaptured, said, testEmulator } from '../helpers/index.js';
-import { charges, envFor, workspace } from '../scheduler/helpers.js';
+import { said } from '../helpers/index.js';
+import { type ManifestLine, manifestLines, photosAndClipsRan } from '../review/helpers.js';
+import { charges } from '../scheduler/helpers.js';
 
-const SCALE = 30;
-
-const JOB = [
-  'version: 1',
-  'name: review-demo',
-  'output: out',
-  'generations:',
-  '  - id: photos',
-  '    model: flux-portrait',
-  '    matrix:',
-  '      scene: [beach, rooftop, park]',
-  '    input:',
-  '      prompt: "a model on a {{ scene }}"',
-  '  - id: clips',
-  '    model: kling-i2v',
-  '    from: photos',
-  '    input:',
-  '      prompt: "she turns and smiles"',
-  '',
-].join('\n');
-
-interface Row {
-  step: string;
-  item: string;
-  runId: string;
-  file?: string;
-  generationId: string | null;
-  creditsCost: number | null;
-  sourceFile?: string;
-  current?: boolean;
-  review?: string;
-  reviewer?: string;
-  reviewedAt?: string;
-  note?: string;
-}
-
-const rowsOf = (file: string): Row[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Row);
+type Row = ManifestLine;
+const rowsOf = manifestLines;
 
 describe('approve / reject / export with the CLI', () => {
   it('a rejected image is made again (new key, new seed) with its clip; the approved one is exported', async () => {
-    const em = await testEmulator({ timeScale: SCALE });
-    const ws = workspace(JOB);
-    const env = envFor(em, SCALE);
-    const cli = (...args: string[]) => runCliCaptured(args, env, ws.dir);
-    const first = await cli('run', ws.jobPath);
-    expect(first.code, said(first)).toBe(0);
-    expect(await charges(em)).toHaveLength(6);
-    const out = path.join(ws.dir, 'out');
-    const before = rowsOf(path.join(out, 'manifest.jsonl'));
+    const {
+      em,
+      ws,
+      cli,
+      out,
+      rows: before,
+    } = await photosAndClipsRan('review-demo', ['beach', 'rooftop', 'park']);
     const photos = before.filter((r) => r.step === 'photos');
     const [rejected, approved] = photos;
     if (!rejected?.file || !approved?.file) throw new Error('no photos');
@@ -177,5 +137,39 @@ describe('approve / reject / export with the CLI', () => {
     // Never overwrites: a second export into the same folder refuses.
     const twice = await cli('export', ws.jobPath, dir, '--approved');
     expect(twice.code).toBe(2);
+  }, 120_000);
+});
+
+describe('reject two files with the CLI', () => {
+  it('plan --json quotes exactly their cost and run makes exactly them', async () => {
+    const { em, cli, ws, rows } = await photosAndClipsRan('review-two', [
+      'beach',
+      'rooftop',
+      'park',
+    ]);
+    // Two clips: nothing is made from them, so their remake is all there is to do.
+    const clips = rows.filter((r) => r.step === 'clips');
+    const [one, two] = clips;
+    if (!one?.file || !two?.file) throw new Error('no clips');
+    const reject = await cli('reject', ws.jobPath, one.file, two.file);
+    expect(reject.code, said(reject)).toBe(0);
+
+    const plan = await cli('plan', ws.jobPath, '--json');
+    expect(plan.code, said(plan)).toBe(0);
+    const quoted = JSON.parse(plan.stdout) as { total: number; steps: { rejected: number }[] };
+    expect(one.creditsCost).toBeGreaterThan(0);
+    expect(quoted.total).toBe((one.creditsCost ?? 0) + (two.creditsCost ?? 0));
+    expect(quoted.steps.map((s) => s.rejected)).toEqual([0, 2]);
+
+    const again = await cli('run', ws.jobPath);
+    expect(again.code, said(again)).toBe(0);
+    const made = (await charges(em)).slice(6);
+    expect(made.map((c) => c.amount)).toEqual([one.creditsCost, two.creditsCost]);
+    const after = manifestLines(path.join(ws.dir, 'out', 'manifest.jsonl'));
+    const remade = after.filter((r) => r.current && r.runId !== one.runId);
+    expect(remade.map((r) => r.item).sort()).toEqual([one.item, two.item].sort());
+    expect(made.flatMap((c) => c.generationIds ?? []).sort()).toEqual(
+      remade.map((r) => r.generationId).sort(),
+    );
   }, 120_000);
 });

@@ -3,12 +3,21 @@
  * from them) run once on the emulator, and a review server on its journal
  * (real HTTP on loopback, a real SQLite file), stopped when the test is done.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { type Journal, openJournal } from '../../src/journal/index.js';
 import { newToken, startReviewServer } from '../../src/review/server/index.js';
-import { defer, emulatorEnv, tempDir } from '../helpers/index.js';
+import {
+  defer,
+  emulatorEnv,
+  runCliCaptured,
+  said,
+  tempDir,
+  testEmulator,
+} from '../helpers/index.js';
 import { emulators, makeWorkspace, runJobCli } from '../scheduler/fixtures/pipeline/helpers.js';
+import { charges, envFor, workspace } from '../scheduler/helpers.js';
 
 export const JOB_NAME = 'pipeline-e2e';
 
@@ -38,14 +47,82 @@ export async function pipelineRun(name: string): Promise<RunDone> {
 }
 
 /** A review server on the run's journal; its base URL (no token) and token. */
-export async function reviewServer(run: RunDone, reviewer = 'ana') {
-  const journal: Journal = await openJournal(run.journalPath, { job: `${JOB_NAME} (review)` });
+export async function reviewServer(
+  run: Pick<RunDone, 'journalPath'>,
+  reviewer = 'ana',
+  jobName = JOB_NAME,
+) {
+  const journal: Journal = await openJournal(run.journalPath, { job: `${jobName} (review)` });
   const token = newToken();
-  const server = await startReviewServer({ journal, jobName: JOB_NAME, reviewer, token });
+  const server = await startReviewServer({ journal, jobName, reviewer, token });
   defer(async () => {
     await server.close();
     journal.close();
   });
   const base = `http://127.0.0.1:${server.port}`;
   return { journal, token, base, url: server.url };
+}
+
+/** A job of portraits (one per scene) and a clip made from each (`from:`). */
+function photosAndClipsJob(name: string, scenes: readonly string[]): string {
+  return [
+    'version: 1',
+    `name: ${name}`,
+    'output: out',
+    'generations:',
+    '  - id: photos',
+    '    model: flux-portrait',
+    '    matrix:',
+    `      scene: [${scenes.join(', ')}]`,
+    '    input:',
+    '      prompt: "a model on a {{ scene }}"',
+    '  - id: clips',
+    '    model: kling-i2v',
+    '    from: photos',
+    '    input:',
+    '      prompt: "she turns and smiles"',
+    '',
+  ].join('\n');
+}
+
+/** The fields of a manifest.jsonl row the review tests look at. */
+export interface ManifestLine {
+  step: string;
+  item: string;
+  n?: number | null;
+  runId: string;
+  file?: string;
+  generationId: string | null;
+  creditsCost: number | null;
+  sourceFile?: string;
+  current?: boolean;
+  review?: string;
+  reviewer?: string;
+  reviewedAt?: string;
+  note?: string;
+}
+
+/** The rows of a manifest.jsonl file. */
+export const manifestLines = (file: string): ManifestLine[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ManifestLine);
+
+const SCALE = 30;
+
+/**
+ * `photosAndClipsJob` run once with the CLI on a fresh emulator (every item
+ * charged once); `cli` runs more commands on the same workspace.
+ */
+export async function photosAndClipsRan(name: string, scenes: readonly string[]) {
+  const em = await testEmulator({ timeScale: SCALE });
+  const ws = workspace(photosAndClipsJob(name, scenes));
+  const env = envFor(em, SCALE);
+  const cli = (...args: string[]) => runCliCaptured(args, env, ws.dir);
+  const first = await cli('run', ws.jobPath);
+  expect(first.code, said(first)).toBe(0);
+  expect(await charges(em)).toHaveLength(2 * scenes.length);
+  const out = path.join(ws.dir, 'out');
+  return { em, ws, cli, out, rows: manifestLines(path.join(out, 'manifest.jsonl')) };
 }

@@ -166,18 +166,27 @@ describe('ibatch review server', () => {
       body: JSON.stringify({ targets: [{ runId: 'r', item: 'x', n: 1 }], decision: 'approved' }),
     });
     expect(made.status).toBe(400);
+    // An edited prompt is for a next attempt: an approval cannot carry one.
+    const approvedPrompt = await raw(base, '/api/decisions', {
+      method: 'POST',
+      headers: { 'X-Ibatch-Token': token, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...JSON.parse(body), decision: 'approved', prompt: 'brighter' }),
+    });
+    expect(approvedPrompt.status).toBe(400);
+    expect(approvedPrompt.body).toContain('only a rejection carries an edited prompt');
+    expect(await reviewCount(run.journalPath)).toBe(before);
 
     const ok = await raw(base, '/api/decisions', {
       method: 'POST',
       headers: { 'X-Ibatch-Token': token, 'Content-Type': 'application/json; charset=utf-8' },
-      body,
+      body: JSON.stringify({ ...JSON.parse(body), prompt: '  a model on a beach at noon  ' }),
     });
     expect(ok.status, ok.body).toBe(200);
     const answer = JSON.parse(ok.body) as { recorded: number; outputs: ReviewedOutput[] };
     expect(answer.recorded).toBe(1);
-    expect(answer.outputs.map((o) => [o.id, o.review, o.note, o.reviewer])).toEqual([
-      [photo.id, 'rejected', 'too dark', 'ana'],
-    ]);
+    expect(answer.outputs.map((o) => [o.id, o.review, o.note, o.reviewer, o.editedPrompt])).toEqual(
+      [[photo.id, 'rejected', 'too dark', 'ana', 'a model on a beach at noon']],
+    );
     // In the journal at once (another connection reads it).
     const reader = await openJournal(run.journalPath, { readonly: true });
     const latest = reader.latestReviews(JOB_NAME);
@@ -189,6 +198,7 @@ describe('ibatch review server', () => {
       decision: 'rejected',
       reviewer: 'ana',
       note: 'too dark',
+      prompt: 'a model on a beach at noon',
     });
     // The clip made from it says so.
     const after = await listing(base, token);

@@ -2,13 +2,15 @@
  * A decision posted by the page, checked and written to the journal at once
  * (one committed record per output or item, like `approve`/`reject`). Only
  * outputs the listing shows can be decided on: a made-up run or item is
- * refused, not recorded.
+ * refused, not recorded. A rejection may carry an edited prompt: the item's
+ * next attempt sends it (src/scheduler/remake.ts), and its request records it.
  */
 import { z } from 'zod';
 import { type Journal, REVIEW_DECISION } from '../../journal/index.js';
 import { filterOutputs, outputId, type ReviewListing } from './listing.js';
 
 const MAX_NOTE = 2000;
+const MAX_PROMPT = 20_000;
 
 const targetSchema = z.strictObject({
   runId: z.string().min(1),
@@ -30,9 +32,14 @@ const bodySchema = z
       .optional(),
     decision: z.enum([REVIEW_DECISION.approved, REVIEW_DECISION.rejected, REVIEW_DECISION.cleared]),
     note: z.string().max(MAX_NOTE).nullable().optional(),
+    /** The prompt the item's next attempt sends instead of the job's (a rejection only). */
+    prompt: z.string().max(MAX_PROMPT).nullable().optional(),
   })
   .refine((b) => (b.targets === undefined) !== (b.filter === undefined), {
     message: 'give either targets or filter',
+  })
+  .refine((b) => !b.prompt?.trim() || b.decision === REVIEW_DECISION.rejected, {
+    message: 'only a rejection carries an edited prompt (it is for the next attempt)',
   });
 
 export interface DecisionContext {
@@ -51,7 +58,7 @@ export function decide(
   if (!parsed.success) {
     return { error: `not a decision: ${parsed.error.issues.map((i) => i.message).join('; ')}` };
   }
-  const { decision, note } = parsed.data;
+  const { decision, note, prompt } = parsed.data;
   const targets = parsed.data.targets ?? filteredTargets(listing, parsed.data.filter ?? {});
   const changed = new Set<string>();
   for (const t of targets) {
@@ -64,6 +71,7 @@ export function decide(
     for (const o of affected) changed.add(o.id);
   }
   const text = note?.trim() ? note.trim() : null;
+  const edited = prompt?.trim() ? prompt.trim() : null;
   for (const t of targets) {
     journal.recordReview({
       jobName: context.jobName,
@@ -73,6 +81,7 @@ export function decide(
       decision,
       reviewer: context.reviewer,
       note: text,
+      prompt: edited,
     });
   }
   return { ids: [...changed] };

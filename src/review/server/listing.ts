@@ -42,6 +42,8 @@ export interface ReviewedOutput {
   readonly reviewer: string | null;
   readonly reviewedAt: string | null;
   readonly note: string | null;
+  /** The prompt a rejection edited for the item's next attempt. */
+  readonly editedPrompt: string | null;
 }
 
 export interface ReviewListing {
@@ -90,6 +92,7 @@ export function buildListing(journal: Journal, jobName: string): ReviewListing {
       reviewer: decision?.reviewer ?? null,
       reviewedAt: decision ? new Date(decision.at).toISOString() : null,
       note: decision?.note ?? null,
+      editedPrompt: decision?.decision === REVIEW_DECISION.rejected ? decision.prompt : null,
     };
   });
   // Every run's rows count (an older, superseded file was paid for too).
@@ -144,11 +147,20 @@ export function filterOutputs(
   );
 }
 
+// Each output's text, kept while its listing lives: a filter over 10,000
+// outputs then only searches strings (the page filters as the user types).
+const searchTexts = new WeakMap<ReviewedOutput, string>();
+
 function searchText(o: ReviewedOutput): string {
-  return [o.prompt, o.label, o.item, o.file, o.note, o.modelId, ...Object.values(o.vars)]
-    .filter((v) => v !== null && v !== undefined)
-    .join('\n')
-    .toLowerCase();
+  let text = searchTexts.get(o);
+  if (text === undefined) {
+    text = [o.prompt, o.label, o.item, o.file, o.note, o.modelId, ...Object.values(o.vars)]
+      .filter((v) => v !== null && v !== undefined)
+      .join('\n')
+      .toLowerCase();
+    searchTexts.set(o, text);
+  }
+  return text;
 }
 
 /** What the page's header and filters show besides the cards. */

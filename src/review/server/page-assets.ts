@@ -35,7 +35,7 @@ main{max-width:1400px;margin:0 auto;padding:16px 20px 64px}h1{font-size:1.5rem;m
 #help dl{display:grid;grid-template-columns:auto 1fr;gap:4px 14px;margin:0}#help dl div{display:contents}#help dd{margin:0}
 kbd{border:1px solid var(--line);border-radius:4px;padding:0 4px;font-family:ui-monospace,monospace}
 dialog{border:1px solid var(--line);border-radius:12px;background:var(--card);color:var(--fg)}
-dialog textarea{width:360px;height:90px;display:block;margin:8px 0}
+dialog textarea{width:360px;height:90px;display:block;margin:8px 0}#prompt-box{display:block;font-size:.85rem}
 #more{margin:20px auto;display:block}.empty{color:var(--muted)}
 `;
 
@@ -67,6 +67,7 @@ var b=el('div','body');b.append(el('b','title',title(o)));
 b.append(el('span','state '+o.review,o.review+(o.reviewer?' by '+o.reviewer:'')));
 if(o.note)b.append(el('span','note','\\u201c'+o.note+'\\u201d'));
 if(o.prompt)b.append(el('div','prompt',o.prompt));
+if(o.editedPrompt)b.append(el('div','prompt next','next attempt: '+o.editedPrompt));
 if(o.sourceFile)b.append(el('span','muted','from '+o.sourceFile));
 if(o.dependants.length){var d=el('span','deps',o.dependants.length+' made from it: '+o.dependants.join(', '));d.dataset.dependants='';b.append(d);}
 var f=el('div','foot');f.append(el('span','',o.step+' \\u00b7 '+o.modelId),el('span','',credits(o.creditsCost)));b.append(f);
@@ -91,23 +92,27 @@ function select(i,quiet){var cards=grid.children;if(cards[st.sel])cards[st.sel].
 if(c){c.classList.add('sel');if(!quiet){c.focus({preventScroll:true});c.scrollIntoView({block:'nearest'});}}
 if(i>=st.items.length-3)load(false);}
 function target(o,item){return {runId:o.runId,item:o.item,n:item?null:o.n};}
-function decide(o,decision,note,item){if(!o)return;post({targets:[target(o,item)],decision:decision,note:note||null}).then(apply)
+function decide(o,decision,note,item,prompt){if(!o)return;post({targets:[target(o,item)],decision:decision,note:note||null,prompt:prompt||null}).then(apply)
 .catch(function(e){$('error').textContent=String(e);});}
 function apply(j){j.outputs.forEach(function(u){var i=st.items.findIndex(function(o){return o.id===u.id;});if(i<0)return;st.items[i]=u;
 var old=grid.children[i],neu=card(u);grid.replaceChild(neu,old);if(i===st.sel)neu.classList.add('sel');});summary(j);}
-function openNote(decision,item){var o=st.items[st.sel];if(!o)return;st.dlg={decision:decision,item:item,o:o};
+function openNote(decision,item,focusPrompt){var o=st.items[st.sel];if(!o)return;st.dlg={decision:decision,item:item,o:o};
 $('note-title').textContent=(decision==='rejected'?'Reject ':'Approve ')+(item?'item ':'')+title(o);
-$('note-ok').textContent=decision==='rejected'?'Reject':'Approve';$('note-text').value=o.note||'';$('note').showModal();$('note-text').focus();}
-function closeNote(ok){var d=st.dlg;st.dlg=null;$('note').close();if(ok&&d)decide(d.o,d.decision,$('note-text').value.trim(),d.item);}
+$('note-ok').textContent=decision==='rejected'?'Reject':'Approve';$('note-text').value=o.note||'';
+// A rejection can edit the prompt of the item's next attempt (kept across a new note).
+$('prompt-box').hidden=decision!=='rejected';$('prompt-text').value=o.editedPrompt||o.prompt||'';
+$('note').showModal();$(focusPrompt?'prompt-text':'note-text').focus();}
+function closeNote(ok){var d=st.dlg;st.dlg=null;$('note').close();if(!ok||!d)return;var p=$('prompt-text').value.trim();
+decide(d.o,d.decision,$('note-text').value.trim(),d.item,d.decision==='rejected'&&p!==''&&p!==(d.o.prompt||'')?p:null);}
 $('note-form').addEventListener('submit',function(e){e.preventDefault();closeNote(true);});
 $('note-cancel').addEventListener('click',function(){closeNote(false);});
-$('note-text').addEventListener('keydown',function(e){if(e.key==='Enter'&&!e.shiftKey){e.preventDefault();closeNote(true);}});
+['note-text','prompt-text'].forEach(function(id){$(id).addEventListener('keydown',function(e){if(e.key==='Enter'&&!e.shiftKey){e.preventDefault();closeNote(true);}});});
 $('note').addEventListener('cancel',function(){st.dlg=null;});
 function bulk(decision){var n=st.total;if(!n||!confirm(decision+' all '+n+' outputs shown by the filters?'))return;
 post({filter:filter(),decision:decision,note:null}).then(function(){load(true);}).catch(function(e){$('error').textContent=String(e);});}
 $('bulk-approve').addEventListener('click',function(){bulk('approved');});$('bulk-reject').addEventListener('click',function(){bulk('rejected');});
 $('more').addEventListener('click',function(){load(false);});
-var timer;function refilter(){clearTimeout(timer);timer=setTimeout(function(){load(true);},150);}
+var timer;function refilter(){clearTimeout(timer);timer=setTimeout(function(){load(true);},100);}
 [fStep,fStatus,fReview].forEach(function(s){s.addEventListener('change',function(){load(true);});});fText.addEventListener('input',refilter);
 if('IntersectionObserver' in window)new IntersectionObserver(function(es){if(es.some(function(e){return e.isIntersecting;}))load(false);}).observe($('more'));
 document.addEventListener('keydown',function(e){if(st.dlg||e.ctrlKey||e.metaKey||e.altKey)return;var t=e.target.tagName;
@@ -118,6 +123,7 @@ else if(k==='ArrowLeft'||k==='ArrowUp')select(Math.max(st.sel-1,0));
 else if(k==='a'||k==='A')decide(o,'approved',null,k==='A');
 else if(k==='r'||k==='R')openNote('rejected',k==='R');
 else if(k==='n')openNote(o&&o.review==='approved'?'approved':'rejected',false);
+else if(k==='e')openNote('rejected',false,true);
 else if(k==='c')decide(o,'cleared',null,false);
 else if(k==='/'){fText.focus();}
 else if(k==='?'){$('help').hidden=!$('help').hidden;}

@@ -18,6 +18,7 @@ const KEYS: readonly [string, string][] = [
   ['a', 'approve the selected output (A: its whole item)'],
   ['r', 'reject it, with an optional note (R: its whole item)'],
   ['n', 'add or edit the note of its decision'],
+  ['e', 'reject it with an edited prompt for its next attempt'],
   ['c', 'clear its decision (unreviewed again)'],
   ['/', 'search'],
   ['?', 'show or hide this help'],
@@ -53,6 +54,7 @@ export function renderReviewPage(jobName: string, outputDir: string): string {
 <button type="button" id="more" hidden>more</button>
 <dialog id="note"><form id="note-form"><b id="note-title"></b>
 <textarea id="note-text" aria-label="note" placeholder="note (optional)"></textarea>
+<label id="prompt-box">prompt of the next attempt<textarea id="prompt-text" aria-label="prompt of the next attempt"></textarea></label>
 <button type="submit" id="note-ok">Reject</button> <button type="button" id="note-cancel">Cancel</button></form></dialog>
 </main><script>${raw(REVIEW_JS)}</script></body></html>
 `.__html;

@@ -45,12 +45,23 @@ export async function startReviewServer(
   options: ReviewServerOptions,
 ): Promise<RunningReviewServer> {
   const { journal, jobName, token } = options;
-  // Built once up front (a job with no run fails here, before listening),
-  // again for a first page (a reload, a new filter) and after each decision;
-  // the pages after the first read the same listing, so paging is stable.
+  // Built once up front (a job with no run fails here, before listening).
+  // A first page (a reload, a new filter) and a decision read it fresh: built
+  // again only when the journal changed since (another process committed, or
+  // this server recorded a decision), since building it reads every run's
+  // items, attempts and outputs (about a second at 10,000 outputs) and a
+  // filter must answer at once. Later pages read the same listing, so paging
+  // is stable.
   let listing = buildListing(journal, jobName);
+  let builtAt = journal.changeCount();
+  let decided = false;
   const fresh = (): ReviewListing => {
-    listing = buildListing(journal, jobName);
+    const now = journal.changeCount();
+    if (now !== builtAt || decided) {
+      listing = buildListing(journal, jobName);
+      builtAt = now;
+      decided = false;
+    }
     return listing;
   };
   const server = createServer((req, res) => {
@@ -80,6 +91,8 @@ export async function startReviewServer(
       const body = await readJson(req);
       const result = decide(journal, fresh(), { jobName, reviewer: options.reviewer }, body);
       if ('error' in result) return sendJson(res, 400, result);
+      // Its own commit leaves changeCount alone: the listing is built again.
+      decided = true;
       const after = fresh();
       const ids = new Set(result.ids);
       return sendJson(res, 200, {
