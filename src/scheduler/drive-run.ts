@@ -23,8 +23,9 @@ import { DownloadStage } from './downloads.js';
 import { finishRun, progressSnapshot } from './finish-run.js';
 import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
-import { itemIdentity, trainingItemKey } from './item-identity.js';
+import { trainingItemKey } from './item-identity.js';
 import { parseInferenceTime } from './latency.js';
+import { outputIdsReader } from './next-run.js';
 import type { Invocation } from './run-job.js';
 import { contractDrift, seedRateGate, timelineRecorder, wireStops } from './run-wiring.js';
 import type { RunSelection } from './select-run.js';
@@ -38,6 +39,8 @@ export interface StartedRun extends Invocation {
   readonly contracts: Record<string, string>;
   readonly spendCap: RunSpendCap | undefined;
   readonly scope: string;
+  /** Identity hashes of the job's items (item-identity.ts `identityOf`). */
+  readonly identity: (item: JobItem) => string;
 }
 
 /**
@@ -73,16 +76,12 @@ function itemsToDrive(
       held.delete(record.itemKey);
     }
   }
+  const outputIds = outputIdsReader(journal);
   for (const item of items) {
     if (held.has(item.key)) continue;
     const latest = state.latest.get(item.key);
     if (state.verdicts.get(item.key) === 'done' && latest) {
-      const ids = journal
-        .listOutputs(latest.runId)
-        .filter((o) => o.itemKey === item.key)
-        .sort((a, b) => a.n - b.n)
-        .map((o) => o.generationId ?? '');
-      graph.succeeded(item.key, { generationIds: ids });
+      graph.succeeded(item.key, { generationIds: outputIds(latest.runId, item.key) });
     } else graph.failed(item.key, `${item.stepId}/${item.label} is not made by this run`);
   }
   return driven;
@@ -183,8 +182,15 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   }
   const graph = new ItemGraph();
   const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
-  const identity = (item: JobItem) => itemIdentity(job, files, item);
-  const driven = itemsToDrive(journal, runId, items, steps, selection.state, graph, identity);
+  const driven = itemsToDrive(
+    journal,
+    runId,
+    items,
+    steps,
+    selection.state,
+    graph,
+    started.identity,
+  );
   const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
   const trainingIds = [...job.influencers.keys()].filter((id) =>
     journal.getItem(runId, trainingItemKey(id)),
@@ -254,7 +260,6 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     outputDir,
     stop,
     client: options.client,
-    alreadyFinished: false,
     downloadFailures: downloads.failures,
   });
   const withDone = { ...result, done };

@@ -32,21 +32,8 @@ export interface FinishInput {
   readonly outputDir: string;
   readonly stop: StopController;
   readonly client: ServiceClient;
-  readonly alreadyFinished: boolean;
   readonly downloadFailures: number;
 }
-
-const EXIT_OF_STATUS: Record<RunStatus, ExitCode> = {
-  running: EXIT.unreachable,
-  completed: EXIT.ok,
-  completed_with_failures: EXIT.itemsFailed,
-  stopped_credits: EXIT.credits,
-  stopped_unreachable: EXIT.unreachable,
-  stopped_unauthorized: EXIT.unauthorized,
-  interrupted: EXIT.interrupted,
-  // What the CLI exits with for an unexpected error.
-  stopped_error: EXIT.unreachable,
-};
 
 export async function finishRun(input: FinishInput): Promise<RunResult> {
   const { journal, runId, stop } = input;
@@ -54,11 +41,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
   let status: RunStatus;
   let exitCode: ExitCode;
   let message: string;
-  if (input.alreadyFinished) {
-    status = journal.getRun(runId)?.status ?? RUN_STATUS.completed;
-    exitCode = EXIT_OF_STATUS[status];
-    message = `run ${runId} had already finished (${status}); nothing to do`;
-  } else if (stop.reason) {
+  if (stop.reason) {
     status = runStatusOf(stop.reason);
     exitCode = exitCodeOf(stop.reason);
     const next = stop.nextStep ?? (await nextStep(input, stop.reason));
@@ -83,7 +66,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     writeRunOutputs(journal, runId, input.outputDir, status);
   } catch (error) {
     const errno = diskFullCode(error);
-    if (!errno || input.alreadyFinished) throw error;
+    if (!errno) throw error;
     // No room for the manifest or the report: a stop like a full disk during
     // a download. The journal holds everything; the resume rewrites them.
     status = RUN_STATUS.stoppedUnreachable;
@@ -91,7 +74,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     const full = new OutputDiskFullError(input.outputDir, errno, { cause: error });
     message = sentences(full.message, OutputDiskFullError.NEXT_STEP);
   }
-  if (!input.alreadyFinished) journal.setRunStatus(runId, status);
+  journal.setRunStatus(runId, status);
   const run = journal.getRun(runId);
   return {
     runId,
@@ -102,7 +85,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     budget: run?.budget ?? null,
     counts,
     outputDir: input.outputDir,
-    alreadyFinished: input.alreadyFinished,
+    alreadyFinished: false,
   };
 }
 

@@ -99,3 +99,19 @@ export function itemIdentity(job: LoadedJob, files: PreparedFiles, item: JobItem
     influencer: local ? influencerConfigHash(job, files, local) : null,
   });
 }
+
+/**
+ * `itemIdentity` of one job file, remembered per item: a run asks for it
+ * several times per item (the decision, the resume, the items it drives).
+ */
+export function identityOf(job: LoadedJob, files: PreparedFiles): (item: JobItem) => string {
+  const known = new WeakMap<JobItem, string>();
+  return (item) => {
+    let hash = known.get(item);
+    if (hash === undefined) {
+      hash = itemIdentity(job, files, item);
+      known.set(item, hash);
+    }
+    return hash;
+  };
+}

@@ -32,8 +32,8 @@ import { UsageError } from '../shared/index.js';
 import type { PreparedFiles } from './assets.js';
 import { assertFreshSteps, freshSteps } from './fresh.js';
 import {
+  identityOf,
   influencerConfigHash,
-  itemIdentity,
   TRAINING_STEP,
   trainingItemKey,
   trainingsToSeed,
@@ -145,7 +145,7 @@ export function decideRun(
     ...(open ? { openRunId: open.runId } : {}),
     ...(options.fresh ? { fresh: options.fresh } : {}),
     ...(options.settledRuns ? { settledRuns: options.settledRuns } : {}),
-    outputIds: (runId, itemKey) => outputIdsOf(journal, runId, itemKey),
+    outputIds: outputIdsReader(journal),
     rejected: (runId, itemKey) => rejections.has(runId, itemKey),
   });
   const makes: JobItem[] = [];
@@ -169,16 +169,26 @@ export function decideRun(
 }
 
 /** The generation ids of an item's outputs in one run, in output order. */
-export function outputIdsOf(
+export function outputIdsReader(
   journal: Pick<Journal, 'listOutputs'>,
-  runId: string,
-  itemKey: string,
-): string[] {
-  return journal
-    .listOutputs(runId)
-    .filter((o) => o.itemKey === itemKey)
-    .sort((a, b) => a.n - b.n)
-    .map((o) => o.generationId ?? '');
+): (runId: string, itemKey: string) => readonly string[] {
+  // One read of a run's outputs serves every item of it: a resume of a small
+  // run in a 100,000-item job asks for the ids of thousands of done items.
+  const byRun = new Map<string, Map<string, string[]>>();
+  return (runId, itemKey) => {
+    let items = byRun.get(runId);
+    if (!items) {
+      items = new Map();
+      const outputs = [...journal.listOutputs(runId)].sort((a, b) => a.n - b.n);
+      for (const o of outputs) {
+        const ids = items.get(o.itemKey) ?? [];
+        ids.push(o.generationId ?? '');
+        items.set(o.itemKey, ids);
+      }
+      byRun.set(runId, items);
+    }
+    return items.get(itemKey) ?? [];
+  };
 }
 
 /** The job's generation items over its runs on this service, oldest first. */
@@ -337,7 +347,7 @@ export function nextRun(
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
     ...(options.fresh ? { fresh: freshSteps(options.fresh) } : {}),
     ...(options.catalog ? { catalog: options.catalog } : {}),
-    identity: (item) => itemIdentity(job, files, item),
+    identity: identityOf(job, files),
     trainings: (makes) => trainingsToSeed(reader, job, files, options.scope, makes),
   });
   const { state, resume } = decision;

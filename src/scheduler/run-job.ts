@@ -7,7 +7,7 @@
  * rewriting the manifest and the report from the journal, whatever stopped it.
  */
 import path from 'node:path';
-import { defaultJournalPath, type JobItem, jobInputPaths, validateJob } from '../job/index.js';
+import { defaultJournalPath, jobInputPaths, validateJob } from '../job/index.js';
 import { type Journal, journalFiles, openJournal, type RunSpendCap } from '../journal/index.js';
 import { EXIT, silentLogger } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
@@ -16,7 +16,7 @@ import { driveRun } from './drive-run.js';
 import { recordEscapedStop } from './finish-run.js';
 import { assertFreshSteps, freshSteps } from './fresh.js';
 import { InfluencerDirectory } from './influencer-directory.js';
-import { itemIdentity, trainingsToSeed } from './item-identity.js';
+import { identityOf, trainingsToSeed } from './item-identity.js';
 import { scopeOf } from './next-run.js';
 import { nothingToDo } from './nothing-to-do.js';
 import { issuesBeforeSpending, preflightOf } from './preflight.js';
@@ -116,7 +116,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
   const scope = scopeOf(service, options.accountFingerprint);
   const contracts = contractHashes(catalog, items);
   const snapshot = { service, scope, outputDir, limits: options.limits, contracts };
-  const identity = (item: JobItem) => itemIdentity(job, files, item);
+  const identity = identityOf(job, files);
   // A lost journal: what the output folder's manifest shows made is done.
   await adoptLostJournal(journal, job, items, {
     outputDir,
@@ -146,7 +146,15 @@ async function converge(inv: Invocation): Promise<RunResult> {
     const runDir = runOutputDir(journal, selection.run, outputDir, inv.logger);
     markRunning(journal, runId);
     try {
-      last = await driveRun({ ...inv, selection, outputDir: runDir, contracts, spendCap, scope });
+      last = await driveRun({
+        ...inv,
+        selection,
+        outputDir: runDir,
+        contracts,
+        spendCap,
+        scope,
+        identity,
+      });
     } catch (error) {
       // After the journal's disk failed, whatever escaped is its consequence.
       const cause = journal.fault ?? error;
