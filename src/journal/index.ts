@@ -33,7 +33,7 @@ export type {
   CreatedRemoteIds,
 } from './ops/record-attempt-submitted.js';
 export type { ReserveResult, RunSpendCap } from './ops/reserve-credits.js';
-export type { NewReview } from './ops/reviews.js';
+export { type NewReview, ReviewIndex } from './ops/reviews.js';
 export type { Spend, StepProgress, StepSpend } from './ops/summaries.js';
 export type { ItemStateChange } from './ops/update-item.js';
 export * from './records.js';

@@ -16,7 +16,7 @@ import {
   type Journal,
   OUTPUT_STATE,
   type OutputRecord,
-  REVIEW_DECISION,
+  ReviewIndex,
   type ReviewRecord,
   type RunRecord,
 } from '../journal/index.js';
@@ -125,18 +125,16 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
 }
 
 /**
- * Each row with the latest decision on its output, else on its whole item
- * (a cleared decision leaves it unreviewed). Decisions name the run that made
- * the output, so a remade item's new row starts unreviewed.
+ * Each row with the decision in force on its output (`ReviewIndex`: the newer
+ * of its own and its whole item's). Decisions name the run that made the
+ * output, so a remade item's new row starts unreviewed.
  */
 function withReviews(rows: ManifestRow[], reviews: readonly ReviewRecord[]): ManifestRow[] {
   if (reviews.length === 0) return rows;
-  const byOutput = new Map(reviews.map((r) => [outputKey(r.runId, r.itemKey, r.n), r]));
+  const index = new ReviewIndex(reviews);
   return rows.map((row) => {
-    const review =
-      byOutput.get(outputKey(row.runId ?? '', row.item, row.n ?? null)) ??
-      byOutput.get(outputKey(row.runId ?? '', row.item, null));
-    if (!review || review.decision === REVIEW_DECISION.cleared) return row;
+    const review = index.of(row.runId ?? '', row.item, row.n ?? null);
+    if (!review) return row;
     return {
       ...row,
       review: review.decision,
@@ -146,9 +144,6 @@ function withReviews(rows: ManifestRow[], reviews: readonly ReviewRecord[]): Man
     };
   });
 }
-
-const outputKey = (runId: string, itemKey: string, n: number | null) =>
-  `${runId}\u0000${itemKey}\u0000${n ?? ''}`;
 
 /**
  * The row of one output just downloaded (what the download stage appends

@@ -10,32 +10,38 @@
  * job file's: once remade and not rejected, the item is done again.
  */
 import type { JobItem, ModelCatalog } from '../job/index.js';
-import { REVIEW_DECISION, type ReviewRecord } from '../journal/index.js';
+import { REVIEW_DECISION, ReviewIndex, type ReviewRecord } from '../journal/index.js';
 import { contentHash } from '../shared/index.js';
 
 /** The service's seed range: -1 (random) or 1 to 2147483647. */
 const MAX_SEED = 2_147_483_647;
 
-/** The latest rejections of a job's outputs, by the run that made them. */
+/** The rejections in force on a job's outputs, by the run that made them (`ReviewIndex`'s rule). */
 export class Rejections {
-  readonly #byItem = new Map<string, ReviewRecord>();
+  readonly #index: ReviewIndex;
 
   constructor(reviews: readonly ReviewRecord[]) {
-    // Latest decision per output, oldest first: the last rejection per item wins.
-    for (const review of reviews) {
-      if (review.decision === REVIEW_DECISION.rejected)
-        this.#byItem.set(rejectionKey(review.runId, review.itemKey), review);
-    }
+    this.#index = new ReviewIndex(reviews);
+  }
+
+  /** The rejections in force on the outputs (or the whole) of an item `runId` made, oldest first. */
+  #of(runId: string, itemKey: string): ReviewRecord[] {
+    return this.#index
+      .ofItem(runId, itemKey)
+      .map((review) => this.#index.of(runId, itemKey, review.n))
+      .filter((review) => review?.decision === REVIEW_DECISION.rejected)
+      .filter((review): review is NonNullable<typeof review> => review !== undefined)
+      .sort((a, b) => a.id - b.id);
   }
 
   /** Whether an output (or the whole item) that `runId` made of the item is rejected. */
   has(runId: string, itemKey: string): boolean {
-    return this.#byItem.has(rejectionKey(runId, itemKey));
+    return this.#of(runId, itemKey).length > 0;
   }
 
   /** The item as the next attempt sends it: a new seed (when the model has one), the edited prompt. */
   remake(item: JobItem, rejectedRunId: string, catalog: ModelCatalog | undefined): JobItem {
-    const prompt = this.#byItem.get(rejectionKey(rejectedRunId, item.key))?.prompt ?? null;
+    const prompt = this.#of(rejectedRunId, item.key).findLast((r) => r.prompt)?.prompt ?? null;
     const hasSeed = catalog?.get(item.modelId)?.fields.some((f) => f.name === 'seed') === true;
     if (prompt === null && !hasSeed) return item;
     const input: Record<string, unknown> = { ...item.request.input };
@@ -44,8 +50,6 @@ export class Rejections {
     return { ...item, request: { ...item.request, input } };
   }
 }
-
-const rejectionKey = (runId: string, itemKey: string) => `${runId}\u0000${itemKey}`;
 
 /** A seed in 1..2147483647 from the item key and the rejected output's run. */
 export function remakeSeed(itemKey: string, rejectedRunId: string): number {

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openJournal, REVIEW_DECISION } from '../../src/journal/index.js';
+import { openJournal, REVIEW_DECISION, ReviewIndex } from '../../src/journal/index.js';
 import { tempDir } from '../helpers/index.js';
 
 describe('journal reviews', () => {
@@ -29,5 +29,26 @@ describe('journal reviews', () => {
       [null, 'rejected', null, 'brighter'],
     ]);
     expect(latest.every((r) => r.reviewer === 'ana' && r.runId === 'r1')).toBe(true);
+  });
+
+  it("one rule for the decision in force: the newer of the output's own and its item's", async () => {
+    const journal = await openJournal(path.join(tempDir('reviews'), 'journal.db'));
+    const base = { jobName: 'job', runId: 'r1', reviewer: 'ana' };
+    journal.recordReview({ ...base, itemKey: 'a', n: 1, decision: REVIEW_DECISION.approved });
+    journal.recordReview({ ...base, itemKey: 'a', decision: REVIEW_DECISION.rejected });
+    journal.recordReview({ ...base, itemKey: 'b', decision: REVIEW_DECISION.approved });
+    journal.recordReview({ ...base, itemKey: 'b', n: 2, decision: REVIEW_DECISION.rejected });
+    journal.recordReview({ ...base, itemKey: 'c', n: 1, decision: REVIEW_DECISION.approved });
+    journal.recordReview({ ...base, itemKey: 'c', n: 1, decision: REVIEW_DECISION.cleared });
+    const index = new ReviewIndex(journal.latestReviews('job'));
+    journal.close();
+    // The item's later rejection overrides output 1's earlier approval.
+    expect(index.of('r1', 'a', 1)?.decision).toBe('rejected');
+    // Output 2's later rejection overrides its item's approval; output 1 keeps the item's.
+    expect(index.of('r1', 'b', 2)?.decision).toBe('rejected');
+    expect(index.of('r1', 'b', 1)?.decision).toBe('approved');
+    // A cleared decision leaves the output unreviewed.
+    expect(index.of('r1', 'c', 1)).toBeUndefined();
+    expect(index.of('r2', 'a', 1)).toBeUndefined();
   });
 });

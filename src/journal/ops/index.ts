@@ -37,7 +37,7 @@ export {
   releaseReservation,
   reserveCredits,
 } from './reserve-credits.js';
-export { latestReviews, recordReview } from './reviews.js';
+export { latestReviews, ReviewIndex, recordReview } from './reviews.js';
 export { jobSpend, progressByStep, spendByStep, spendSummary } from './summaries.js';
 export { setItemQuote, setItemState } from './update-item.js';
 export { setRunBudget, setRunNotBefore, setRunOutputDir, setRunStatus } from './update-run.js';

@@ -1,5 +1,10 @@
 import { redactDeep } from '../../shared/index.js';
-import { type ReviewDecision, type ReviewRecord, reviewRecordSchema } from '../records.js';
+import {
+  REVIEW_DECISION,
+  type ReviewDecision,
+  type ReviewRecord,
+  reviewRecordSchema,
+} from '../records.js';
 import type { JournalDb } from '../sql.js';
 
 export interface NewReview {
@@ -58,3 +63,47 @@ export function latestReviews(j: JournalDb, jobName: string): ReviewRecord[] {
     .all(jobName)
     .map((row) => reviewRecordSchema.parse(row));
 }
+
+/**
+ * The one rule for the review state of an output: the newer of its own
+ * decision and its whole item's (`n` null); a `cleared` one means unreviewed.
+ * The manifest, `status`, `export`, the review page and the next run all read
+ * decisions through it.
+ */
+export class ReviewIndex {
+  readonly #latest = new Map<string, ReviewRecord>();
+  readonly #items = new Map<string, ReviewRecord[]>();
+
+  /** `reviews`: the latest decision per output and item (`latestReviews`). */
+  constructor(reviews: readonly ReviewRecord[]) {
+    for (const review of reviews) {
+      this.#latest.set(key(review.runId, review.itemKey, review.n), review);
+      const item = key(review.runId, review.itemKey, null);
+      this.#items.set(item, [...(this.#items.get(item) ?? []), review]);
+    }
+  }
+
+  /** The decision in force for output `n` of an item made by `runId` (`n` null: the item's own). */
+  of(runId: string, itemKey: string, n: number | null): DecisionInForce | undefined {
+    const item = this.#latest.get(key(runId, itemKey, null));
+    const own = n === null ? undefined : this.#latest.get(key(runId, itemKey, n));
+    const newer = own && item ? (own.id > item.id ? own : item) : (own ?? item);
+    return newer && isInForce(newer) ? newer : undefined;
+  }
+
+  /** The decisions of an item made by `runId` (its outputs' and its own). */
+  ofItem(runId: string, itemKey: string): readonly ReviewRecord[] {
+    return this.#items.get(key(runId, itemKey, null)) ?? [];
+  }
+}
+
+/** A decision that holds: approved or rejected (a cleared one holds nothing). */
+export type DecisionInForce = ReviewRecord & {
+  readonly decision: Exclude<ReviewDecision, typeof REVIEW_DECISION.cleared>;
+};
+
+const isInForce = (review: ReviewRecord): review is DecisionInForce =>
+  review.decision !== REVIEW_DECISION.cleared;
+
+const key = (runId: string, itemKey: string, n: number | null) =>
+  `${runId}\u0000${itemKey}\u0000${n ?? ''}`;

@@ -9,7 +9,7 @@ import {
   type Journal,
   REVIEW_DECISION,
   type ReviewDecision,
-  type ReviewRecord,
+  ReviewIndex,
 } from '../../journal/index.js';
 import { type CostSummary, type ManifestRow, summarizeCosts } from '../../outputs/index.js';
 import { folderManifestRows, recordedOutputDir } from '../../scheduler/index.js';
@@ -61,14 +61,14 @@ export function buildListing(journal: Journal, jobName: string): ReviewListing {
   if (!outputDir) throw new UsageError(`run ${newest.runId} has no output folder recorded`);
   const rows = folderManifestRows(journal, newest, outputDir);
   const current = rows.filter((r) => r.current);
-  const decisions = decisionIndex(journal.latestReviews(jobName));
+  const decisions = new ReviewIndex(journal.latestReviews(jobName));
   const dependants = new Map<string, string[]>();
   for (const row of current) {
     if (!row.sourceFile || !row.file) continue;
     dependants.set(row.sourceFile, [...(dependants.get(row.sourceFile) ?? []), row.file]);
   }
   const outputs = current.map((row) => {
-    const decision = decisionOf(decisions, row);
+    const decision = decisions.of(row.runId ?? '', row.item, row.n ?? null);
     return {
       id: outputId(row.runId ?? '', row.item, row.n ?? null),
       runId: row.runId ?? '',
@@ -102,21 +102,6 @@ export function buildListing(journal: Journal, jobName: string): ReviewListing {
 
 export const outputId = (runId: string, item: string, n: number | null): string =>
   `${runId}/${item}/${n ?? ''}`;
-
-type DecisionIndex = Map<string, ReviewRecord>;
-
-function decisionIndex(records: readonly ReviewRecord[]): DecisionIndex {
-  return new Map(records.map((r) => [outputId(r.runId, r.itemKey, r.n), r]));
-}
-
-/** The newer of the output's own decision and its whole item's. */
-function decisionOf(index: DecisionIndex, row: ManifestRow): ReviewRecord | undefined {
-  const own = index.get(outputId(row.runId ?? '', row.item, row.n ?? null));
-  const item = index.get(outputId(row.runId ?? '', row.item, null));
-  if (!own) return item;
-  if (!item) return own;
-  return own.id > item.id ? own : item;
-}
 
 function stateOf(decision: ReviewDecision | undefined): ReviewState {
   if (decision === REVIEW_DECISION.approved) return 'approved';
