@@ -21,7 +21,7 @@ import {
   type Spend,
 } from '../journal/index.js';
 import { outputRows, type ReviewCounts, reviewCounts } from '../review/index.js';
-import { itemsLeftAlone } from '../scheduler/index.js';
+import { itemsLeftAlone, recordedOutputDir } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { formatWait } from './progress-format.js';
 
@@ -112,7 +112,7 @@ export interface JobStatus {
   readonly removedUnknown?: string;
 }
 
-/** What `status JOB.yaml` learnt from the job file (status-job.ts). */
+/** What `status JOB.yaml` learnt from the job file (commands/status.ts). */
 export interface JobFileFacts {
   readonly budget: number | null;
   /** The keys of the job's items; absent when the job could not be expanded, with why. */
@@ -178,7 +178,7 @@ export function buildStatus(
   }
   const runId = selected.runId;
   const finished = FINISHED_RUN_STATUSES.includes(selected.status);
-  const options = (selected.options ?? {}) as { outputDir?: unknown };
+  const outputDir = recordedOutputDir(selected);
   const waiting = selected.notBefore !== null && selected.notBefore > now;
   const spend = journal.spendSummary(runId);
   return {
@@ -193,7 +193,7 @@ export function buildStatus(
       createdAt: new Date(selected.createdAt).toISOString(),
       updatedAt: new Date(selected.updatedAt).toISOString(),
       finishedAt: iso(selected.finishedAt),
-      outputDir: typeof options.outputDir === 'string' ? options.outputDir : null,
+      outputDir: outputDir ?? null,
       notBefore: waiting ? iso(selected.notBefore) : null,
       waitMs: waiting && selected.notBefore !== null ? selected.notBefore - now : 0,
     },
@@ -231,14 +231,11 @@ export function buildStatus(
     })),
     resume: finished ? null : resumeCommand(selected, journal.path),
     job: jobStatus(journal, selected, select.jobFile),
-    review:
-      typeof options.outputDir === 'string'
-        ? reviewCounts(outputRows(journal, selected.jobName, options.outputDir))
-        : [],
+    review: outputDir ? reviewCounts(outputRows(journal, selected.jobName, outputDir)) : [],
   };
 }
 
-/** The job's spend over all its runs on the run's account, and what the job file no longer holds. */
+/** The job's spend over all its runs on the run's service, and what the job file no longer holds. */
 function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefined): JobStatus {
   const options = (run.options ?? {}) as { service?: unknown };
   const service = typeof options.service === 'string' ? options.service : '';

@@ -1,4 +1,5 @@
-/** HTML escaping and safe local links for the report. */
+/** HTML escaping, safe local links and CSP hashes for the report and the review page. */
+import { createHash } from 'node:crypto';
 
 const ENTITIES: Record<string, string> = {
   '&': '&amp;',
@@ -48,4 +49,9 @@ function renderValue(value: unknown): string {
   if (value && typeof value === 'object' && '__html' in value) return (value as RawHtml).__html;
   if (value === undefined || value === null || value === false) return '';
   return escapeHtml(value);
+}
+
+/** A CSP source for an inline script or style: `'sha256-…'` content (without the quotes). */
+export function cspHash(text: string): string {
+  return `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
 }

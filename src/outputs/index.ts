@@ -11,7 +11,7 @@ export { type DownloadOptions, type DownloadResult, downloadOutput } from './dow
 export { createDownloadQueue } from './download-queue.js';
 export * from './errors.js';
 export { writeFileAtomicSync } from './fs-durable.js';
-export { html, type RawHtml, raw } from './html.js';
+export { cspHash, html, type RawHtml, raw } from './html.js';
 export {
   MANIFEST_CSV_COLUMNS,
   MANIFEST_STATUSES,
@@ -26,7 +26,7 @@ export {
   MANIFEST_JSONL,
   ManifestWriter,
   readManifest,
-  renderManifestCsv,
+  renderManifest,
 } from './manifest-writer.js';
 export {
   DEFAULT_OUTPUT_TEMPLATE,

@@ -119,11 +119,9 @@ export class ManifestWriter {
     const rows = this.rows();
     this.csvColumns = manifestCsvColumns(rows);
     this.csvVars = new Set(rows.flatMap((row) => Object.keys(row.vars ?? {})));
-    writeFileAtomicSync(
-      path.join(this.outputDir, MANIFEST_JSONL),
-      rows.map((r) => `${JSON.stringify(r)}\n`).join(''),
-    );
-    writeFileAtomicSync(path.join(this.outputDir, MANIFEST_CSV), renderManifestCsv(rows));
+    const files = renderManifest(rows);
+    writeFileAtomicSync(path.join(this.outputDir, MANIFEST_JSONL), files.jsonl);
+    writeFileAtomicSync(path.join(this.outputDir, MANIFEST_CSV), files.csv);
   }
 
   private handles(): [number, number] {
@@ -139,8 +137,20 @@ export class ManifestWriter {
   }
 }
 
+/**
+ * The two manifest documents for `rows`, each row checked and redacted first
+ * (`checkedRow`): what the writer and `ibatch export` write.
+ */
+export function renderManifest(rows: readonly ManifestRow[]): { jsonl: string; csv: string } {
+  const checked = rows.map(checkedRow);
+  return {
+    jsonl: checked.map((r) => `${JSON.stringify(r)}\n`).join(''),
+    csv: renderManifestCsv(checked),
+  };
+}
+
 /** The whole CSV document for `rows`: the BOM, the header, the rows. */
-export function renderManifestCsv(rows: readonly ManifestRow[]): string {
+function renderManifestCsv(rows: readonly ManifestRow[]): string {
   const columns = manifestCsvColumns(rows);
   return (
     UTF8_BOM +

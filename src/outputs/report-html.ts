@@ -12,12 +12,11 @@
  * it the UTC time stays), with the finish time and the duration, and every
  * amount reads `N credits`.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { redactDeep } from '../shared/index.js';
 import { type CostSummary, summarizeCosts } from './costs.js';
 import { writeFileAtomicSync } from './fs-durable.js';
-import { html, localHref, type RawHtml, raw } from './html.js';
+import { cspHash, html, localHref, type RawHtml, raw } from './html.js';
 import type { ManifestRow } from './manifest-row.js';
 import { REPORT_CSS, REPORT_JS } from './report-assets.js';
 import {
@@ -41,8 +40,8 @@ export function renderReport(input: ReportData): string {
     "default-src 'none'",
     "img-src 'self' file: data: blob:",
     "media-src 'self' file: blob:",
-    `style-src '${sha256(REPORT_CSS)}'`,
-    `script-src '${sha256(REPORT_JS)}'`,
+    `style-src '${cspHash(REPORT_CSS)}'`,
+    `script-src '${cspHash(REPORT_JS)}'`,
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
@@ -248,8 +247,4 @@ function durationText(startedAt: string, finishedAt: string): string {
   if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
   if (m > 0) return `${m} min ${String(sec).padStart(2, '0')} s`;
   return `${sec} s`;
-}
-
-function sha256(text: string): string {
-  return `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
 }

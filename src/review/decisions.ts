@@ -16,12 +16,12 @@ export interface DecisionOptions {
 }
 
 /** Who decides when `--reviewer` is not given: the OS user. */
-export function defaultReviewer(): string {
+export function defaultReviewer(env: NodeJS.ProcessEnv = process.env): string {
   try {
     return userInfo().username;
   } catch {
     // A uid without a passwd entry (some containers): still a decision, by someone.
-    return 'unknown';
+    return env.USER ?? env.USERNAME ?? 'unknown';
   }
 }
 

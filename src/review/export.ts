@@ -11,7 +11,7 @@ import {
   MANIFEST_CSV,
   MANIFEST_JSONL,
   type ManifestRow,
-  renderManifestCsv,
+  renderManifest,
   resolveInside,
 } from '../outputs/index.js';
 import { UsageError } from '../shared/index.js';
@@ -46,9 +46,10 @@ export function exportOutputs(
     copyFileSync(source, dest, constants.COPYFILE_EXCL);
     return { ...row, file: name };
   });
-  const jsonl = exported.map((row) => `${JSON.stringify(row)}\n`).join('');
-  writeFileSync(path.join(target, MANIFEST_JSONL), jsonl, { flag: 'wx' });
-  writeFileSync(path.join(target, MANIFEST_CSV), renderManifestCsv(exported), { flag: 'wx' });
+  // Checked and redacted like every manifest: rows rebuilt from the journal can quote the service.
+  const manifest = renderManifest(exported);
+  writeFileSync(path.join(target, MANIFEST_JSONL), manifest.jsonl, { flag: 'wx' });
+  writeFileSync(path.join(target, MANIFEST_CSV), manifest.csv, { flag: 'wx' });
   return exported;
 }
 

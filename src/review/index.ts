@@ -8,6 +8,7 @@
  */
 export {
   type DecisionOptions,
+  defaultReviewer,
   type ReviewCounts,
   recordDecisions,
   reviewCounts,

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { openJournal } from '../../journal/index.js';
-import { writeRunOutputs } from '../../scheduler/index.js';
+import { recordedOutputDir, writeRunOutputs } from '../../scheduler/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
@@ -55,12 +55,9 @@ export const reportCommand: CommandModule = {
               `run ${run.runId} belongs to job "${run.jobName}", not "${job.jobName}"`,
             );
           }
-          const snapshot = (run.options ?? {}) as { outputDir?: unknown };
           const outputDir = options.out
             ? path.resolve(io.cwd, options.out)
-            : typeof snapshot.outputDir === 'string'
-              ? snapshot.outputDir
-              : undefined;
+            : recordedOutputDir(run);
           if (!outputDir)
             throw new UsageError(`run ${run.runId} has no output folder recorded: pass --out DIR`);
           const rows = writeRunOutputs(journal, run.runId, outputDir);

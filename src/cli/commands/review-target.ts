@@ -2,8 +2,9 @@
  * What the review commands (`approve`, `reject`, `export`) work on: the job
  * file's name, its journal (`--journal` / $IBATCH_JOURNAL, else beside the
  * job) and the output folder its newest run wrote to (else the job's).
- * The journal is opened as a writer without the job's lock: a decision is
- * one append in its own transaction, safe beside a running `run` (WAL).
+ * `approve`/`reject` open the journal as a writer without the job's lock (a
+ * decision is one append in its own transaction, safe beside a running `run`:
+ * WAL); `export` opens it read-only.
  */
 import { loadJob } from '../../job/index.js';
 import { type Journal, openJournal } from '../../journal/index.js';

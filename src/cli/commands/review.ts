@@ -10,8 +10,8 @@
  * that a later command would resume (unlike `run`, which exits 130).
  */
 import { spawn } from 'node:child_process';
-import { userInfo } from 'node:os';
 import { openJournal } from '../../journal/index.js';
+import { defaultReviewer } from '../../review/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
@@ -83,7 +83,7 @@ export const reviewCommand: CommandModule = {
           const server = await startReviewServer({
             journal,
             jobName: target.jobName,
-            reviewer: options.reviewer ?? osUser(io.env),
+            reviewer: options.reviewer ?? defaultReviewer(io.env),
             host,
             port: options.port,
             token: newToken(),
@@ -100,14 +100,6 @@ export const reviewCommand: CommandModule = {
       });
   },
 };
-
-function osUser(env: NodeJS.ProcessEnv): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return env.USER ?? env.USERNAME ?? 'unknown';
-  }
-}
 
 /** Best effort: a missing opener leaves the printed address to click. */
 function openBrowser(url: string): void {

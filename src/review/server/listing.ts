@@ -1,9 +1,10 @@
 /**
  * What the review page (and `ibatch review --json`) lists: the job's current
  * outputs of every run that wrote into its output folder, each with its
- * latest review decision, the outputs made from it (a rejected source shows
- * what depends on it) and the spend. Built from the journal alone on each
- * request, so decisions made by `approve`/`reject` or another page appear.
+ * review decision in force (`ReviewIndex`), the outputs made from it (a
+ * rejected source shows what depends on it) and the spend. Built from the
+ * journal alone; the server keeps it until the journal changes (server.ts),
+ * so decisions made by `approve`/`reject` or another page appear.
  */
 import {
   type Journal,

@@ -6,12 +6,11 @@
  * The token is never written into the page: its script reads it from the
  * address it was opened with.
  */
-import { createHash } from 'node:crypto';
-import { html, raw } from '../../outputs/index.js';
+import { cspHash, html, raw } from '../../outputs/index.js';
 import { REVIEW_CSS, REVIEW_JS } from './page-assets.js';
 
-export const SCRIPT_HASH = sha256(REVIEW_JS);
-export const STYLE_HASH = sha256(REVIEW_CSS);
+export const SCRIPT_HASH = cspHash(REVIEW_JS);
+export const STYLE_HASH = cspHash(REVIEW_CSS);
 
 const KEYS: readonly [string, string][] = [
   ['← →', 'previous / next output'],
@@ -58,8 +57,4 @@ export function renderReviewPage(jobName: string, outputDir: string): string {
 <button type="submit" id="note-ok">Reject</button> <button type="button" id="note-cancel">Cancel</button></form></dialog>
 </main><script>${raw(REVIEW_JS)}</script></body></html>
 `.__html;
-}
-
-function sha256(text: string): string {
-  return `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
 }

@@ -5,7 +5,7 @@
  *   GET  /                  the page
  *   GET  /api/outputs       a page of outputs: `offset`, `limit`, filters `step`, `status`, `review`, `q`
  *   GET  /files/<file>      an output file of the listing, from the output folder only
- *   POST /api/decisions     `{targets: [{runId, item, n}] | filter: {...}, decision, note?}`
+ *   POST /api/decisions     `{targets: [{runId, item, n}] | filter: {...}, decision, note?, prompt?}`
  *
  * GET never changes anything. The server makes no service call and never
  * holds the API key: nothing it answers can contain it.
@@ -27,7 +27,7 @@ export interface ReviewServerOptions {
   readonly host?: string;
   /** @default 0: a free port */
   readonly port?: number;
-  /** @default a new random token */
+  /** The per-session token every request must carry (`newToken()`). */
   readonly token: string;
 }
 
