@@ -91,7 +91,7 @@ export function addNextRunOptions(command: Command): Command {
     )
     .option(
       '--fresh [steps...]',
-      'make the done items of these steps again with new keys (all steps when none is named); starts a new run',
+      'make the done items of these steps again with new keys (all steps when none is named); an unfinished run is finished first',
     )
     .option('--new', 'old spelling of --fresh (all steps)')
     .addOption(

@@ -52,11 +52,11 @@ export class Journal {
   // Reviews (issue 15)
   /** Appends a review decision, committed at once. */
   recordReview(review: NewReview) {
-    return ops.recordReview(this.#j, review);
+    return this.#guard(() => ops.recordReview(this.#j, review));
   }
   /** The latest decision of each output and item of a job. */
   latestReviews(jobName: string) {
-    return ops.latestReviews(this.#j, jobName);
+    return this.#guard(() => ops.latestReviews(this.#j, jobName));
   }
 
   // Runs
@@ -84,7 +84,7 @@ export class Journal {
     return this.#guard(() => ops.setRunBudget(this.#j, runId, budget));
   }
   setRunOutputDir(runId: string, outputDir: string) {
-    return ops.setRunOutputDir(this.#j, runId, outputDir);
+    return this.#guard(() => ops.setRunOutputDir(this.#j, runId, outputDir));
   }
   /** Records items made before the journal was lost as one finished, uncharged run. */
   adoptRun(input: AdoptRunInput) {
@@ -133,10 +133,6 @@ export class Journal {
   }
   committedCredits(runId: string) {
     return this.#guard(() => ops.committedCredits(this.#j, runId));
-  }
-  /** Committed credits of every run of the run's job on its account: what `budget` caps. */
-  jobCommittedCredits(runId: string) {
-    return this.#guard(() => ops.jobCommittedCredits(this.#j, runId));
   }
 
   // Attempts (write-ahead: intent before the send, response before use)
@@ -195,7 +191,7 @@ export class Journal {
   }
   /** Asset URLs the service at this base URL returned to any account here. */
   assetUrlsOfService(service: string) {
-    return ops.assetUrlsOfService(this.#j, service);
+    return this.#guard(() => ops.assetUrlsOfService(this.#j, service));
   }
   /** The last charge for a training on this scope (service + account), if any. */
   lastTrainingCharge(scope: string) {
@@ -209,7 +205,7 @@ export class Journal {
   }
   /** Every training record of the job's influencers (any scope, any configuration). */
   listJobInfluencers(jobName: string) {
-    return ops.listJobInfluencers(this.#j, jobName);
+    return this.#guard(() => ops.listJobInfluencers(this.#j, jobName));
   }
 
   // Timeline and summaries
@@ -222,7 +218,7 @@ export class Journal {
   spendSummary(runId: string) {
     return this.#guard(() => ops.spendSummary(this.#j, runId));
   }
-  /** Spend of every run of a job on one scope (service + account): what its `budget` caps. */
+  /** Spend of every run of a job on one service base URL: what its `budget` caps. */
   jobSpend(jobName: string, service: string | null) {
     return this.#guard(() => ops.jobSpend(this.#j, jobName, service));
   }

@@ -1,7 +1,7 @@
 /**
  * A lost journal (issue 12.6, issue 13.2): the journal is missing, or empty
- * after its WAL was deleted, or holds no run of this job on this service and
- * account, but the output folder and its `manifest.jsonl` remain (a CI runner
+ * after its WAL was deleted, or holds no run of this job on this service base
+ * URL, but the output folder and its `manifest.jsonl` remain (a CI runner
  * whose cache expired). The items the manifest lists as succeeded, with every
  * file still there and unchanged, are recorded as one finished run
  * (`adopted-…`), so the desired-state comparison sees them done and nothing
@@ -23,11 +23,10 @@ import {
   ManifestRowSchema,
   resolveInside,
 } from '../outputs/index.js';
-import { inScope } from '../plan/index.js';
 import type { Logger } from '../shared/index.js';
-import { TRAINING_STEP } from './item-identity.js';
+import { toNewItem } from './item-records.js';
+import { scopedHistory } from './next-run.js';
 import { assertRunId } from './run-id.js';
-import { toNewItem } from './select-run.js';
 
 export interface AdoptOptions {
   readonly outputDir: string;
@@ -53,11 +52,7 @@ export async function adoptLostJournal(
   items: readonly JobItem[],
   options: AdoptOptions,
 ): Promise<number> {
-  const { service } = options.snapshot;
-  const known = journal
-    .itemHistory(job.name)
-    .some((row) => row.stepId !== TRAINING_STEP && inScope(row, service));
-  if (known) return 0;
+  if (scopedHistory(journal, job.name, options.snapshot).length > 0) return 0;
   const groups = latestGroups(readRows(options.outputDir, options.logger));
   if (groups.size === 0) return 0;
   const verified = new Map<string, Verified>();

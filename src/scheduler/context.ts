@@ -1,5 +1,5 @@
 /**
- * What every stage of a run shares. Built once by `runJob`; stages receive it
+ * What every stage of a run shares. Built once per run by `driveRun`; stages receive it
  * instead of reaching for globals, so tests can assemble one around a real
  * journal and emulator.
  */

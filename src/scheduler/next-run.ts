@@ -192,7 +192,7 @@ export function outputIdsReader(
 }
 
 /** The job's generation items over its runs on this service, oldest first. */
-function scopedHistory(
+export function scopedHistory(
   journal: Pick<Journal, 'itemHistory'>,
   jobName: string,
   target: RunScope,
@@ -254,7 +254,7 @@ export function runIdFamily(journal: Pick<JournalReader, 'getRun'>, runId: strin
 
 const optionOf = (run: RunRecord, name: string): unknown =>
   (run.options as Record<string, unknown> | null)?.[name];
-/** Runs of an older ibatch recorded the service only. */
+/** Runs on the same service base URL (the key does not matter: a rotated key is the same account). */
 const sameScope = (run: RunRecord, target: RunScope): boolean =>
   optionOf(run, 'service') === target.service;
 

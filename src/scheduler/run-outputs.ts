@@ -11,8 +11,8 @@ import {
   type ReportData,
   writeReport,
 } from '../outputs/index.js';
+import { TRAINING_STEP } from './item-identity.js';
 import { folderManifestRows } from './manifest-rows.js';
-import { TRAINING_STEP } from './trainings.js';
 
 /**
  * Rewrites manifest.jsonl/csv of `outputDir` (the rows of every run of the

@@ -18,8 +18,6 @@ import type { DesiredState } from '../plan/index.js';
 import { toNewItem } from './item-records.js';
 import { decideRun, type RunDecision, type RunScope, runIdFamily } from './next-run.js';
 
-export { toNewItem } from './item-records.js';
-
 export interface SelectOptions {
   readonly runId?: string;
   /** `--fresh`: steps whose done items are made again; `true` for all. */

@@ -23,8 +23,6 @@ import { DependencyFailedError } from './item-graph.js';
 import { influencerConfigHash, trainingItemKey } from './item-identity.js';
 import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journaled-attempt.js';
 
-export { TRAINING_STEP, trainingItemKey, trainingItems } from './item-identity.js';
-
 export class InfluencerResolver {
   readonly #trainings = new Map<string, Promise<string>>();
 

@@ -36,7 +36,8 @@ export interface RunJobOptions {
   readonly runId?: string;
   /**
    * `--fresh [STEP...]`: make the done items of these steps again, with new
-   * keys (every step for `true` or an empty list). Starts a new run.
+   * keys (every step for `true` or an empty list). An unfinished run is
+   * finished first and the fresh items are added to it.
    */
   readonly fresh?: true | readonly string[];
   /** `--max-spend`: most credits this invocation may commit (exit 3 when reached). */

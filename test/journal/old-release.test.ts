@@ -14,7 +14,7 @@ import { validateJob } from '../../src/job/index.js';
 import { type AttemptRecord, idempotencyKey, openJournal } from '../../src/journal/index.js';
 import { prepareJobFiles } from '../../src/scheduler/assets.js';
 import { itemIdentity } from '../../src/scheduler/item-identity.js';
-import { toNewItem } from '../../src/scheduler/select-run.js';
+import { toNewItem } from '../../src/scheduler/item-records.js';
 import { accountFingerprint } from '../../src/shared/index.js';
 import { repoPath, runCliCaptured, tempDir, testEmulator } from '../helpers/index.js';
 import { charges, envFor } from '../scheduler/helpers.js';

@@ -18,7 +18,12 @@ import { CompletionWatcher } from '../../src/scheduler/completion-watcher.js';
 import type { RunContext } from '../../src/scheduler/context.js';
 import { type ItemDeps, runGenerationItem } from '../../src/scheduler/generation-item.js';
 import { ItemGraph } from '../../src/scheduler/item-graph.js';
-import { itemIdentity } from '../../src/scheduler/item-identity.js';
+import {
+  itemIdentity,
+  TRAINING_STEP,
+  trainingItemKey,
+  trainingItems,
+} from '../../src/scheduler/item-identity.js';
 import {
   type CreateAnswer,
   type PaidCreate,
@@ -26,12 +31,7 @@ import {
 } from '../../src/scheduler/journaled-attempt.js';
 import { selectRun } from '../../src/scheduler/select-run.js';
 import { StopController } from '../../src/scheduler/stop-control.js';
-import {
-  InfluencerResolver,
-  TRAINING_STEP,
-  trainingItemKey,
-  trainingItems,
-} from '../../src/scheduler/trainings.js';
+import { InfluencerResolver } from '../../src/scheduler/trainings.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { type EmulatorClient, startEmulatorClient } from '../api/helpers/emulator-client.js';
 import { defer, tempDir, until } from '../helpers/index.js';

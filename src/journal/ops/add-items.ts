@@ -68,12 +68,12 @@ export function addItems(j: JournalDb, runId: string, items: readonly NewItem[])
       let inserted = 0;
       const changed: string[] = [];
       for (const item of items) {
-        const result = insert.run({ runId, ...itemColumns(item), now });
+        const columns = itemColumns(item);
+        const result = insert.run({ runId, ...columns, now });
         if (result.changes === 1) {
           inserted += 1;
           continue;
         }
-        const columns = itemColumns(item);
         fillVars.run({ runId, itemKey: columns.itemKey, vars: columns.vars });
         const row = existingHash.get(runId, item.itemKey) as { request_hash: string };
         if (row.request_hash !== item.requestHash) changed.push(item.itemKey);

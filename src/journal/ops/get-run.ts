@@ -7,7 +7,7 @@ export function getRun(j: JournalDb, runId: string): RunRecord | undefined {
   return row === undefined ? undefined : runRecordSchema.parse(row);
 }
 
-/** The newest run of a job that is not finished (the one `ibatch run` resumes). */
+/** The newest run of a job that is not finished (`run` itself resumes only the newest run on its service: next-run.ts). */
 export function findUnfinishedRun(j: JournalDb, jobName: string): RunRecord | undefined {
   const finished = FINISHED_RUN_STATUSES.map((s) => `'${s}'`).join(', ');
   const row = j

@@ -33,7 +33,6 @@ export { recordAttemptOutcome } from './record-attempt-outcome.js';
 export { recordAttemptSubmitted } from './record-attempt-submitted.js';
 export {
   committedCredits,
-  jobCommittedCredits,
   releaseReservation,
   reserveCredits,
 } from './reserve-credits.js';

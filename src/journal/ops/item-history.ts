@@ -11,8 +11,6 @@ import { itemColumns, type NewItem } from './add-items.js';
 export interface ItemHistoryRow {
   readonly runId: string;
   readonly runStatus: string;
-  /** The run's service + account scope (null for runs of an older ibatch). */
-  readonly scope: string | null;
   /** The run's service base URL. */
   readonly service: string | null;
   readonly itemKey: string;
@@ -30,7 +28,6 @@ export function itemHistory(j: JournalDb, jobName: string): ItemHistoryRow[] {
   const rows = j
     .stmt(
       `SELECT i.run_id AS runId, r.status AS runStatus,
-         json_extract(r.options_json, '$.scope') AS scope,
          json_extract(r.options_json, '$.service') AS service,
          i.item_key AS itemKey, i.step_id AS stepId, i.request_hash AS requestHash,
          i.state AS state, i.attempts_used AS attemptsUsed,

@@ -104,7 +104,7 @@ export function committedCredits(j: JournalDb, runId: string): number {
   return j.stmt(`SELECT ${COMMITTED} FROM items WHERE run_id = ?`).pluck().get(runId) as number;
 }
 
-/** reserved + charged - refunded over every run of the run's job on its account (what `budget` caps). */
+/** reserved + charged - refunded over every run of the run's job on its service (what `budget` caps). */
 export function jobCommittedCredits(j: JournalDb, runId: string): number {
   return j
     .stmt(`SELECT ${COMMITTED} FROM items WHERE run_id IN (${JOB_RUNS})`)
