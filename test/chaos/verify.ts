@@ -70,17 +70,19 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
   let items: ItemRow[];
   let attempts: AttemptRow[];
   let outputs: OutputRow[];
+  const runRank = new Map<string, number>();
   try {
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') v.push(`journal integrity_check: ${String(integrity)}`);
-    const runs = db.prepare('SELECT run_id, status FROM runs').all() as {
+    const runs = db.prepare('SELECT run_id, status FROM runs ORDER BY created_at, rowid').all() as {
       run_id: string;
       status: string;
     }[];
     const expectedRuns = input.expectedRuns ?? 1;
     if (runs.length !== expectedRuns)
       v.push(`expected ${expectedRuns} run(s) in the journal, found ${runs.length}`);
-    for (const r of runs) {
+    for (const [rank, r] of runs.entries()) {
+      runRank.set(r.run_id, rank);
       if (!r.status.startsWith('completed')) v.push(`run ${r.run_id} ended ${r.status}`);
     }
     items = db.prepare('SELECT * FROM items').all() as ItemRow[];
@@ -110,15 +112,19 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
     if (item.state !== 'succeeded' || reused(item)) continue;
     succeededRuns.set(item.item_key, (succeededRuns.get(item.item_key) ?? 0) + 1);
   }
-  // ...unless its `from:` source was made again (its earlier output was never
-  // delivered): then the clip of the new source is a new desired item.
+  // ...unless its `from:` source was made again after the clip's first making
+  // (the source's earlier output was never delivered): then the clip of the
+  // new source is a new desired item.
   const sourceOf = new Map(items.map((i) => [i.item_key, i.source_item_key]));
+  const rankOf = (row: ItemRow) => runRank.get(row.run_id) ?? -1;
   const remadeSource = (key: string) => {
     const source = sourceOf.get(key);
-    return (
-      source !== null &&
-      source !== undefined &&
-      items.some((i) => i.item_key === source && i.state !== 'succeeded')
+    if (source === null || source === undefined) return false;
+    const firstClip = Math.min(
+      ...items.filter((i) => i.item_key === key && i.state === 'succeeded').map(rankOf),
+    );
+    return items.some(
+      (i) => i.item_key === source && i.state === 'succeeded' && rankOf(i) > firstClip,
     );
   };
   for (const [key, n] of succeededRuns) {

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { runCliCaptured } from '../helpers/index.js';
+import { manifestRows, runCliCaptured } from '../helpers/index.js';
 import { envFor, type Workspace } from '../scheduler/helpers.js';
 
 export const SCALE = 30;
@@ -49,10 +49,7 @@ export interface ManifestLine {
 }
 
 export function manifest(ws: Workspace): ManifestLine[] {
-  return readFileSync(path.join(ws.dir, 'out', 'manifest.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as ManifestLine);
+  return manifestRows<ManifestLine>(path.join(ws.dir, 'out', 'manifest.jsonl'));
 }
 
 /** Every file the manifest lists still has the sha256 it was downloaded with. */

@@ -1,15 +1,6 @@
-/**
- * `from: { step, pick }` end to end (docs/job-files.md, "from: chosen
- * images"): the CLI against a real emulator, the ledger as the judge. Only
- * the picked images are animated, each clip is made from the image picked
- * for it (the manifest's `sourceFile`), and widening the pick to every image
- * (`from: photos`) makes only the clips not made yet: a picked clip has the
- * key the plain `from:` gives it. Nothing here spawns a process.
- */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCliCaptured, said, testEmulator } from '../helpers/index.js';
+import { manifestRows, runCliCaptured, said, testEmulator } from '../helpers/index.js';
 import { charges, envFor, workspace } from '../scheduler/helpers.js';
 
 const SCALE = 30;
@@ -44,10 +35,7 @@ interface Row {
 }
 
 function manifest(dir: string): Row[] {
-  return readFileSync(path.join(dir, 'out', 'manifest.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Row);
+  return manifestRows<Row>(path.join(dir, 'out', 'manifest.jsonl'));
 }
 
 /** The step and item of an idempotency key `ib1-<job>-<run>-<step>-<item>-a<n>-<hash>`. */

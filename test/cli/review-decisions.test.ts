@@ -11,12 +11,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { parseCsv } from '../helpers/csv.js';
-import { said } from '../helpers/index.js';
-import { type ManifestLine, manifestLines, photosAndClipsRan } from '../review/helpers.js';
+import { manifestRows, said } from '../helpers/index.js';
+import { type ManifestLine, photosAndClipsRan } from '../review/helpers.js';
 import { charges } from '../scheduler/helpers.js';
 
 type Row = ManifestLine;
-const rowsOf = manifestLines;
 
 describe('approve / reject / export with the CLI', () => {
   it('a rejected image is made again (new key, new seed) with its clip; the approved one is exported', async () => {
@@ -87,7 +86,7 @@ describe('approve / reject / export with the CLI', () => {
     expect(keys.some((k) => k.includes(rejected.item))).toBe(true);
     expect(keys.some((k) => k.includes('-clips-'))).toBe(true);
 
-    const after = rowsOf(path.join(out, 'manifest.jsonl'));
+    const after = manifestRows<ManifestLine>(path.join(out, 'manifest.jsonl'));
     const oldRow = after.find((r) => r.file === rejected.file);
     expect(oldRow).toMatchObject({ review: 'rejected', current: false });
     expect(existsSync(path.join(out, rejected.file))).toBe(true);
@@ -122,7 +121,7 @@ describe('approve / reject / export with the CLI', () => {
     const dir = path.join(ws.dir, 'hand-off');
     const exported = await cli('export', ws.jobPath, dir, '--approved');
     expect(exported.code, said(exported)).toBe(0);
-    const handed = rowsOf(path.join(dir, 'manifest.jsonl'));
+    const handed = manifestRows<ManifestLine>(path.join(dir, 'manifest.jsonl'));
     expect(handed.map((r) => r.item)).toEqual([approved.item]);
     expect(handed[0]?.review).toBe('approved');
     expect(readFileSync(path.join(dir, handed[0]?.file ?? ''))).toEqual(
@@ -165,7 +164,7 @@ describe('reject two files with the CLI', () => {
     expect(again.code, said(again)).toBe(0);
     const made = (await charges(em)).slice(6);
     expect(made.map((c) => c.amount)).toEqual([one.creditsCost, two.creditsCost]);
-    const after = manifestLines(path.join(ws.dir, 'out', 'manifest.jsonl'));
+    const after = manifestRows<ManifestLine>(path.join(ws.dir, 'out', 'manifest.jsonl'));
     const remade = after.filter((r) => r.current && r.runId !== one.runId);
     expect(remade.map((r) => r.item).sort()).toEqual([one.item, two.item].sort());
     expect(made.flatMap((c) => c.generationIds ?? []).sort()).toEqual(

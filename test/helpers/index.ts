@@ -15,6 +15,7 @@ export {
 export { type ParsedCsv, parseCsv } from './csv.js';
 export { emulatorEnv, testEmulator } from './emulator.js';
 export { scaledLimits } from './limits.js';
+export { manifestRows } from './manifest.js';
 export { BIN, DIST, REPO, repoPath } from './paths.js';
 export { type CommandResult, cleanEnv, type RunCommandOptions, runCommand } from './process.js';
 export { tempCopy, tempDir } from './temp.js';

@@ -8,7 +8,7 @@ import {
   lockPathFor,
   openJournal,
 } from '../../src/journal/index.js';
-import { tempDir } from '../helpers/index.js';
+import { tempDir, until } from '../helpers/index.js';
 import { spawnFixture } from './child.js';
 
 describe('journal lock', () => {
@@ -41,8 +41,14 @@ describe('journal lock', () => {
     const path = join(tempDir('journal'), 'journal.db');
     const first = await openJournal(path);
     await expect(openJournal(path, { wait: 300 })).rejects.toBeInstanceOf(JournalLockedError);
-    const waiting = openJournal(path, { wait: true });
-    setTimeout(() => first.close(), 100);
+    let sawHolder = false;
+    let settled = false;
+    const waiting = openJournal(path, { wait: true, onLockWait: () => (sawHolder = true) });
+    void waiting.then(() => (settled = true));
+    // It is waiting (it saw the holder) and has not got the journal: then the holder closes.
+    await until(() => sawHolder, { what: 'the opener to wait for the holder' });
+    expect(settled).toBe(false);
+    first.close();
     const second = await waiting;
     expect(second.closed).toBe(false);
     second.close();

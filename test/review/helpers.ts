@@ -1,9 +1,3 @@
-/**
- * Ground of the review tests: the pipeline job (two photos, two clips made
- * from them) run once on the emulator, and a review server on its journal
- * (real HTTP on loopback, a real SQLite file), stopped when the test is done.
- */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { type Journal, openJournal } from '../../src/journal/index.js';
@@ -11,6 +5,7 @@ import { newToken, startReviewServer } from '../../src/review/server/index.js';
 import {
   defer,
   emulatorEnv,
+  manifestRows,
   runCliCaptured,
   said,
   tempDir,
@@ -102,13 +97,6 @@ export interface ManifestLine {
   note?: string;
 }
 
-/** The rows of a manifest.jsonl file. */
-export const manifestLines = (file: string): ManifestLine[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as ManifestLine);
-
 const SCALE = 30;
 
 /**
@@ -124,5 +112,5 @@ export async function photosAndClipsRan(name: string, scenes: readonly string[])
   expect(first.code, said(first)).toBe(0);
   expect(await charges(em)).toHaveLength(2 * scenes.length);
   const out = path.join(ws.dir, 'out');
-  return { em, ws, cli, out, rows: manifestLines(path.join(out, 'manifest.jsonl')) };
+  return { em, ws, cli, out, rows: manifestRows<ManifestLine>(path.join(out, 'manifest.jsonl')) };
 }

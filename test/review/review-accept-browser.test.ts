@@ -13,13 +13,12 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { useChromium } from '../helpers/chromium.js';
-import { said, until } from '../helpers/index.js';
+import { manifestRows, said, until } from '../helpers/index.js';
 import { charges } from '../scheduler/helpers.js';
-import { type ManifestLine, manifestLines, photosAndClipsRan, reviewServer } from './helpers.js';
+import { type ManifestLine, photosAndClipsRan, reviewServer } from './helpers.js';
 
 const JOB_NAME = 'review-accept';
 type Row = ManifestLine;
-const rowsOf = manifestLines;
 const idOf = (r: Row) => `${r.runId}/${r.item}/${r.n ?? ''}`;
 const cardOf = (id: string, review?: string) =>
   `article.card[data-id="${id}"]${review ? `[data-review="${review}"]` : ''}`;
@@ -100,7 +99,7 @@ describe('review acceptance: decide on the page, run makes the rejected ones aga
     expect(again.code, said(again)).toBe(0);
     const made = (await charges(em)).slice(10);
     expect(made).toHaveLength(4);
-    const after = rowsOf(path.join(out, 'manifest.jsonl'));
+    const after = manifestRows<ManifestLine>(path.join(out, 'manifest.jsonl'));
     const newRows = after.filter((r) => r.current && !photos.some((p) => p.runId === r.runId));
     expect(newRows).toHaveLength(4);
     const newPhotos = newRows.filter((r) => r.step === 'photos');

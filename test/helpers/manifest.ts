@@ -1,0 +1,15 @@
+/**
+ * The one reader of a `manifest.jsonl` in tests: every line, in file order,
+ * nothing skipped or merged (src's `readManifest` skips torn lines and keeps
+ * the last row per key; a test must see what is really on disk).
+ */
+import { readFileSync } from 'node:fs';
+import type { ManifestRow } from '../../src/outputs/index.js';
+
+/** The rows of `file`, typed as the caller reads them (the manifest schema by default). */
+export function manifestRows<Row = ManifestRow>(file: string): Row[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Row);
+}
