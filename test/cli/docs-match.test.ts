@@ -244,7 +244,11 @@ describe('docs match the tool', () => {
     const prose = docs.flatMap((doc) => doc.paragraphs.flatMap(proseClaims));
     expect(spans.length).toBeGreaterThan(10);
     expect(prose.map((c) => c.commands.join(','))).toEqual(
-      expect.arrayContaining(['run', 'validate,plan,run', 'validate,plan,run,account,models']),
+      expect.arrayContaining([
+        'run',
+        'validate,plan,run',
+        'validate,plan,run,account,models,influencers',
+      ]),
     );
     expect(problemsOf([...spans, ...prose])).toEqual([]);
   });
