@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { until } from './until.js';
 
 export const CHROMIUM = process.env.IBATCH_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -67,15 +68,25 @@ export async function openReport(
   return { page, external };
 }
 
+/**
+ * Waits until the page has at least `atLeast` images and all have loaded.
+ * Polled with `page.evaluate` (run by the debugger protocol): `waitForFunction`
+ * compiles its predicate inside the page, which the report's and the review
+ * page's CSP (no 'unsafe-eval') refuses whenever it has to poll.
+ */
+export async function untilImagesLoaded(page: Page, atLeast = 0): Promise<void> {
+  // The tsconfig has no DOM lib: page-side code is passed as strings.
+  const loaded = `document.images.length >= ${atLeast} && [...document.images].every((img) => img.complete && img.naturalWidth > 0)`;
+  await until(async () => (await page.evaluate(loaded)) === true || undefined, {
+    timeoutMs: 10_000,
+    what: 'the images to load',
+  });
+}
+
 /** Brings every (lazy) image into view, waits until all have loaded; their natural widths. */
 export async function loadedImageWidths(page: Page): Promise<number[]> {
   for (const img of await page.locator('img').all()) await img.scrollIntoViewIfNeeded();
-  // The tsconfig has no DOM lib: page-side code is passed as strings.
-  await page.waitForFunction(
-    '[...document.images].every((img) => img.complete && img.naturalWidth > 0)',
-    undefined,
-    { timeout: 10_000 },
-  );
+  await untilImagesLoaded(page);
   return (await page.evaluate('[...document.images].map((img) => img.naturalWidth)')) as number[];
 }
 

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
-import { saveScreenshot, useChromium } from '../helpers/chromium.js';
+import { saveScreenshot, untilImagesLoaded, useChromium } from '../helpers/chromium.js';
 import { until } from '../helpers/index.js';
 import { JOB_NAME, pipelineRun, type RunDone, reviewServer } from './helpers.js';
 
@@ -35,11 +35,7 @@ describe('the review page in a browser', () => {
     await page.waitForSelector('article.card');
     expect(await cards.count()).toBe(4);
     // Previews come from the server, through the token.
-    await page.waitForFunction(
-      '[...document.images].length > 0 && [...document.images].every((i) => i.complete && i.naturalWidth > 0)',
-      undefined,
-      { timeout: 10_000 },
-    );
+    await untilImagesLoaded(page, 1);
 
     // `r` on the first output, a note, confirm.
     const first = cards.first();
