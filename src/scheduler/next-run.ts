@@ -238,8 +238,17 @@ function openRunOf(
   // at every start), and an older unfinished run was left behind on purpose.
   // `--fresh` resumes it too (what it paid for is finished, not paid again)
   // and adds the fresh items to it.
-  const newest = journal.listRuns(job.name, 50).find((run) => sameScope(run, options));
+  const newest = newestRunOnService(journal, job.name, options.service);
   return newest && !FINISHED_RUN_STATUSES.includes(newest.status) ? newest : undefined;
+}
+
+/** The job's newest run on this service (recent runs only: an older one is history, not a target). */
+export function newestRunOnService(
+  journal: Pick<JournalReader, 'listRuns'>,
+  jobName: string,
+  service: string,
+): RunRecord | undefined {
+  return journal.listRuns(jobName, 50).find((run) => sameScope(run, { service }));
 }
 
 /** The runs named X, X.2, X.3... (in that order, up to the first missing one). */
@@ -255,7 +264,7 @@ export function runIdFamily(journal: Pick<JournalReader, 'getRun'>, runId: strin
 const optionOf = (run: RunRecord, name: string): unknown =>
   (run.options as Record<string, unknown> | null)?.[name];
 /** Runs on the same service base URL (the key does not matter: a rotated key is the same account). */
-const sameScope = (run: RunRecord, target: RunScope): boolean =>
+const sameScope = (run: RunRecord, target: Pick<RunScope, 'service'>): boolean =>
   optionOf(run, 'service') === target.service;
 
 /**

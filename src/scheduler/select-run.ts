@@ -16,7 +16,13 @@ import {
 } from '../journal/index.js';
 import type { DesiredState } from '../plan/index.js';
 import { toNewItem } from './item-records.js';
-import { decideRun, type RunDecision, type RunScope, runIdFamily } from './next-run.js';
+import {
+  decideRun,
+  newestRunOnService,
+  type RunDecision,
+  type RunScope,
+  runIdFamily,
+} from './next-run.js';
 
 export interface SelectOptions {
   readonly runId?: string;
@@ -66,7 +72,8 @@ export function selectRun(
   const { state, makes, trainings } = decision;
   if (decision.resume) return resume(journal, job, items, decision, options);
   if (makes.length === 0 && trainings.length === 0) {
-    const [lastRun] = journal.listRuns(job.name, 1);
+    // The run whose files and manifest a run with nothing to make checks and rewrites.
+    const lastRun = newestRunOnService(journal, job.name, service);
     return { kind: 'nothing', state, ...(lastRun ? { lastRun } : {}) };
   }
   const run = journal.createRun({

@@ -74,6 +74,26 @@ describe('re-running a job converges on the job file', () => {
     expectFilesIntact(ws, manifest(ws));
   }, 90_000);
 
+  it('nothing to do names the newest run on this service, not a newer run of another service', async () => {
+    const here = await testEmulator({ timeScale: SCALE });
+    const there = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('two-services'));
+    writeRows(ws, ROWS);
+    const first = await run(here, ws, '--run-id', 'here');
+    expect(first.code, said(first)).toBe(0);
+    const elsewhere = await run(there, ws, '--run-id', 'there');
+    expect(elsewhere.code, said(elsewhere)).toBe(0);
+    // The journal had no row on `there`: the folder's manifest was adopted as a run of it.
+    expect(elsewhere.stdout).toMatch(/nothing to do/);
+
+    const again = await run(here, ws);
+    expect(again.code, said(again)).toBe(0);
+    expect(again.stdout).toMatch(
+      /nothing to do: 3 of 3 item\(s\) are done \(run here already finished\)/,
+    );
+    expect(await charges(here)).toHaveLength(3);
+  });
+
   it('items that failed for good are made again by the next run, nothing else', async () => {
     const em = await testEmulator({ timeScale: SCALE });
     const ws = workspace(csvJob('retry-failed'));
