@@ -5,7 +5,7 @@
  * otherwise a new run is started only when something is missing; a finished,
  * unchanged job starts nothing.
  */
-import type { JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
+import type { JobItem, LoadedJob } from '../job/index.js';
 import {
   ITEM_STATE,
   type Journal,
@@ -17,6 +17,7 @@ import {
 import type { DesiredState } from '../plan/index.js';
 import { toNewItem } from './item-records.js';
 import {
+  type DecideOptions,
   decideRun,
   newestRunOnService,
   type RunDecision,
@@ -24,19 +25,12 @@ import {
   runIdFamily,
 } from './next-run.js';
 
-export interface SelectOptions {
-  readonly runId?: string;
-  /** `--fresh`: steps whose done items are made again; `true` for all. */
-  readonly fresh?: ReadonlySet<string> | true;
+/** What `decideRun` takes, with the run's options snapshot in place of its scope. */
+export interface SelectOptions extends Omit<DecideOptions, keyof RunScope | 'settledRuns'> {
   /** Runs this invocation already finished (their failures wait for the next one). */
   readonly settledRuns: ReadonlySet<string>;
+  /** The run's recorded options; its service and scope are the decision's. */
   readonly snapshot: RunScope & Record<string, unknown>;
-  /** An item's identity hash (src/scheduler/item-identity.ts). */
-  readonly identity: (item: JobItem) => string;
-  /** The model contracts (a rejected item is remade with a new seed where its model has one). */
-  readonly catalog?: ModelCatalog;
-  /** The trainings a new or resumed run needs as journal items. */
-  readonly trainings: (makes: readonly JobItem[]) => readonly NewItem[];
 }
 
 export type RunSelection =
@@ -58,17 +52,9 @@ export function selectRun(
   items: readonly JobItem[],
   options: SelectOptions,
 ): RunSelection {
-  const { scope, service } = options.snapshot;
-  const decision = decideRun(journal, job, items, {
-    scope,
-    service,
-    ...(options.runId !== undefined ? { runId: options.runId } : {}),
-    ...(options.fresh ? { fresh: options.fresh } : {}),
-    settledRuns: options.settledRuns,
-    ...(options.catalog ? { catalog: options.catalog } : {}),
-    identity: options.identity,
-    trainings: options.trainings,
-  });
+  const { snapshot, ...decide } = options;
+  const { scope, service } = snapshot;
+  const decision = decideRun(journal, job, items, { ...decide, scope, service });
   const { state, makes, trainings } = decision;
   if (decision.resume) return resume(journal, job, items, decision, options);
   if (makes.length === 0 && trainings.length === 0) {
