@@ -28,26 +28,47 @@ export interface ProgressLine {
   readonly kind: 'step' | 'total' | 'wait';
 }
 
+/** A step's items by how far they got, from its count per item state. */
+export interface StepCounts {
+  readonly total: number;
+  readonly done: number;
+  readonly inFlight: number;
+  readonly failed: number;
+  readonly queued: number;
+  /** Items that will still change in this run (not terminal). */
+  readonly open: number;
+}
+
+export function stepCounts(
+  total: number,
+  states: Readonly<Record<string, number | undefined>>,
+): StepCounts {
+  const count = (pred: (state: string) => boolean) =>
+    Object.entries(states).reduce((sum, [state, n]) => sum + (pred(state) ? (n ?? 0) : 0), 0);
+  const done = count((st) => st === ITEM_STATE.succeeded);
+  const inFlight = count((st) => isStateIn(IN_FLIGHT_ITEM_STATES, st));
+  const failed = count((st) => isStateIn(FAILED_ITEM_STATES, st));
+  const open = total - count((st) => isStateIn(TERMINAL_ITEM_STATES, st));
+  return { total, done, inFlight, failed, queued: total - done - inFlight - failed, open };
+}
+
+/** "3/10 done, 2 in flight, 0 failed, 5 queued": the live block and `status` say it alike. */
+export function countsText(c: Omit<StepCounts, 'open'>): string {
+  return `${c.done}/${c.total} done, ${c.inFlight} in flight, ${c.failed} failed, ${c.queued} queued`;
+}
+
 export function formatProgress(s: ProgressSnapshot, timing: ProgressTiming): ProgressLine[] {
   const idWidth = Math.min(16, Math.max(0, ...s.steps.map((step) => step.stepId.length)));
   const barWidth = timing.columns >= 100 ? 20 : 10;
   let remaining = 0;
   const lines: ProgressLine[] = s.steps.map((step) => {
-    const count = (pred: (state: string) => boolean) =>
-      Object.entries(step.states).reduce(
-        (sum, [state, n]) => sum + (pred(state) ? (n ?? 0) : 0),
-        0,
-      );
-    const done = count((st) => st === ITEM_STATE.succeeded);
-    const flying = count((st) => isStateIn(IN_FLIGHT_ITEM_STATES, st));
-    const failed = count((st) => isStateIn(FAILED_ITEM_STATES, st));
-    remaining += step.total - count((st) => isStateIn(TERMINAL_ITEM_STATES, st));
-    const queued = step.total - done - flying - failed;
+    const { done, inFlight, failed, queued, open } = stepCounts(step.total, step.states);
+    remaining += open;
     const filled = Math.round((done / Math.max(1, step.total)) * barWidth);
     const bar = `${'#'.repeat(filled)}${'.'.repeat(barWidth - filled)}`;
     return {
       kind: 'step',
-      text: `  ${step.stepId.padEnd(idWidth)} [${bar}] ${done}/${step.total} done, ${flying} in flight, ${failed} failed, ${queued} queued`,
+      text: `  ${step.stepId.padEnd(idWidth)} [${bar}] ${countsText({ done, total: step.total, inFlight, failed, queued })}`,
     };
   });
   const budget = s.budget === null ? 'no budget' : `of ${s.budget} budget`;

@@ -10,11 +10,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { defaultJournalPath } from '../job/index.js';
 import {
-  FAILED_ITEM_STATES,
   FINISHED_RUN_STATUSES,
-  IN_FLIGHT_ITEM_STATES,
-  ITEM_STATE,
-  isStateIn,
   type Journal,
   type RunRecord,
   type RunStatus,
@@ -23,7 +19,7 @@ import {
 import { outputRows, type ReviewCounts, reviewCounts } from '../review/index.js';
 import { itemsLeftAlone, recordedOutputDir } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
-import { formatWait } from './progress-format.js';
+import { countsText, formatWait, stepCounts } from './progress-format.js';
 
 export interface StatusRunSummary {
   readonly runId: string;
@@ -199,23 +195,8 @@ export function buildStatus(
     },
     steps: journal.progressByStep(runId).map((step) => {
       const states = step.states as Record<string, number>;
-      const sum = (set: readonly string[]) =>
-        Object.entries(states).reduce(
-          (n, [state, count]) => n + (isStateIn(set, state) ? count : 0),
-          0,
-        );
-      const done = sum([ITEM_STATE.succeeded]);
-      const inFlight = sum(IN_FLIGHT_ITEM_STATES);
-      const failed = sum(FAILED_ITEM_STATES);
-      return {
-        id: step.stepId,
-        total: step.total,
-        done,
-        inFlight,
-        failed,
-        queued: step.total - done - inFlight - failed,
-        states,
-      };
+      const { open: _, ...counts } = stepCounts(step.total, states);
+      return { id: step.stepId, ...counts, states };
     }),
     spend: {
       ...spend,
@@ -295,9 +276,7 @@ export function renderStatus(doc: StatusDocument, now = Date.now()): string {
   out.push(`run ${run.runId} of ${run.jobName}: ${run.status}`);
   out.push(`  started ${run.createdAt}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}`);
   for (const s of doc.steps) {
-    out.push(
-      `  ${s.id.padEnd(16)} ${s.done}/${s.total} done, ${s.inFlight} in flight, ${s.failed} failed, ${s.queued} queued`,
-    );
+    out.push(`  ${s.id.padEnd(16)} ${countsText(s)}`);
   }
   const sp = doc.spend;
   if (sp) {
