@@ -40,6 +40,7 @@ export default mergeConfig(
         'test/cli/errors.test.ts',
         'test/job/extreme-fuzz.test.ts',
         'test/cli/stop-status.test.ts',
+        'test/cli/notify.test.ts',
         'test/cli/retry-after.test.ts',
         'test/cli/signals-pipes.test.ts',
         'test/cli/protected-paths.test.ts',

@@ -32,6 +32,7 @@ export {
   isRetryAfterTooLong,
   parseRetryAfter,
   type RetryContext,
+  RetryCounter,
   type RetryDecision,
   type RetryOptions,
   type RetryReason,

@@ -36,6 +36,7 @@ const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] = [
   ['IBATCH_LIMITS', 'rate limits (--limits)'],
   ['IBATCH_REDIS_URL', 'share the limits through Redis (--limits-store)'],
   ['IBATCH_LOG_FORMAT', 'pretty or json (--log-format)'],
+  ['IBATCH_NOTIFY_SECRET', 'signs --notify bodies (X-Ibatch-Signature)'],
   ['IBATCH_LOG_LEVEL', 'least level logged: debug, info (default), warn, error'],
   ['NO_COLOR', 'set to any value: no colour'],
 ];

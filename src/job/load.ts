@@ -8,6 +8,7 @@
  */
 import { basename, dirname, relative, resolve } from 'node:path';
 import { LIMITS, TRAINING_IMAGE_TYPES, uploadTypeOfFileName } from '../contract/index.js';
+import { type NotifyTarget, notifyTarget } from '../notify/index.js';
 import { sha256Hex } from '../shared/index.js';
 import { expandGlobs } from '../uploads/index.js';
 import { parseDuration } from './duration.js';
@@ -190,6 +191,7 @@ function normalise(
     name: spec.name,
     ...(spec.budget !== undefined ? { budget: spec.budget } : {}),
     output: resolve(dir, spec.output ?? `out/${spec.name}`),
+    notify: notifyTargetsOf(spec.notify),
     uploads,
     influencers,
     steps: orderSteps(steps, source, issues),
@@ -359,4 +361,13 @@ function orderSteps(steps: LoadedStep[], source: JobSource, issues: JobIssue[]):
 /** Where a step's source step is named: `from:`, or its `step:` when it picks. */
 function fromPath(step: LoadedStep): KeyPath {
   return step.pick ? ['from', 'step'] : ['from'];
+}
+
+/** `notify:` in its one form: a list of targets, each with its format. */
+function notifyTargetsOf(spec: JobFile['notify']): NotifyTarget[] {
+  if (spec === undefined) return [];
+  const entries = typeof spec === 'string' ? [spec] : spec;
+  return entries.map((entry) =>
+    typeof entry === 'string' ? notifyTarget(entry) : notifyTarget(entry.url, entry.format),
+  );
 }

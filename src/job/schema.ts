@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { LIMITS } from '../contract/index.js';
+import { NOTIFY_FORMATS, notifyUrlProblem } from '../notify/index.js';
 import { DEFAULT_OUTPUT_TEMPLATE } from '../outputs/index.js';
 
 /** Ids used in keys, file names and idempotency keys: keep them plain. */
@@ -155,6 +156,30 @@ export const InfluencerSpecSchema = z.strictObject({
     .describe('Must be true'),
 });
 
+/** A receiver of the run's end: an absolute http(s) URL (src/notify). */
+const NotifyUrlSchema = z
+  .string()
+  .superRefine((url, ctx) => {
+    const problem = notifyUrlProblem(url);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({ format: 'uri' });
+
+const NotifyEntrySchema = z.union([
+  NotifyUrlSchema,
+  z.strictObject({
+    url: NotifyUrlSchema,
+    format: z
+      .enum(NOTIFY_FORMATS)
+      .optional()
+      .describe('json: the run event; slack: a Slack message (default: slack for hooks.slack.com)'),
+  }),
+]);
+
+export const NotifySchema = z
+  .union([NotifyUrlSchema, z.array(NotifyEntrySchema).min(1)])
+  .describe("URLs POSTed the run's end (finished or stopped), as --notify does; docs/notify.md");
+
 export const JobFileSchema = z
   .strictObject({
     version: z.literal(1, { message: 'must be 1 (the only job file version)' }),
@@ -165,6 +190,7 @@ export const JobFileSchema = z
       .min(1)
       .optional()
       .describe('Output directory relative to the job file (default out/<name>)'),
+    notify: NotifySchema.optional(),
     uploads: z.record(SlugSchema, UploadSetSchema).optional(),
     influencers: z.record(SlugSchema, InfluencerSpecSchema).optional(),
     generations: z.array(StepSchema).min(1),

@@ -1,5 +1,6 @@
 /** Loaded and expanded jobs. Terms (job, step, item, upload set, media ref): docs/glossary.md. */
 import type { GenerationRequest, Kind, Model } from '../contract/index.js';
+import type { NotifyTarget } from '../notify/index.js';
 import type { JobLimits } from './limits.js';
 import type { MatrixValue, PickEntry } from './schema.js';
 import type { JobSource } from './source-map.js';
@@ -70,6 +71,8 @@ export interface LoadedJob {
   readonly budget?: number;
   /** Absolute output directory (default `out/<name>` beside the job file). */
   readonly output: string;
+  /** `notify:`: where the end of each `run` is POSTed. */
+  readonly notify: readonly NotifyTarget[];
   readonly uploads: ReadonlyMap<string, UploadSet>;
   readonly influencers: ReadonlyMap<string, LoadedInfluencer>;
   /** Steps in dependency order (a `from:` source before its dependants). */

@@ -21,6 +21,12 @@ export interface CheckedJobFile {
 export interface CheckJobFileOptions extends LoadOptions {
   /** The model contracts, asked for once the file has loaded (the service or its cache). */
   readonly catalog: (job: LoadedJob) => Promise<ModelCatalog>;
+  /**
+   * The job, as soon as its file loaded without mistakes (before the model
+   * contracts are asked for): what a caller announcing the outcome needs even
+   * when the service then fails.
+   */
+  readonly onLoaded?: (job: LoadedJob) => void;
   /** Each item as it is made (see `scanJob`: act on them only once this returns). */
   readonly onItem?: (item: JobItem) => void;
   /**
@@ -42,6 +48,7 @@ export async function checkJobFile(
   const failed = () => issues.some((i) => i.severity === 'error');
   // Nothing left to check against the contracts: no request for them.
   if (!job || (failed() && job.steps.length === 0)) throw new JobFileError(issues, reading.text);
+  if (!failed()) options.onLoaded?.(job);
   let catalog: ModelCatalog;
   try {
     catalog = await options.catalog(job);
@@ -67,6 +74,8 @@ export interface ValidatedJob extends Expansion {
 export interface ValidateOptions extends LoadOptions, Omit<CatalogOptions, 'cacheFile'> {
   /** Model contracts given directly (tests, benchmarks): no service, no cache. */
   readonly models?: ModelCatalog;
+  /** As `CheckJobFileOptions.onLoaded`. */
+  readonly onLoaded?: (job: LoadedJob) => void;
   /** @default `.ibatch/models.json` beside the job file; `null` disables it */
   readonly cacheFile?: string | null;
   /** As `CheckJobFileOptions.serviceChecks`, given the items made. */

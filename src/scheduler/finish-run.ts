@@ -10,6 +10,7 @@ import {
   type Journal,
   RUN_STATUS,
   type RunStatus,
+  type StepProgress,
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
@@ -162,8 +163,13 @@ function sentences(...parts: string[]): string {
 }
 
 export function countItems(journal: Journal, runId: string): RunResult['counts'] {
+  return countsOf(journal.progressByStep(runId));
+}
+
+/** Items by outcome (anything not terminal is pending), from per-step progress. */
+export function countsOf(steps: readonly StepProgress[]): RunResult['counts'] {
   const counts = { succeeded: 0, failed: 0, blocked: 0, skipped: 0, pending: 0 };
-  for (const step of journal.progressByStep(runId)) {
+  for (const step of steps) {
     for (const [state, n] of Object.entries(step.states)) {
       if (isStateIn(TERMINAL_ITEM_STATES, state)) {
         counts[state] += n ?? 0;

@@ -9,7 +9,7 @@ export {
   GenerationDeadlineError,
   type GenerationReader,
 } from './completion-watcher.js';
-export { countItems } from './finish-run.js';
+export { countItems, countsOf } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
 export { parseInferenceTime } from './latency.js';
 export { folderManifestRows, recordedOutputDir } from './manifest-rows.js';
@@ -24,7 +24,7 @@ export {
 export { assertRunId, MAX_RUN_ID_LENGTH, RUN_ID_RULE } from './run-id.js';
 export { runJob } from './run-job.js';
 export { writeRunOutputs } from './run-outputs.js';
-export { RESUME_AFTER_INTERRUPT } from './stop-control.js';
+export { RESUME_AFTER_INTERRUPT, runStatusOfError } from './stop-control.js';
 export type {
   ItemOutcomeState,
   ProgressSnapshot,

@@ -44,6 +44,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     ...(options.journalPath ? { journalPath: options.journalPath } : {}),
     ...(options.outDir ? { outDir: path.resolve(options.outDir) } : {}),
     ...(options.jobLimits ? { limits: options.jobLimits } : {}),
+    ...(options.onJobLoaded ? { onLoaded: options.onJobLoaded } : {}),
     // A file with mistakes gets the preflight's in the same report, as `validate` does.
     serviceChecks: (job, catalog, items) =>
       issuesBeforeSpending(

@@ -3,7 +3,7 @@
  */
 import type { ServiceClient } from '../api/index.js';
 import type { RateLimits } from '../contract/index.js';
-import type { JobLimits } from '../job/index.js';
+import type { JobLimits, LoadedJob } from '../job/index.js';
 import type {
   ITEM_STATE,
   RunStatus,
@@ -58,6 +58,8 @@ export interface RunJobOptions {
   readonly signal?: AbortSignal;
   readonly logger?: Logger;
   readonly onEvent?: (event: RunEvent) => void;
+  /** The job, once its file loaded without mistakes (before any request): `--notify` names it. */
+  readonly onJobLoaded?: (job: LoadedJob) => void;
 }
 
 /** How an item ended: one of the journal's terminal item states. */

@@ -18,5 +18,6 @@ export { scaledLimits } from './limits.js';
 export { manifestRows } from './manifest.js';
 export { BIN, DIST, REPO, repoPath } from './paths.js';
 export { type CommandResult, cleanEnv, type RunCommandOptions, runCommand } from './process.js';
+export { type Answer, type Receiver, testReceiver } from './receiver.js';
 export { tempCopy, tempDir } from './temp.js';
 export { type Truthy, type UntilOptions, until } from './until.js';

@@ -29,6 +29,7 @@ import {
 import { progressRenderer } from '../progress.js';
 import { openService } from '../service.js';
 import { planCommandAction } from './plan.js';
+import { notifyFlag, type RunEnd, RunNotifier } from './run-notify.js';
 import { reportJobErrors } from './validate.js';
 
 interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
@@ -39,6 +40,7 @@ interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly wait?: boolean;
   readonly offline?: boolean;
   readonly timeScale: number;
+  readonly notify?: string[];
 }
 
 /**
@@ -88,6 +90,12 @@ export const runCommand: CommandModule = {
         .option('--offline', 'use cached model contracts only')
         .addOption(
           new Option(
+            '--notify <url>',
+            "POST the run's end (finished or stopped) to url; repeatable, adds to the job's notify:",
+          ).argParser(notifyFlag),
+        )
+        .addOption(
+          new Option(
             '--time-scale <n>',
             'with --emulator: divide its windows and latencies, and our default limits, by n (10: a quick demo, both sides scaled alike)',
           )
@@ -103,6 +111,7 @@ export const runCommand: CommandModule = {
         ['run campaign.yaml --run-id "$CI_PIPELINE_ID"', 'keys a retried CI job reuses'],
         ['run campaign.yaml --fresh portraits', 'make the portraits again, new keys'],
         ['run campaign.yaml --dry-run', 'quote it like plan; spend nothing'],
+        ['run campaign.yaml --notify https://hooks.slack.com/…', 'a Slack message when it ends'],
       ]),
     );
     command.action(async (job: string, options: RunOptions) => {
@@ -119,6 +128,7 @@ export const runCommand: CommandModule = {
       const onSignal = () =>
         abort.abort(new InterruptedError(`interrupted. ${RESUME_AFTER_INTERRUPT}`));
       const offSignals = onStopSignals(onSignal);
+      const notifier = new RunNotifier(job, options, io);
       const renderer = progressRenderer(io.stderr, { color: useColor(io.stderr, io.env) });
       const service = await openService(io, {
         ...options,
@@ -132,17 +142,22 @@ export const runCommand: CommandModule = {
         throw error;
       });
 
+      let end: RunEnd | undefined;
       try {
-        await runAndReport();
+        end = { result: await runAndReport() };
       } catch (error) {
+        end = { error };
         if (!reportJobErrors(io, error, options.json)) throw error;
       } finally {
+        // A signal now ends the process at once (Node's default): the user
+        // who presses ^C during the notifications does not wait for them.
         offSignals();
+        if (end) await notifier.announce(end, service.logger);
         renderer.close();
         await service.close();
       }
 
-      async function runAndReport(): Promise<void> {
+      async function runAndReport(): Promise<RunResult> {
         const result = await runJob({
           jobPath: path.resolve(io.cwd, job),
           displayPath: job,
@@ -160,10 +175,15 @@ export const runCommand: CommandModule = {
           jobLimits: jobLimitsOf(options),
           signal: abort.signal,
           logger: service.logger,
-          onEvent: (event) => renderer.onEvent(event),
+          onEvent: (event) => {
+            notifier.observe(event);
+            renderer.onEvent(event);
+          },
+          onJobLoaded: notifier.onJobLoaded,
         });
         report(io, result, options.json ?? false);
         io.exitCode = result.exitCode;
+        return result;
       }
     });
   },

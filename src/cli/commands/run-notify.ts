@@ -1,0 +1,190 @@
+/**
+ * `run --notify URL` and the job's `notify:`: when the invocation ends, the
+ * run's end goes to each receiver (src/notify), whatever ended it: a result
+ * (finished, items failed, or a stop the run recorded) or an error that
+ * escaped (a stop before any run existed, such as a key refused or the
+ * service unreachable at the start, or an interrupt while waiting). An
+ * invalid job file or invalid arguments (exit 2) announce nothing: nothing
+ * ran, and the one who started it reads the message.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { LoadedJob } from '../../job/index.js';
+import type { Spend, StepProgress } from '../../journal/index.js';
+import {
+  mergeTargets,
+  notifyUrlProblem,
+  type RunEndFacts,
+  runEndEvent,
+  sendNotifications,
+} from '../../notify/index.js';
+import {
+  countsOf,
+  type RunEvent,
+  type RunResult,
+  runStatusOfError,
+} from '../../scheduler/index.js';
+import {
+  EXIT,
+  ensureIbatchError,
+  type Logger,
+  registerSecret,
+  UsageError,
+} from '../../shared/index.js';
+
+/** Commander's parser of the repeatable `--notify URL`: a bad URL is exit 2 before anything runs. */
+export function notifyFlag(value: string, previous: string[] | undefined): string[] {
+  const problem = notifyUrlProblem(value);
+  if (problem)
+    throw new UsageError(
+      `Expected \`--notify\` to be a URL that ${problem.replace(/^must/, 'does')}, got \`${value}\``,
+    );
+  return [...(previous ?? []), value];
+}
+
+/** The flags of `run` that say which run, where, and with which limits: what a resume repeats. */
+export interface ResumeFlags {
+  readonly emulator?: boolean;
+  readonly baseUrl?: string;
+  readonly journal?: string;
+  readonly out?: string;
+  readonly runId?: string;
+  readonly maxSpend?: number;
+  readonly limits?: string;
+  readonly limitsStore?: string;
+  readonly offline?: boolean;
+  readonly maxItems?: number;
+  readonly allowOutsideJobFolder?: boolean;
+}
+
+export type RunEnd = { readonly result: RunResult } | { readonly error: unknown };
+
+export class RunNotifier {
+  readonly #startedAt = new Date();
+  #job: LoadedJob | undefined;
+  #runId: string | null = null;
+  #steps: readonly StepProgress[] | undefined;
+  #spend: Spend | undefined;
+
+  constructor(
+    private readonly jobArg: string,
+    private readonly flags: ResumeFlags & { readonly notify?: readonly string[] },
+    private readonly io: { readonly env: NodeJS.ProcessEnv; readonly cwd: string },
+  ) {
+    registerSecret(this.#secret);
+  }
+
+  get #secret(): string | undefined {
+    return this.io.env.IBATCH_NOTIFY_SECRET || undefined;
+  }
+
+  readonly onJobLoaded = (job: LoadedJob): void => {
+    this.#job = job;
+  };
+
+  /** Remembers the run and its progress, for an end that comes as an error. */
+  observe(event: RunEvent): void {
+    if (event.type === 'run-started') this.#runId = event.runId;
+    else if (event.type === 'progress') {
+      this.#steps = event.snapshot.steps;
+      this.#spend = event.snapshot.spend;
+    } else if (event.type === 'spend') this.#spend = event.spend;
+  }
+
+  /** Sends the end to every receiver; never throws, never takes longer than the notify bound. */
+  async announce(end: RunEnd, logger: Logger): Promise<void> {
+    const job = this.#job;
+    if (!job) return;
+    const targets = mergeTargets(job.notify, this.flags.notify ?? []);
+    if (targets.length === 0) return;
+    const facts = 'result' in end ? this.#ofResult(job, end.result) : this.#ofError(job, end.error);
+    if (!facts) return;
+    try {
+      await sendNotifications(targets, runEndEvent(facts), { secret: this.#secret, logger });
+    } catch (error) {
+      logger.warn({ err: String(error) }, 'notifications not sent; the exit code is unchanged');
+    }
+  }
+
+  #ofResult(job: LoadedJob, result: RunResult): RunEndFacts {
+    return {
+      ...this.#common(job),
+      runId: result.runId || null,
+      status: result.status,
+      exitCode: result.exitCode,
+      message: result.message,
+      counts: result.counts,
+      ...(result.done !== undefined ? { done: result.done } : {}),
+      credits: result.spend,
+      budget: result.budget,
+      outputDir: result.outputDir,
+      report: reportIn(result.outputDir),
+    };
+  }
+
+  #ofError(job: LoadedJob, error: unknown): RunEndFacts | undefined {
+    const failure = ensureIbatchError(error);
+    if (failure.exitCode === EXIT.invalid) return undefined;
+    const outputDir = this.flags.out ? path.resolve(this.io.cwd, this.flags.out) : job.output;
+    return {
+      ...this.#common(job),
+      runId: this.#runId,
+      status: runStatusOfError(error),
+      exitCode: failure.exitCode,
+      message: failure.message,
+      counts: this.#steps
+        ? countsOf(this.#steps)
+        : { succeeded: 0, failed: 0, blocked: 0, skipped: 0, pending: 0 },
+      credits: this.#spend ?? { charged: 0, refunded: 0, net: 0 },
+      budget: job.budget ?? null,
+      outputDir,
+      report: reportIn(outputDir),
+    };
+  }
+
+  #common(job: LoadedJob) {
+    return {
+      job: job.name,
+      jobFile: this.jobArg,
+      resumeCommand: resumeCommand(this.jobArg, this.flags),
+      startedAt: this.#startedAt,
+      endedAt: new Date(),
+    };
+  }
+}
+
+function reportIn(outputDir: string): string | null {
+  const report = path.join(outputDir, 'report.html');
+  return existsSync(report) ? report : null;
+}
+
+/**
+ * "Run the same command again" (RESUME_AFTER_INTERRUPT) spelled out: the job
+ * and the flags that pick the run and its limits. `--notify` URLs are left
+ * out (one receiver is never shown another's URL), and so is `--fresh` (a
+ * resume finishes the run; it does not start the items over).
+ */
+export function resumeCommand(jobArg: string, flags: ResumeFlags): string {
+  const args = ['ibatch', 'run', jobArg];
+  const add = (flag: string, value?: string | number | boolean) => {
+    if (value === undefined || value === false) return;
+    args.push(flag);
+    if (value !== true) args.push(String(value));
+  };
+  add('--emulator', flags.emulator);
+  add('--base-url', flags.baseUrl);
+  add('--journal', flags.journal);
+  add('--out', flags.out);
+  add('--run-id', flags.runId);
+  add('--max-spend', flags.maxSpend);
+  add('--limits', flags.limits);
+  add('--limits-store', flags.limitsStore);
+  add('--offline', flags.offline);
+  add('--max-items', flags.maxItems);
+  add('--allow-outside-job-folder', flags.allowOutsideJobFolder);
+  return args.map(shellQuote).join(' ');
+}
+
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
