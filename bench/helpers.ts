@@ -36,7 +36,8 @@ export interface CampaignSpec {
 }
 
 export interface SideResult {
-  readonly side: 'ibatch' | 'naive';
+  /** `ibatch`, `ibatch, history shortcut off` or `naive`. */
+  readonly side: string;
   readonly generations: number;
   /** Charges in the ledger (creates the service accepted and billed). */
   readonly charges: number;
@@ -47,6 +48,8 @@ export interface SideResult {
   readonly requestsPerGeneration: number;
   /** 429 answers the service gave this account. */
   readonly rateLimited: number;
+  /** Authenticated requests that arrived, by endpoint id (emulator count). */
+  readonly byEndpoint: Readonly<Record<string, number>>;
   /** Requests that arrived before an announced Retry-After elapsed. */
   readonly earlyRequests: number;
   /** Per bucket: most requests accepted in any sliding window, and the limit. */
@@ -175,6 +178,7 @@ async function measure(
     succeeded,
     requests,
     requestsPerGeneration: requests / Math.max(1, mine.buckets.generations.total),
+    byEndpoint: mine.requestsByEndpoint,
     rateLimited: mine.counters.rateLimited,
     earlyRequests: mine.earlyRequests.length,
     windows,
@@ -184,8 +188,16 @@ async function measure(
   };
 }
 
-/** ibatch: `runJob` on a job file of N prompts, with a local gate at the scaled limits. */
-export async function measureIbatch(spec: CampaignSpec): Promise<SideResult> {
+/**
+ * ibatch: `runJob` on a job file of N prompts, with a local gate at the scaled
+ * limits; `completeFromHistory: false` reads every generation by id (the
+ * watcher before issue 17.3), the baseline of the history shortcut.
+ */
+export async function measureIbatch(
+  spec: CampaignSpec,
+  options: { readonly completeFromHistory?: boolean } = {},
+): Promise<SideResult> {
+  const shortcut = options.completeFromHistory !== false;
   const modelId = spec.modelId ?? DEFAULT_MODEL;
   const dir = await mkdtemp(path.join(tmpdir(), 'ibatch-bench-run-'));
   const emulator = await startSideEmulator(spec);
@@ -210,7 +222,8 @@ export async function measureIbatch(spec: CampaignSpec): Promise<SideResult> {
         '',
       ].join('\n'),
     );
-    return await measure('ibatch', spec, emulator, async (apiKey) => {
+    const side = shortcut ? 'ibatch' : 'ibatch, history shortcut off';
+    return await measure(side, spec, emulator, async (apiKey) => {
       const limits = scaledLimits(spec.timeScale);
       const gate = createLocalGate(limits);
       const client = createClient({ baseUrl: emulator.baseUrl, apiKey, gate });
@@ -223,6 +236,7 @@ export async function measureIbatch(spec: CampaignSpec): Promise<SideResult> {
           limits,
           accountFingerprint: createHash('sha256').update(apiKey).digest('hex').slice(0, 16),
           journalPath: path.join(dir, 'journal.db'),
+          completeFromHistory: shortcut,
           onEvent: (event) => {
             if (event.type === 'item-done') doneAt.push(Date.now());
           },

@@ -3,7 +3,9 @@
  * string: the reference leaves the vocabulary "not shown" and its own samples
  * disagree on case (`success` vs `Success`). The booleans decide.
  */
-import type { GenerationStatus, TrainingJob } from './schemas.js';
+import type { GenerationHistory, GenerationStatus, Kind, TrainingJob } from './schemas.js';
+
+type HistoryEntry = GenerationHistory['generations'][number];
 
 export const OUTCOMES = {
   pending: 'pending',
@@ -33,6 +35,55 @@ export function generationOutcome(status: GenerationStatus): Outcome {
   if (!hasOutput && isSafetyStatus(status)) return OUTCOMES.blocked;
   if (!hasOutput && status.ready) return OUTCOMES.blocked;
   return OUTCOMES.failed;
+}
+
+/** History statuses that certainly mean "not finished yet". */
+const PENDING_STATUSES = new Set([
+  'queued',
+  'pending',
+  'processing',
+  'running',
+  'in_progress',
+  'in-progress',
+  'starting',
+  'started',
+  'submitted',
+]);
+
+/**
+ * Whether a history entry may show a finished generation: anything but a
+ * known in-flight status, or any entry with an output URL. Only these are
+ * worth a read by id.
+ */
+export function historyMayBeDone(entry: HistoryEntry): boolean {
+  return !PENDING_STATUSES.has(entry.status.trim().toLowerCase()) || Boolean(entry.url);
+}
+
+/**
+ * The status a history entry proves on its own, for a generation that
+ * carries its item's only output; undefined when only a read by id can tell
+ * (docs/polling.md). Proof is the reference's success status (`success` /
+ * `Success`, any case, but no other spelling) together with an output URL:
+ * the reference says a success is ready, terminal and not refunded, a
+ * safety-blocked generation has no URL, and a failure is refunded "together
+ * with its terminal status", never a success. The history entry has no
+ * `urls`, `creditsCost` or `error`; none is needed (the charge is known from
+ * the create), so none is invented here.
+ */
+export function settledFromHistory(kind: Kind, entry: HistoryEntry): GenerationStatus | undefined {
+  if (entry.status.trim().toLowerCase() !== 'success') return undefined;
+  const url = typeof entry.url === 'string' ? entry.url : '';
+  if (url.length === 0) return undefined;
+  return {
+    id: entry.id,
+    kind,
+    status: entry.status,
+    ready: true,
+    terminal: true,
+    refunded: false,
+    ...(kind === 'video' ? { url } : { urls: [url] }),
+    error: null,
+  };
 }
 
 export function trainingOutcome(job: TrainingJob): Outcome {

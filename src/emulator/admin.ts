@@ -30,6 +30,8 @@ export interface AccountStats {
   credits: number;
   buckets: Record<Bucket, BucketSnapshot>;
   counters: AccountCounters;
+  /** Authenticated requests that arrived, by endpoint id (429s included). */
+  requestsByEndpoint: Record<string, number>;
   earlyRequests: EarlyRequest[];
 }
 
@@ -51,6 +53,7 @@ function stats(ctx: EmulatorContext): EmulatorStats {
       credits: a.credits,
       buckets: ctx.limiter.snapshot(a.id, now),
       counters: ctx.stats.counters.get(a.id) ?? emptyCounters(),
+      requestsByEndpoint: { ...(ctx.stats.byEndpoint.get(a.id) ?? {}) },
       earlyRequests: ctx.stats.earlyRequests.filter((e) => e.accountId === a.id),
     })),
     earlyRequests: ctx.stats.earlyRequests,

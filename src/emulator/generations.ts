@@ -279,13 +279,14 @@ export function listGenerations(ctx: EmulatorContext, call: ApiCall): Answer {
     const record = order[i];
     if (!record || record.kind !== kind) continue;
     const view = generationView(ctx, record);
+    // Exactly the reference's fields: a client may not lean on anything else
+    // (no `terminal`, `refunded`, `urls`, `creditsCost` or `error` here).
     generations.push({
       id: view.id,
       status: inCase(view.status, ctx.behaviour.historyStatusCase),
       url: view.output,
       prompt: view.prompt,
       createdAt: view.createdAt,
-      modelId: view.modelId,
     });
   }
   return { status: 200, body: { kind, generations } };

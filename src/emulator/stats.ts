@@ -54,6 +54,8 @@ export class Stats {
   uploadAuthorization: UploadAuthorizationRecord[] = [];
   faults: InjectedFault[] = [];
   readonly counters = new Map<string, AccountCounters>();
+  /** Per account: authenticated requests by endpoint id (or path when no route matched). */
+  readonly byEndpoint = new Map<string, Record<string, number>>();
   /** Per account: when the last announced Retry-After elapses (ms). */
   readonly notBefore = new Map<string, number>();
   unauthorized = 0;
@@ -74,6 +76,12 @@ export class Stats {
 
   /** Call for every authenticated request as it arrives. */
   observe(accountId: string, endpoint: string, now: number): void {
+    let seen = this.byEndpoint.get(accountId);
+    if (!seen) {
+      seen = {};
+      this.byEndpoint.set(accountId, seen);
+    }
+    seen[endpoint] = (seen[endpoint] ?? 0) + 1;
     const until = this.notBefore.get(accountId);
     if (until !== undefined && now < until) {
       this.earlyRequests.push({
@@ -90,6 +98,7 @@ export class Stats {
     this.uploadAuthorization = [];
     this.faults = [];
     this.counters.clear();
+    this.byEndpoint.clear();
     this.notBefore.clear();
     this.unauthorized = 0;
   }

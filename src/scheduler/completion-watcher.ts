@@ -2,12 +2,16 @@
  * Detects when in-flight generations finish with as few requests as possible.
  *
  * One `GET /generations?kind=K&limit=50` covers every in-flight generation of
- * a kind; only an entry whose history status looks finished (or shows an
- * output URL) costs a status read by id, which carries `terminal`, `refunded`
- * and `urls` (history entries lack them). An id the history page does not
+ * a kind. A generation that carries its item's only output completes from its
+ * history entry when that entry alone proves the success (`settledFromHistory`
+ * of src/contract: success status and an output URL): no request of its own.
+ * Any other entry that looks finished (or shows an output URL) costs a status
+ * read by id, which carries `terminal`, `refunded`, `urls` and `error`
+ * (history entries lack them): several copies, an unknown or failed status, a
+ * success without a URL (a safety block). An id the history page does not
  * show (other users of the account pushed it out) falls back to reading it by
- * id. At steady state that is about one read per generation plus a history
- * poll shared by up to 50 of them.
+ * id. At steady state that is one create per generation plus a history poll
+ * shared by up to 50 of them; docs/polling.md has the case-by-case reasons.
  *
  * Poll cadence: a poll is due when some watched generation is expected to be
  * done (from the model's typical latency), but never sooner than `minGapMs`
@@ -15,7 +19,13 @@
  * often than the request budget per generation allows (`pollsPerCreate`).
  */
 import { setMaxListeners } from 'node:events';
-import type { GenerationHistory, GenerationStatus, Kind } from '../contract/index.js';
+import {
+  type GenerationHistory,
+  type GenerationStatus,
+  historyMayBeDone,
+  type Kind,
+  settledFromHistory,
+} from '../contract/index.js';
 import { IbatchError } from '../shared/errors.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { sleep } from '../shared/sleep.js';
@@ -47,6 +57,12 @@ export interface WatcherOptions {
   readonly createsWaiting?: () => boolean;
   /** @default 50 (the reference's maximum) */
   readonly historyLimit?: number;
+  /**
+   * Complete a single-output generation from its history entry when the entry
+   * proves the success; false reads every generation by id (the benchmark's
+   * baseline). @default true
+   */
+  readonly completeFromHistory?: boolean;
   /** Consecutive history polls that miss an id before it is read by id. @default 2 */
   readonly missesBeforeDirectRead?: number;
   readonly now?: () => number;
@@ -61,6 +77,12 @@ export interface WatchOptions {
   readonly expectedAt: number;
   /** Give up after this time (epoch ms): rejects with GenerationDeadlineError. */
   readonly deadlineAt?: number;
+  /**
+   * The generation carries its item's only output (one id, one copy): a
+   * history entry proving its success may complete it without a read by id.
+   * @default false
+   */
+  readonly singleOutput?: boolean;
 }
 
 export class GenerationDeadlineError extends IbatchError {
@@ -81,24 +103,12 @@ interface Watched {
   readonly kind: Kind;
   readonly expectedAt: number;
   readonly deadlineAt: number | undefined;
-  lastHistoryStatus: string | undefined;
+  /** Whether a history entry may settle it (false once any watcher of the id says otherwise). */
+  singleOutput: boolean;
   misses: number;
   resolve(status: GenerationStatus): void;
   reject(error: unknown): void;
 }
-
-/** History statuses that certainly mean "not finished": no status read needed. */
-const PENDING_STATUSES = new Set([
-  'queued',
-  'pending',
-  'processing',
-  'running',
-  'in_progress',
-  'in-progress',
-  'starting',
-  'started',
-  'submitted',
-]);
 
 export class CompletionWatcher {
   private readonly watched = new Map<string, Watched>();
@@ -123,6 +133,7 @@ export class CompletionWatcher {
       maxGapMs: options.maxGapMs ?? 20_000,
       pollsPerCreate: options.pollsPerCreate ?? 0.12,
       historyLimit: options.historyLimit ?? 50,
+      completeFromHistory: options.completeFromHistory ?? true,
       missesBeforeDirectRead: options.missesBeforeDirectRead ?? 2,
       now: options.now ?? Date.now,
       onRequest: options.onRequest,
@@ -148,6 +159,8 @@ export class CompletionWatcher {
     if (this.abort.signal.aborted) return Promise.reject(this.abort.signal.reason);
     const existing = this.watched.get(id);
     if (existing) {
+      // Two watchers of one id: the history may settle it only if both allow it.
+      existing.singleOutput &&= options.singleOutput === true;
       return new Promise((resolve, reject) => {
         const { resolve: r0, reject: j0 } = existing;
         existing.resolve = (status) => {
@@ -166,7 +179,7 @@ export class CompletionWatcher {
         kind,
         expectedAt: options.expectedAt,
         deadlineAt: options.deadlineAt,
-        lastHistoryStatus: undefined,
+        singleOutput: options.singleOutput === true,
         misses: 0,
         resolve,
         reject,
@@ -256,10 +269,16 @@ export class CompletionWatcher {
       const entry = seen.get(w.id);
       if (entry) {
         w.misses = 0;
-        w.lastHistoryStatus = entry.status;
-        const looksDone =
-          !PENDING_STATUSES.has(entry.status.trim().toLowerCase()) || Boolean(entry.url);
-        if (looksDone) toRead.push(w);
+        const settled =
+          w.singleOutput && this.opts.completeFromHistory
+            ? settledFromHistory(kind, entry)
+            : undefined;
+        if (settled) {
+          this.watched.delete(w.id);
+          w.resolve(settled);
+          continue;
+        }
+        if (historyMayBeDone(entry)) toRead.push(w);
       } else if (++w.misses >= this.opts.missesBeforeDirectRead) {
         toRead.push(w);
       }

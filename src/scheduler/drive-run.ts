@@ -142,6 +142,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     // about 25 s at 20 creates a minute; a shorter cap would only add polls.
     maxGapMs: 30_000 / speed,
     createsWaiting: () => createQueue.size + createQueue.pending > 0,
+    ...(options.completeFromHistory === false ? { completeFromHistory: false } : {}),
     // A poll that keeps failing for a reason that stops the run (revoked key,
     // service unreachable after the client's retries) must stop it, not hang it.
     onError: (error) => {

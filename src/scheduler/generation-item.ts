@@ -162,10 +162,14 @@ async function awaitOutcome(
   const ids = attempt.generationIds;
   const submittedAt = attempt.submittedAt ?? Date.now();
   const timeoutMs = step.timeoutMs ?? deps.defaultTimeoutMs;
+  // One id and one copy: its history entry may settle it (several copies
+  // need the read by id, the only view of every copy's URL).
+  const singleOutput = ids.length === 1 && item.expectedOutputs === 1;
   const watch = (id: string) =>
     ctx.watcher.watch(item.kind, id, {
       expectedAt: submittedAt + deps.expectedLatencyMs(item.modelId),
       deadlineAt: submittedAt + timeoutMs,
+      singleOutput,
     });
   let statuses: GenerationStatus[];
   try {

@@ -54,6 +54,12 @@ export interface RunJobOptions {
   readonly downloadConcurrency?: number;
   /** Most create requests waiting at the rate gate at once. @default 4 */
   readonly createConcurrency?: number;
+  /**
+   * Complete a single-copy generation from the shared history poll when its
+   * entry proves the success, without a status read of its own
+   * (docs/polling.md); false reads every generation by id. @default true
+   */
+  readonly completeFromHistory?: boolean;
   /** Stop creating on abort (SIGINT/SIGTERM): the run exits 130, resumable. */
   readonly signal?: AbortSignal;
   readonly logger?: Logger;

@@ -125,6 +125,15 @@ describe('preview and create', () => {
       status: 'Success',
       prompt: 'a cat',
     });
+    // Exactly the reference's fields: nothing a client could lean on that the
+    // service does not promise (no terminal, refunded, urls, creditsCost, modelId).
+    expect(Object.keys(parsed.generations[0] ?? {}).sort()).toEqual([
+      'createdAt',
+      'id',
+      'prompt',
+      'status',
+      'url',
+    ]);
   });
 
   it('runs a video and image-to-video from an owned image generation', async () => {

@@ -24,17 +24,20 @@ describe('transient faults are absorbed: exit 0, each item charged once', () => 
     async (fault, _what) => {
       // One item, so no other request is already in flight when the 429 leaves
       // the server: any request the emulator sees before Retry-After is ours to blame.
+      // The poll is the history poll: a single-copy image completes from it
+      // without a read by id (docs/polling.md).
       const fc = await freshCase({
         job: ONE_IMAGE_JOB,
         scripts: [
           { endpoint: 'createGeneration', fault },
-          { endpoint: 'getImage', fault },
+          { endpoint: 'listGenerations', fault },
         ],
       });
       const result = await fc.run();
       expectAllSucceeded(result, 1);
       const facts = await fc.facts();
       expect(facts.injected).toContain(`${fault}@createGeneration`);
+      expect(facts.injected).toContain(`${fault}@listGenerations`);
       expect(facts.earlyRequests).toBe(0);
       expect(result.stderr).toMatch(/rate limited: waiting until/);
       const net = await fc.expectNoDoubleCharge();
