@@ -189,6 +189,7 @@ function normalise(
     textHash: sha256Hex(text),
     name: spec.name,
     ...(spec.budget !== undefined ? { budget: spec.budget } : {}),
+    tags: spec.tags ?? {},
     output: resolve(dir, spec.output ?? `out/${spec.name}`),
     uploads,
     influencers,
