@@ -113,8 +113,13 @@ export function costBreakdown(j: JournalDb, query: CostQuery): CostBreakdown {
 }
 
 function withNet(row: Omit<CostFigures, 'net'>): CostFigures {
-  return { ...row, net: netCredits(row.charged, row.refunded) };
+  const charged = tidy(row.charged);
+  const refunded = tidy(row.refunded);
+  return { ...row, charged, refunded, net: tidy(netCredits(charged, refunded)) };
 }
+
+/** Sums of fractional credits (per-second pricing) without float noise (0.1 + 0.2). */
+const tidy = (n: number): number => Math.round(n * 1e6) / 1e6;
 
 function sumOf(groups: readonly CostFigures[]): CostFigures {
   const add = (pick: (g: CostFigures) => number) => groups.reduce((s, g) => s + pick(g), 0);
