@@ -4,7 +4,7 @@
  * the emulator's ledger, charge by charge, mapped to groups by generation (or
  * training) id. The CLI runs in-process over real HTTP and a real SQLite file.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -349,5 +349,41 @@ describe('ibatch costs', () => {
       expect(bad.code, args.join(' ')).toBe(2);
       expect(bad.stderr).toMatch(/Expected `--(by|json|since)`/);
     }
+  });
+
+  it("report.html shows the job's tags and what all its runs spent; status shows the tags", async () => {
+    const { total } = await costs([path.join(dir, 'acme.yaml')]);
+    const report = readFileSync(path.join(dir, 'out-acme', 'report.html'), 'utf8');
+    expect(report).toContain('<span class="badge" data-tag="client">client: acme</span>');
+    expect(report).toContain('data-tag="campaign">campaign: spring<');
+    expect(report).toContain(`<b data-job-net>${total.net} credits</b>`);
+    const status = await runCliCaptured(['status', path.join(dir, 'globex.yaml')], {}, dir);
+    expect(status.stdout).toContain('  tags: client=globex\n');
+  });
+});
+
+describe('tags of a resumed run', () => {
+  it('a run resumed with changed tags counts its whole spend under the new ones', async () => {
+    const ws = tempDir('costs-resume');
+    const job = path.join(ws, 'job.yaml');
+    const text = (client: string) =>
+      `version: 1\nname: costs-resume\ntags: { client: ${client} }\noutput: out\ngenerations:\n  - id: shots\n    model: sdxl-lite\n    matrix: { scene: [a, b, c] }\n    input: { prompt: "a {{ scene }}" }\n`;
+    writeFileSync(job, text('before'));
+    const env = { ...emulatorEnv(em, 1), IBATCH_LIMITS: scaledLimits(SCALE) };
+    const stopped = await runCliCaptured(['run', job, '--max-spend', '2'], env, ws);
+    expect(stopped.code, said(stopped)).toBe(3);
+    writeFileSync(job, text('after'));
+    const resumed = await runCliCaptured(['run', job], env, ws);
+    expect(resumed.code, said(resumed)).toBe(0);
+
+    const result = await runCliCaptured(['costs', job, '--by', 'tag:client', '--json'], {}, ws);
+    const doc = JSON.parse(result.stdout) as CostsDocument;
+    const account = await em.admin.ledger(em.accounts[1]!.id);
+    const net = account.reduce((n, e) => n + (e.type === 'charge' ? e.amount : -e.amount), 0);
+    expect(doc.groups.map((g) => [g.key, g.net, g.generations])).toEqual([['after', net, 3]]);
+    const status = await runCliCaptured(['status', job, '--json'], {}, ws);
+    const { runs, run } = JSON.parse(status.stdout) as { runs: unknown[]; run: { tags: unknown } };
+    expect(runs).toHaveLength(1);
+    expect(run.tags).toEqual({ client: 'after' });
   });
 });
