@@ -10,7 +10,7 @@ import { csvLine } from '../outputs/index.js';
 import { UsageError } from '../shared/index.js';
 import { renderTable } from './table.js';
 
-export const NO_TAG = '(none)';
+const NO_TAG = '(none)';
 const TOTAL = '(total)';
 const FIGURES = ['charged', 'refunded', 'net', 'generations', 'trainings'] as const;
 
