@@ -161,8 +161,8 @@ export const InfluencerSpecSchema = z.strictObject({
  * campaign on an invoice, and `1.10` or `0012` must read back as written,
  * so an unquoted number is refused with a hint to quote it.
  */
-export const TAG_VALUE_MAX = 100;
-export const TAGS_MAX = 20;
+const TAG_VALUE_MAX = 100;
+const TAGS_MAX = 20;
 export const TagsSchema = z
   .record(
     SlugSchema.describe('Tag name (for `--by tag:NAME`)'),
