@@ -57,6 +57,8 @@ export interface StatusDocument {
     readonly updatedAt: string;
     readonly finishedAt: string | null;
     readonly outputDir: string | null;
+    /** The job's `tags:` the run was last driven with (`ibatch costs --by tag:NAME`). */
+    readonly tags: Readonly<Record<string, string>>;
     /** Persisted account-wide rate wait (ISO), null when none is pending. */
     readonly notBefore: string | null;
     /** Milliseconds left of that wait at the time of `status` (0 when none). */
@@ -190,6 +192,7 @@ export function buildStatus(
       updatedAt: new Date(selected.updatedAt).toISOString(),
       finishedAt: iso(selected.finishedAt),
       outputDir: outputDir ?? null,
+      tags: selected.tags,
       notBefore: waiting ? iso(selected.notBefore) : null,
       waitMs: waiting && selected.notBefore !== null ? selected.notBefore - now : 0,
     },
@@ -275,6 +278,8 @@ export function renderStatus(doc: StatusDocument, now = Date.now()): string {
   }
   out.push(`run ${run.runId} of ${run.jobName}: ${run.status}`);
   out.push(`  started ${run.createdAt}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}`);
+  const tags = Object.entries(run.tags).map(([name, value]) => `${name}=${value}`);
+  if (tags.length > 0) out.push(`  tags: ${tags.join(', ')}`);
   for (const s of doc.steps) {
     out.push(`  ${s.id.padEnd(16)} ${countsText(s)}`);
   }

@@ -41,6 +41,7 @@ export {
   type JobFile,
   JobFileSchema,
   jobJsonSchema,
+  SlugSchema,
 } from './schema.js';
 export { jobIssueAt, type KeyPath } from './source-map.js';
 export type {

@@ -190,6 +190,7 @@ function normalise(
     textHash: sha256Hex(text),
     name: spec.name,
     ...(spec.budget !== undefined ? { budget: spec.budget } : {}),
+    tags: spec.tags ?? {},
     output: resolve(dir, spec.output ?? `out/${spec.name}`),
     notify: notifyTargetsOf(spec.notify),
     uploads,

@@ -180,11 +180,42 @@ export const NotifySchema = z
   .union([NotifyUrlSchema, z.array(NotifyEntrySchema).min(1)])
   .describe("URLs POSTed the run's end (finished or stopped), as --notify does; docs/notify.md");
 
+/**
+ * `tags:` labels a job's spend for `ibatch costs` (`--by tag:NAME`). Values
+ * are text, never YAML numbers or booleans: a tag names a client or a
+ * campaign on an invoice, and `1.10` or `0012` must read back as written,
+ * so an unquoted number is refused with a hint to quote it.
+ */
+const TAG_VALUE_MAX = 100;
+const TAGS_MAX = 20;
+export const TagsSchema = z
+  .record(
+    SlugSchema.describe('Tag name (for `--by tag:NAME`)'),
+    z
+      .string()
+      .min(1)
+      .max(TAG_VALUE_MAX)
+      // No control characters (a tag lands in tables, CSV and HTML), no edge spaces.
+      .regex(/^[^\s\x00-\x1f\x7f](?:[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f])?$/, {
+        message: 'must be text without control characters or leading/trailing spaces',
+      })
+      .describe('Tag value (text: quote numbers)'),
+  )
+  .refine((tags) => Object.keys(tags).length <= TAGS_MAX, {
+    message: `must have at most ${TAGS_MAX} tags`,
+  })
+  .meta({
+    description:
+      "Labels of this job's spend, e.g. { client: acme, campaign: spring } (`ibatch costs --by tag:client`)",
+    maxProperties: TAGS_MAX,
+  });
+
 export const JobFileSchema = z
   .strictObject({
     version: z.literal(1, { message: 'must be 1 (the only job file version)' }),
     name: SlugSchema.describe('Job identity, part of every idempotency key'),
     budget: z.number().min(0).optional().describe('Most credits one run may spend'),
+    tags: TagsSchema.optional(),
     output: z
       .string()
       .min(1)

@@ -69,6 +69,8 @@ export interface LoadedJob {
   readonly textHash: string;
   readonly name: string;
   readonly budget?: number;
+  /** `tags:` (name -> text), empty when the job has none: recorded on each run for `ibatch costs`. */
+  readonly tags: Readonly<Record<string, string>>;
   /** Absolute output directory (default `out/<name>` beside the job file). */
   readonly output: string;
   /** `notify:`: where the end of each `run` is POSTed. */

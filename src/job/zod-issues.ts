@@ -56,6 +56,8 @@ function describe(issue: z.core.$ZodIssue, actual: unknown, path: KeyPath): stri
   switch (issue.code) {
     case 'invalid_type':
       if (actual === undefined) return `missing required key \`${String(last)}\``;
+      if (path[0] === 'tags' && (typeof actual === 'number' || typeof actual === 'boolean'))
+        return `must be text, got ${show(actual)}: quote it ("${String(actual)}") so it reads back as written`;
       return `expected ${article(issue.expected)}, got ${show(actual)}`;
     case 'invalid_union':
       if (last === 'from')
@@ -78,6 +80,9 @@ function describe(issue: z.core.$ZodIssue, actual: unknown, path: KeyPath): stri
     case 'invalid_format':
       if (issue.message && !issue.message.startsWith('Invalid')) return issue.message;
       return `must be a valid ${issue.format}, got ${show(actual)}`;
+    case 'invalid_key':
+      // A record's key (an upload set, influencer or tag name) that is not a slug.
+      return `name ${show(last)} ${issue.issues[0]?.message ?? 'is not valid'}`;
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}, got ${show(actual)}`;
     default:

@@ -20,6 +20,13 @@ export type { AddItemsResult, NewItem } from './ops/add-items.js';
 export type { NewOutput } from './ops/add-outputs.js';
 export type { AdoptedItem, AdoptRunInput } from './ops/adopt-run.js';
 export type { NewAsset } from './ops/assets.js';
+export type {
+  CostBreakdown,
+  CostFigures,
+  CostGroup,
+  CostGrouping,
+  CostQuery,
+} from './ops/costs.js';
 export type { CreateRunInput } from './ops/create-run.js';
 export type { EventQuery, NewEvent } from './ops/events.js';
 export type { ItemFilter } from './ops/get-items.js';

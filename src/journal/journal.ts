@@ -15,6 +15,7 @@ import type { AddItemsResult, NewItem } from './ops/add-items.js';
 import type { NewOutput } from './ops/add-outputs.js';
 import type { AdoptRunInput } from './ops/adopt-run.js';
 import type { NewAsset } from './ops/assets.js';
+import type { CostQuery } from './ops/costs.js';
 import type { CreateRunInput } from './ops/create-run.js';
 import type { EventQuery, NewEvent } from './ops/events.js';
 import type { ItemFilter } from './ops/get-items.js';
@@ -82,6 +83,10 @@ export class Journal {
   }
   setRunBudget(runId: string, budget: number | null) {
     return this.#guard(() => ops.setRunBudget(this.#j, runId, budget));
+  }
+  /** A resumed run takes the job file's current `tags:`. */
+  setRunTags(runId: string, tags: Readonly<Record<string, string>>) {
+    return this.#guard(() => ops.setRunTags(this.#j, runId, tags));
   }
   setRunOutputDir(runId: string, outputDir: string) {
     return this.#guard(() => ops.setRunOutputDir(this.#j, runId, outputDir));
@@ -221,6 +226,10 @@ export class Journal {
   /** Spend of every run of a job on one service base URL: what its `budget` caps. */
   jobSpend(jobName: string, service: string | null) {
     return this.#guard(() => ops.jobSpend(this.#j, jobName, service));
+  }
+  /** Spend by job, step, tag or UTC day, from the charged attempts (`ibatch costs`). */
+  costBreakdown(query: CostQuery) {
+    return this.#guard(() => ops.costBreakdown(this.#j, query));
   }
   spendByStep(runId: string) {
     return this.#guard(() => ops.spendByStep(this.#j, runId));

@@ -113,6 +113,8 @@ export const runRecordSchema = z.object({
   createdAt: ms,
   updatedAt: ms,
   finishedAt: ms.nullable(),
+  /** The job's `tags:` as of the run's latest start (migration 7): its spend is counted under them. */
+  tags: jsonText.pipe(z.record(z.string(), z.string())),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 

@@ -7,6 +7,7 @@
 
 export { isAlreadyDownloaded } from './already-downloaded.js';
 export { type CostLine, type CostSummary, type StepCost, summarizeCosts } from './costs.js';
+export { csvLine } from './csv.js';
 export { type DownloadOptions, type DownloadResult, downloadOutput } from './download.js';
 export { createDownloadQueue } from './download-queue.js';
 export * from './errors.js';

@@ -15,6 +15,8 @@ export const ReportRunSchema = z.strictObject({
   /** Free text such as `completed`, `interrupted`, `stopped by budget`. */
   status: z.string().optional(),
   budget: z.number().nullable().optional(),
+  /** The job's `tags:` (name -> text) the run was driven with. */
+  tags: z.record(z.string(), z.string()).optional(),
 });
 
 export const ReportStepSchema = z.strictObject({
@@ -53,6 +55,10 @@ export const ReportDataSchema = z.strictObject({
    * the report's totals are these figures, not sums of the rows.
    */
   spend: z.strictObject({ charged: z.number(), refunded: z.number(), net: z.number() }).optional(),
+  /** What every run of the job spent together (the journal's sums, `ibatch costs JOB`). */
+  jobSpend: z
+    .strictObject({ charged: z.number(), refunded: z.number(), net: z.number() })
+    .optional(),
   /** The manifest rows: outputs (with `file`) and failures (with `error`). */
   rows: z.array(ManifestRowSchema),
   trainings: z.array(ReportTrainingSchema).default([]),

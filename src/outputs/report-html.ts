@@ -59,7 +59,8 @@ export function renderReport(input: ReportData): string {
 ${run.finishedAt ? html`<span>finished ${timeTag(run.finishedAt)}</span>` : ''}
 ${run.finishedAt ? html`<span>took <b data-duration>${durationText(run.startedAt, run.finishedAt)}</b></span>` : ''}
 ${run.status ? html`<span>status <b>${run.status}</b></span>` : ''}
-${run.budget != null ? html`<span>budget ${fmt(run.budget)} credits</span>` : ''}</div></header>
+${run.budget != null ? html`<span>budget ${fmt(run.budget)} credits</span>` : ''}</div>
+${tagLine(run.tags ?? {}, data.jobSpend)}</header>
 ${totalCards(costs)}
 <h2>Cost per step</h2>${costTable(costs)}
 ${data.trainings.length > 0 ? trainingTable(data.trainings) : ''}
@@ -97,6 +98,24 @@ function totalCards(costs: CostSummary): RawHtml {
     t.failures,
     'failed items',
   )}</section>`;
+}
+
+/** The job's tags and what all its runs spent (what `ibatch costs` bills). */
+function tagLine(
+  tags: Readonly<Record<string, string>>,
+  jobSpend: { charged: number; refunded: number; net: number } | undefined,
+): RawHtml | '' {
+  const names = Object.keys(tags);
+  if (names.length === 0 && !jobSpend) return '';
+  return html`<div class="meta" data-job-costs>${names.map(
+    (name) => html`<span class="badge" data-tag="${name}">${name}: ${tags[name] ?? ''}</span>`,
+  )}${
+    jobSpend
+      ? html`<span>all runs of this job: <b data-job-net>${credits(jobSpend.net)}</b> net (${credits(
+          jobSpend.charged,
+        )} charged, ${credits(jobSpend.refunded)} refunded)</span>`
+      : ''
+  }</div>`;
 }
 
 function costTable(costs: CostSummary): RawHtml {

@@ -125,6 +125,7 @@ export async function adoptLostJournal(
       jobHash: job.textHash,
       budget: job.budget ?? null,
       options: { ...options.snapshot, adoptedFrom: MANIFEST_JSONL },
+      tags: job.tags,
     },
     items: adopted,
     event: { type: 'run.adopted', message, data: { items: adopted.length } },

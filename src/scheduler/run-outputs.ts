@@ -74,12 +74,14 @@ function reportDataFromJournal(
       ...influencerIdOf(journal, runId, i.itemKey),
     }));
   const { charged, refunded, net } = journal.spendSummary(runId);
+  const jobTotal = journal.costBreakdown({ group: { by: 'job' }, jobName: run.jobName }).total;
   // The engine writes the outputs of a finishing run just before it records
   // its final status (and finish time): the report shows that moment.
   const finishedAt =
     run.finishedAt ?? (status && status !== RUN_STATUS.running ? Date.now() : null);
   return {
     spend: { charged, refunded, net },
+    jobSpend: { charged: jobTotal.charged, refunded: jobTotal.refunded, net: jobTotal.net },
     run: {
       runId,
       jobName: run.jobName,
@@ -87,6 +89,7 @@ function reportDataFromJournal(
       ...(finishedAt ? { finishedAt: new Date(finishedAt).toISOString() } : {}),
       status: status ?? run.status,
       budget: run.budget,
+      tags: run.tags,
     },
     steps: [...steps.values()],
     rows: [...rows],

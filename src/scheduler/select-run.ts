@@ -69,6 +69,7 @@ export function selectRun(
     jobHash: job.textHash,
     budget: job.budget ?? null,
     options: options.snapshot,
+    tags: job.tags,
   });
   journal.addItems(run.runId, [...trainings, ...recorded(items, makes, options.identity)]);
   return { kind: 'run', run, resumed: false, state, deferred: 0, changes: [] };
@@ -112,6 +113,8 @@ function resume(
   const { runId } = plan.run;
   if ((plan.run.budget ?? null) !== (job.budget ?? null))
     journal.setRunBudget(runId, job.budget ?? null);
+  // Spend is counted under the tags of the run that committed it, as last driven.
+  if (!sameTags(plan.run.tags, job.tags)) journal.setRunTags(runId, job.tags);
   let deferred = plan.deferred;
   for (const record of plan.drop) journal.removeUnattemptedItem(runId, record.itemKey);
   for (const record of plan.skip) {
@@ -135,6 +138,11 @@ function resume(
     deferred,
     changes: plan.changes,
   };
+}
+
+function sameTags(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }
 
 export function markRunning(journal: Journal, runId: string): void {

@@ -5,6 +5,7 @@
 import type { CommandModule } from '../command.js';
 import { accountCommand } from './account.js';
 import { approveCommand, rejectCommand } from './approve-reject.js';
+import { costsCommand } from './costs.js';
 import { emulatorCommand } from './emulator.js';
 import { exportCommand } from './export.js';
 import { influencersCommand } from './influencers.js';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly CommandModule[] = [
   runCommand,
   statusCommand,
   reportCommand,
+  costsCommand,
   reviewCommand,
   approveCommand,
   rejectCommand,

@@ -7,6 +7,8 @@ import { migration0002 } from './0002-lookup-indexes.js';
 import { migration0003 } from './0003-attempt-training-ids.js';
 import { migration0004 } from './0004-item-vars.js';
 import { migration0005 } from './0005-reviews.js';
+import { migration0006 } from './0006-reserved.js';
+import { migration0007 } from './0007-run-tags.js';
 
 export interface Migration {
   readonly version: number;
@@ -20,5 +22,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0003,
   migration0004,
   migration0005,
+  migration0006,
+  migration0007,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,7 +4,8 @@
  */
 export const RUN_COLUMNS = `run_id AS runId, job_name AS jobName, job_path AS jobPath,
   job_hash AS jobHash, status, budget, options_json AS options, not_before AS notBefore,
-  created_at AS createdAt, updated_at AS updatedAt, finished_at AS finishedAt`;
+  created_at AS createdAt, updated_at AS updatedAt, finished_at AS finishedAt,
+  tags_json AS tags`;
 
 export const ITEM_COLUMNS = `run_id AS runId, item_key AS itemKey, step_id AS stepId, label,
   model_id AS modelId, kind, request_json AS request, request_hash AS requestHash, state,

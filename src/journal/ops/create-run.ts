@@ -13,6 +13,8 @@ export interface CreateRunInput {
   readonly budget: number | null;
   /** Snapshot of the effective options (limits, output dir...). Never the API key. */
   readonly options?: Record<string, unknown>;
+  /** The job's `tags:` (name -> text), for `ibatch costs`. */
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
 /** Inserts a new run in status `running`. */
@@ -20,10 +22,15 @@ export function createRun(j: JournalDb, input: CreateRunInput): RunRecord {
   const now = j.now();
   j.stmt(
     `INSERT INTO runs (run_id, job_name, job_path, job_hash, status, budget, options_json,
-       created_at, updated_at)
-     VALUES (@runId, @jobName, @jobPath, @jobHash, @status, @budget, @options, @now, @now)`,
+       tags_json, created_at, updated_at)
+     VALUES (@runId, @jobName, @jobPath, @jobHash, @status, @budget, @options, @tags, @now, @now)`,
   ).run({
-    ...input,
+    runId: input.runId,
+    jobName: input.jobName,
+    jobPath: input.jobPath,
+    jobHash: input.jobHash,
+    budget: input.budget,
+    tags: JSON.stringify(input.tags ?? {}),
     status: RUN_STATUS.running,
     options: JSON.stringify(input.options ?? {}),
     now,

@@ -8,6 +8,7 @@ export { addItems } from './add-items.js';
 export { addOutputs } from './add-outputs.js';
 export { adoptRun } from './adopt-run.js';
 export { assetUrlsOfService, findAsset, recordAsset } from './assets.js';
+export { costBreakdown } from './costs.js';
 export { createRun } from './create-run.js';
 export { appendEvent, listEvents } from './events.js';
 export { getAttempt, getOpenAttempt, listAttempts, listOpenAttempts } from './get-attempts.js';
@@ -39,4 +40,10 @@ export {
 export { latestReviews, ReviewIndex, recordReview } from './reviews.js';
 export { jobSpend, progressByStep, spendByStep, spendSummary } from './summaries.js';
 export { setItemQuote, setItemState } from './update-item.js';
-export { setRunBudget, setRunNotBefore, setRunOutputDir, setRunStatus } from './update-run.js';
+export {
+  setRunBudget,
+  setRunNotBefore,
+  setRunOutputDir,
+  setRunStatus,
+  setRunTags,
+} from './update-run.js';

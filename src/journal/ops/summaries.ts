@@ -24,13 +24,19 @@ interface SpendRow {
   refunded: number;
 }
 
-const toSpend = (row: Omit<SpendRow, 'stepId'>): Spend => ({
-  reserved: row.reserved,
-  charged: row.charged,
-  refunded: row.refunded,
-  net: row.charged - row.refunded,
-  committed: row.reserved + row.charged - row.refunded,
-});
+/** What credits really cost: charged minus refunded (the one definition of "net"). */
+export const netCredits = (charged: number, refunded: number): number => charged - refunded;
+
+const toSpend = (row: Omit<SpendRow, 'stepId'>): Spend => {
+  const net = netCredits(row.charged, row.refunded);
+  return {
+    reserved: row.reserved,
+    charged: row.charged,
+    refunded: row.refunded,
+    net,
+    committed: row.reserved + net,
+  };
+};
 
 /** Spend of a whole run. */
 export function spendSummary(j: JournalDb, runId: string): Spend {

@@ -38,3 +38,19 @@ export function setRunOutputDir(j: JournalDb, runId: string, outputDir: string):
        updated_at = ? WHERE run_id = ?`,
   ).run(outputDir, j.now(), runId);
 }
+
+/**
+ * Records the tags a resumed run is driven with (the job file's `tags:`
+ * changed): the run's whole spend is then counted under the new ones.
+ */
+export function setRunTags(
+  j: JournalDb,
+  runId: string,
+  tags: Readonly<Record<string, string>>,
+): void {
+  j.stmt('UPDATE runs SET tags_json = ?, updated_at = ? WHERE run_id = ?').run(
+    JSON.stringify(tags),
+    j.now(),
+    runId,
+  );
+}
