@@ -28,6 +28,7 @@ import {
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
+import { sidecarPathOf } from '../provenance/index.js';
 import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
@@ -248,7 +249,7 @@ export class DownloadStage {
     if (!problem) {
       // A sidecar lost (or never written: a kill right after the journal
       // recorded the file) is written again from the journal.
-      if (!(await exists(`${dest}.json`))) await this.#sidecar(output);
+      if (!(await exists(sidecarPathOf(dest)))) await this.#sidecar(output);
       return undefined;
     }
     try {

@@ -13,6 +13,7 @@ import {
   embedProvenance,
   IBATCH_XMP_NS,
   type Provenance,
+  sidecarPathOf,
   writeSidecar,
 } from '../provenance/index.js';
 import { redactDeep } from '../shared/index.js';
@@ -54,7 +55,7 @@ export interface DownloadFacts {
 /**
  * Writes the sidecar of a downloaded output unless one exists (never
  * replaced: outputs and what lies beside them are never overwritten).
- * Returns false when a file already had the name.
+ * Returns false when another file (not this output's sidecar) has the name.
  */
 export async function writeOutputSidecar(
   journal: Journal,
@@ -103,7 +104,20 @@ export async function writeOutputSidecar(
     refunded: row.refunded,
     generator: { name: 'ibatch', version: VERSION },
   };
-  return writeSidecar(file, provenance);
+  return writeSidecar(file, provenance) || (await isOwnSidecar(file, provenance));
+}
+
+/**
+ * The sidecar already at `file`'s name is this output's (a repaired file
+ * whose sidecar stayed): it is kept, and nothing needs saying.
+ */
+async function isOwnSidecar(file: string, own: Provenance): Promise<boolean> {
+  try {
+    const found = JSON.parse(await readFile(sidecarPathOf(file), 'utf8')) as Partial<Provenance>;
+    return found.runId === own.runId && found.item === own.item && found.n === own.n;
+  } catch {
+    return false;
+  }
 }
 
 function inputOf(request: unknown): Record<string, unknown> | undefined {
