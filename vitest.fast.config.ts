@@ -36,6 +36,7 @@ export default mergeConfig(
         'test/cli/run-semantics.test.ts',
         'test/cli/converge.test.ts',
         'test/cli/review-decisions.test.ts',
+        'test/cli/provenance.test.ts',
         'test/cli/lost-journal.test.ts',
         'test/cli/errors.test.ts',
         'test/job/extreme-fuzz.test.ts',

@@ -1,12 +1,14 @@
 /**
  * Unauthenticated downloads on the main origin (ids are unguessable UUIDs):
- * `/files/<generationId>/0.png|mp4` (only once succeeded),
+ * `/files/<generationId>/0.png|jpg|webp|mp4` (only once succeeded),
  * `/files/lora/<trainingId>.safetensors`, `/assets/<assetId>.<ext>` (once
  * uploaded) and `/browser-upload/<assetId>` (a minimal upload page).
  */
 import type { ServerResponse } from 'node:http';
 import type { EmulatorContext } from './context.js';
 import { notFound } from './http-error.js';
+import { jpegFor, webpFor } from './image-formats.js';
+import type { ImageFormat } from './options.js';
 import { pngFor, videoFor } from './png.js';
 import type { AccountState } from './state.js';
 import { VIDEO_MIME } from './video-clip.js';
@@ -21,6 +23,21 @@ export const OUTPUT_SEGMENTS = {
   html: 'html-page',
   notMedia: 'not-media',
 } as const;
+
+/** The extension of each image format's output URL (`imageFormat`). */
+export const IMAGE_EXT: Readonly<Record<ImageFormat, string>> = {
+  png: 'png',
+  jpeg: 'jpg',
+  webp: 'webp',
+};
+
+/** Each output extension's type and per-generation bytes. */
+const OUTPUT_MEDIA: Readonly<Record<string, { mime: string; bytes: (id: string) => Buffer }>> = {
+  png: { mime: 'image/png', bytes: pngFor },
+  jpg: { mime: 'image/jpeg', bytes: jpegFor },
+  webp: { mime: 'image/webp', bytes: webpFor },
+  mp4: { mime: VIDEO_MIME, bytes: videoFor },
+};
 
 /** What a CDN's error page looks like. */
 const NOT_MEDIA = Buffer.from(
@@ -56,13 +73,15 @@ export function serveFile(
   head: boolean,
 ): boolean {
   // The optional middle segment is the one an `outputUrlStyle` adds.
-  const output = /^\/files\/([0-9a-f-]{36})\/(?:([^/]+)\/)?0\.(png|mp4)$/.exec(path);
+  const output = /^\/files\/([0-9a-f-]{36})\/(?:([^/]+)\/)?0\.(png|jpg|webp|mp4)$/.exec(path);
   if (output) {
     const id = output[1] ?? '';
+    const ext = output[3] ?? '';
     const record = each(ctx, (a) => a.generations.get(id));
-    const ext = record?.kind === 'image' ? 'png' : 'mp4';
-    const mime = ext === 'png' ? 'image/png' : VIDEO_MIME;
-    if (record?.outcome !== 'success' || ctx.now() < record.terminalAt || ext !== output[3]) {
+    const media = OUTPUT_MEDIA[ext];
+    // The format is the URL's (`imageFormat` when it was handed out); the kind must match.
+    const kindMatches = (record?.kind === 'image') === (ext !== 'mp4');
+    if (record?.outcome !== 'success' || ctx.now() < record.terminalAt || !kindMatches || !media) {
       missing(res);
     } else if (output[2] === OUTPUT_SEGMENTS.redirect) {
       res.writeHead(307, { Location: `${ctx.uploadOrigin}/files/${id}/0.${ext}` });
@@ -70,8 +89,8 @@ export function serveFile(
     } else if (output[2] === OUTPUT_SEGMENTS.html) {
       send(res, 'text/html; charset=utf-8', NOT_MEDIA, head);
     } else if (output[2] === OUTPUT_SEGMENTS.notMedia) {
-      send(res, mime, NOT_MEDIA, head);
-    } else send(res, mime, ext === 'png' ? pngFor(id) : videoFor(id), head);
+      send(res, media.mime, NOT_MEDIA, head);
+    } else send(res, media.mime, media.bytes(id), head);
     return true;
   }
   const lora = /^\/files\/lora\/([0-9a-f-]{36})\.safetensors$/.exec(path);

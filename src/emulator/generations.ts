@@ -14,7 +14,7 @@ import {
 import type { Answer, ApiCall } from './call.js';
 import type { EmulatorContext } from './context.js';
 import type { FaultKind } from './fault-kinds.js';
-import { OUTPUT_SEGMENTS } from './files.js';
+import { IMAGE_EXT, OUTPUT_SEGMENTS } from './files.js';
 import { EmulatorHttpError, notFound, validationError } from './http-error.js';
 import { validateGenerationRequest } from './model-input.js';
 import { type EmulatorModel, findModel } from './models.js';
@@ -191,7 +191,7 @@ function phaseOf(record: GenerationRecord, now: number): Phase {
 export const HOSTILE_OUTPUT_SEGMENT = `..%2F..%2F..%2F..%2Fetc%2Fpasswd%00%2e%2e%5Cevil${'x'.repeat(3000)}`;
 
 export function outputUrl(ctx: EmulatorContext, record: GenerationRecord): string {
-  const name = `0.${record.kind === 'image' ? 'png' : 'mp4'}`;
+  const name = `0.${record.kind === 'image' ? IMAGE_EXT[ctx.behaviour.imageFormat] : 'mp4'}`;
   const host = new URL(ctx.mainOrigin).host;
   const style = ctx.behaviour.outputUrlStyle;
   switch (style) {

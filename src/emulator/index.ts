@@ -17,6 +17,7 @@ export {
   type EmulatorOptions,
   type FaultConfig,
   type FaultScript,
+  type ImageFormat,
   type OutputUrlStyle,
   type StatusCase,
 } from './options.js';

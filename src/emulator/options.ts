@@ -72,7 +72,15 @@ export interface Behaviour {
    * tests use it to prove the key never reaches disk. @default false
    */
   echoKeyInErrors: boolean;
+  /**
+   * Format of image outputs (the reference does not show it): PNG, baseline
+   * JPEG or lossless WebP, each with bytes of its own per generation. Part of
+   * the URL (`0.png`, `0.jpg`, `0.webp`) like `outputUrlStyle`. @default 'png'
+   */
+  imageFormat: ImageFormat;
 }
+
+export type ImageFormat = 'png' | 'jpeg' | 'webp';
 
 export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
   replayStatus: 202,
@@ -89,6 +97,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
   previewChecksReferences: false,
   outputUrlStyle: 'plain',
   echoKeyInErrors: false,
+  imageFormat: 'png',
 };
 
 /** Probabilistic faults: a probability 0..1 per fault kind, optionally per endpoint. */

@@ -59,13 +59,28 @@ export interface DownloadOptions {
    * in the same folder) holds another file; `tries` counts from 1.
    */
   readonly alternative?: (taken: string, tries: number) => string;
+  /**
+   * Metadata to write into the file before it is put in place: the bytes as
+   * served in, the bytes to keep out (undefined keeps them as served). Must be
+   * deterministic, so a resume recognises its own file by its hash. Files
+   * over {@link MAX_EMBED_BYTES} are kept as served.
+   */
+  readonly embed?: (type: MediaType, served: Buffer) => Buffer | undefined;
 }
+
+/** Largest file `embed` is given (it holds the file in memory). */
+export const MAX_EMBED_BYTES = 64 * 1024 * 1024;
 
 export interface DownloadResult {
   /** Absolute path the file was renamed to. */
   readonly path: string;
+  /** Size and sha256 of the file as written (with embedded metadata). */
   readonly bytes: number;
   readonly sha256: string;
+  /** sha256 of the bytes as served. */
+  readonly servedSha256: string;
+  /** Whether `embed` changed the bytes. */
+  readonly embedded: boolean;
   /** The sniffed MIME type (the declared one only when the bytes are not recognised). */
   readonly contentType: string;
   readonly ext: string;
@@ -208,12 +223,21 @@ async function saveBody(
       }
     }
     part ??= await begin();
-    const sha256 = hash.digest('hex');
+    const servedSha256 = hash.digest('hex');
+    const { embed } = options;
+    const type = part.type;
+    const written =
+      embed && bytes <= MAX_EMBED_BYTES
+        ? await part.rewrite((served) => embed(type, served))
+        : undefined;
+    const sha256 = written?.sha256 ?? servedSha256;
     const dest = await part.commit(sha256, options);
     return {
       path: dest,
-      bytes,
+      bytes: written?.bytes ?? bytes,
       sha256,
+      servedSha256,
+      embedded: written !== undefined,
       contentType: part.type.mime,
       ext: part.type.ext,
       category: part.type.category,

@@ -4,7 +4,17 @@
  * file or the new one, never a torn one.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -57,4 +67,37 @@ export function writeFileAtomicSync(file: string, content: string | Uint8Array):
     throw error;
   }
   fsyncDirSync(dir);
+}
+
+/**
+ * Writes `file` atomically unless it exists: the content is fsynced in a temp
+ * file then hard-linked into place, which fails instead of replacing. Returns
+ * false (writing nothing) when `file` exists.
+ */
+export function writeFileExclusiveSync(file: string, content: string): boolean {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, `.${path.basename(file)}.tmp-${randomBytes(6).toString('hex')}`);
+  const fd = openSync(temp, 'wx');
+  try {
+    try {
+      writeSync(fd, Buffer.from(content, 'utf8'));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(temp, file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      // No hard links here: a checked rename (the window is only the check).
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+      if (existsSync(file)) return false;
+      renameSync(temp, file);
+    }
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  fsyncDirSync(dir);
+  return true;
 }

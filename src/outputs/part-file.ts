@@ -2,8 +2,17 @@
  * The temporary file a download streams into, beside its destination, and
  * the move into place that never replaces another file (see download.ts).
  */
-import { randomBytes } from 'node:crypto';
-import { type FileHandle, link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  type FileHandle,
+  link,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  rename,
+  unlink,
+} from 'node:fs/promises';
 import path from 'node:path';
 import type { MediaType } from '../contract/index.js';
 import { hashFile } from '../uploads/index.js';
@@ -53,6 +62,22 @@ export class PartFile {
 
   async write(chunk: Uint8Array): Promise<void> {
     if (chunk.length > 0) await this.handle?.write(chunk);
+  }
+
+  /**
+   * Replaces the written bytes with `change(bytes)` when it returns any;
+   * returns the new size and sha256, or undefined when nothing changed.
+   */
+  async rewrite(
+    change: (bytes: Buffer) => Buffer | undefined,
+  ): Promise<{ bytes: number; sha256: string } | undefined> {
+    const handle = this.handle;
+    if (!handle) throw new Error('part file already closed');
+    const changed = change(await readFile(this.tempPath));
+    if (!changed) return undefined;
+    await handle.truncate(0);
+    await handle.write(changed, 0, changed.length, 0);
+    return { bytes: changed.length, sha256: createHash('sha256').update(changed).digest('hex') };
   }
 
   /**

@@ -2,7 +2,8 @@
  * `ibatch export`: the current outputs (or only the approved ones) copied
  * into a folder for hand-off, with their manifest rows. Names stay the
  * readable ones of the output folder; a name DIR already holds gets `-2`,
- * `-3`... Nothing in DIR is ever overwritten, and nothing is read from
+ * `-3`... Each output's provenance sidecar (`<file>.json`) is copied with
+ * it. Nothing in DIR is ever overwritten, and nothing is read from
  * outside the output folder (every source goes through `resolveInside`).
  */
 import { constants, copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import {
   renderManifest,
   resolveInside,
 } from '../outputs/index.js';
+import { sidecarPathOf } from '../provenance/index.js';
 import { UsageError } from '../shared/index.js';
 
 export interface ExportOptions {
@@ -44,6 +46,9 @@ export function exportOutputs(
     const dest = resolveInside(target, name);
     mkdirSync(path.dirname(dest), { recursive: true });
     copyFileSync(source, dest, constants.COPYFILE_EXCL);
+    // The provenance sidecar travels with its file (under the file's new name).
+    if (existsSync(sidecarPathOf(source)))
+      copyFileSync(sidecarPathOf(source), sidecarPathOf(dest), constants.COPYFILE_EXCL);
     return { ...row, file: name };
   });
   // Checked and redacted like every manifest: rows rebuilt from the journal can quote the service.
@@ -59,7 +64,8 @@ function freeName(dir: string, name: string, taken: Set<string>): string {
   const stem = name.slice(0, name.length - ext.length);
   for (let k = 1; ; k += 1) {
     const candidate = k === 1 ? name : `${stem}-${k}${ext}`;
-    if (!taken.has(candidate) && !existsSync(path.join(dir, candidate))) {
+    const free = (file: string) => !existsSync(path.join(dir, file));
+    if (!taken.has(candidate) && free(candidate) && free(sidecarPathOf(candidate))) {
       taken.add(candidate);
       return candidate;
     }

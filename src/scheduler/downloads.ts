@@ -28,11 +28,13 @@ import {
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
+import { sidecarPathOf } from '../provenance/index.js';
 import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
 import { downloadedOutputRow } from './manifest-rows.js';
 import { OutputNames, outputOwner } from './output-names.js';
+import { type DownloadFacts, provenanceEmbedder, writeOutputSidecar } from './provenance.js';
 
 /** Largest output file accepted (videos included). */
 export const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
@@ -166,6 +168,7 @@ export class DownloadStage {
         maxBytes: MAX_OUTPUT_BYTES,
         signal: ctx.stop.hardStop.signal,
         protectedPaths: ctx.protectedPaths,
+        embed: provenanceEmbedder(ctx.journal, output),
         dest: (type) => {
           planned = planOutputFile(ctx.outputDir, step.filename, {
             step: step.id,
@@ -196,6 +199,7 @@ export class DownloadStage {
       ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, file);
       const row = downloadedOutputRow(ctx.journal, output);
       if (row) this.manifest.append(row);
+      await this.#sidecar(output, result);
     } catch (error) {
       if (ctx.stop.hardStop.signal.aborted) return;
       // The file, or its manifest line, found no room on the disk.
@@ -241,7 +245,13 @@ export class DownloadStage {
     } catch (error) {
       problem = messageOf(error);
     }
-    if (!problem || ctx.stop.hardStop.signal.aborted) return undefined;
+    if (ctx.stop.hardStop.signal.aborted) return undefined;
+    if (!problem) {
+      // A sidecar lost (or never written: a kill right after the journal
+      // recorded the file) is written again from the journal.
+      if (!(await exists(sidecarPathOf(dest)))) await this.#sidecar(output);
+      return undefined;
+    }
     try {
       if (!dest || !output.url) throw new Error('no safe name or URL to download it again from');
       const result = await downloadOutput({
@@ -252,6 +262,7 @@ export class DownloadStage {
         dest,
         // The file is this output's own (the journal says so): restore it.
         existing: 'replace',
+        embed: provenanceEmbedder(ctx.journal, output),
       });
       ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, {
         file,
@@ -260,6 +271,7 @@ export class DownloadStage {
         contentType: result.contentType,
       });
       ctx.record('output.repaired', `${file} was ${problem}: downloaded again`, output.itemKey);
+      await this.#sidecar(output, result);
       return 'repaired';
     } catch (error) {
       if (ctx.stop.hardStop.signal.aborted) return undefined;
@@ -267,6 +279,25 @@ export class DownloadStage {
       ctx.record('output.lost', message, output.itemKey, { runId: output.runId, n: output.n });
       ctx.emit({ type: 'warning', message });
       return 'lost';
+    }
+  }
+
+  /**
+   * Writes the provenance sidecar of a downloaded output. Never replaces a
+   * file, and never fails the output: the file is recorded already, and the
+   * next run's check writes a missing sidecar again.
+   */
+  async #sidecar(output: OutputRecord, facts?: DownloadFacts): Promise<void> {
+    const { ctx } = this;
+    try {
+      if (await writeOutputSidecar(ctx.journal, ctx.outputDir, output, facts)) return;
+      const message = `the provenance sidecar of ${output.file ?? output.itemKey} was not written: a file already has its name`;
+      ctx.record('output.sidecar_exists', message, output.itemKey);
+      ctx.emit({ type: 'warning', message });
+    } catch (error) {
+      const message = `the provenance sidecar of ${output.file ?? output.itemKey} was not written: ${messageOf(error)}`;
+      ctx.record('output.sidecar_failed', message, output.itemKey);
+      ctx.emit({ type: 'warning', message });
     }
   }
 
@@ -302,6 +333,12 @@ function removeStalePartFiles(dir: string): void {
     }
   }
 }
+
+const exists = (file: string): Promise<boolean> =>
+  lstat(file).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Why a recorded file needs downloading again, or undefined: missing, not a

@@ -61,8 +61,8 @@ describe('downloads that can never succeed fail for good (13.7)', () => {
       expect(failures).toContain(`title="${rows[0]?.item}"`);
       expect(failures).toContain(' #1</td>');
       expect(failures).toContain(rows[0]?.error?.slice(0, 30));
-      // Nothing but s1's file was saved (no `.png` holding HTML).
-      expect(readdirSync(path.join(out, 'shots'))).toHaveLength(1);
+      // Nothing but s1's file (and its provenance sidecar) was saved (no `.png` holding HTML).
+      expect(readdirSync(path.join(out, 'shots')).sort()).toEqual(['s1-1.png', 's1-1.png.json']);
 
       // Against a well-behaved service: s2 is made again, s1 is not touched.
       await em.admin.setBehaviour({ outputUrlStyle: 'plain' });

@@ -130,8 +130,13 @@ describe('approve / reject / export with the CLI', () => {
     const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) =>
       e.isFile(),
     );
+    // The output's provenance sidecar travels with it; no other sidecar does.
+    const name = path.basename(approved.file);
     expect(files.map((e) => e.name).sort()).toEqual(
-      ['manifest.csv', 'manifest.jsonl', path.basename(approved.file)].sort(),
+      ['manifest.csv', 'manifest.jsonl', name, `${name}.json`].sort(),
+    );
+    expect(readFileSync(path.join(dir, `${handed[0]?.file}.json`))).toEqual(
+      readFileSync(path.join(out, `${approved.file}.json`)),
     );
     // Never overwrites: a second export into the same folder refuses.
     const twice = await cli('export', ws.jobPath, dir, '--approved');

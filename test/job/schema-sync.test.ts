@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { jobJsonSchema } from '../../src/job/index.js';
+import { provenanceJsonSchema } from '../../src/provenance/index.js';
 import { repoPath } from '../helpers/index.js';
 
 const COMMITTED = repoPath('schema', 'job.schema.json');
@@ -19,5 +20,12 @@ describe('schema/job.schema.json', () => {
     };
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.generations?.items?.additionalProperties).toBe(false);
+  });
+});
+
+describe('schema/provenance.schema.json', () => {
+  it('is in sync with src/provenance/sidecar.ts (regenerate: node bin/ibatch.js schema --provenance > schema/provenance.schema.json)', () => {
+    const committed = readFileSync(repoPath('schema', 'provenance.schema.json'), 'utf8');
+    expect(committed).toBe(`${JSON.stringify(provenanceJsonSchema(), null, 2)}\n`);
   });
 });

@@ -65,6 +65,7 @@ describe('npm pack and install', () => {
       'dist/index.d.ts',
       'dist/cli/main.js',
       'schema/job.schema.json',
+      'schema/provenance.schema.json',
       'openapi/service.yaml',
       'jobs/quickstart.yaml',
       'README.md',

@@ -76,7 +76,10 @@ describe('path escapes', () => {
       }
       const absolute = path.resolve(out, file);
       expect(absolute.startsWith(`${out}${path.sep}`)).toBe(true);
-      expect(sha256(readFileSync(absolute))).toBe(sha256(await fetchBytes(row.url ?? '')));
+      // The file is the served bytes plus embedded provenance; its sidecar says which bytes were served.
+      expect(sha256(readFileSync(absolute))).toBe(row.sha256);
+      const sidecar = JSON.parse(readFileSync(`${absolute}.json`, 'utf8'));
+      expect(sidecar.servedSha256).toBe(sha256(await fetchBytes(row.url ?? '')));
       files.add(file);
     }
     // No two outputs were written to the same file.

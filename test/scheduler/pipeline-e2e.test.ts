@@ -114,8 +114,10 @@ describe('uploads -> training -> generations -> image-to-video', () => {
       expect(row.file, `${row.step}/${row.item}`).toBeTruthy();
       const onDisk = readFileSync(path.join(dir, 'out', row.file!));
       const served = await fetchBytes(row.url!);
-      expect(sha256(onDisk)).toBe(sha256(served));
-      expect(row.sha256).toBe(sha256(served));
+      // The file is the served bytes plus embedded provenance (docs/provenance.md).
+      expect(row.sha256).toBe(sha256(onDisk));
+      const sidecar = JSON.parse(readFileSync(path.join(dir, 'out', `${row.file!}.json`), 'utf8'));
+      expect(sidecar.servedSha256).toBe(sha256(served));
       expect(row.kind === 'video' ? row.file!.endsWith('.mp4') : row.file!.endsWith('.png')).toBe(
         true,
       );

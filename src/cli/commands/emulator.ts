@@ -3,7 +3,8 @@
  * With --json, prints exactly one JSON line (the only place the demo keys
  * are printed, on purpose: they are the emulator's own throwaway keys).
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
+import type { ImageFormat } from '../../emulator/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
@@ -17,7 +18,10 @@ interface EmulatorFlags {
   seed?: number;
   json?: boolean;
   faults?: string;
+  imageFormat: ImageFormat;
 }
+
+const IMAGE_FORMAT_CHOICES = ['png', 'jpeg', 'webp'] as const satisfies readonly ImageFormat[];
 
 async function run(flags: EmulatorFlags, io: CliIo): Promise<void> {
   // Loaded lazily: the other commands never load the emulator.
@@ -35,6 +39,7 @@ async function run(flags: EmulatorFlags, io: CliIo): Promise<void> {
     timeScale: flags.timeScale,
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
     ...(faults ? { faults } : {}),
+    behaviour: { imageFormat: flags.imageFormat },
   });
   const facts = {
     baseUrl: em.baseUrl,
@@ -82,6 +87,11 @@ export const emulatorCommand: CommandModule = {
       )
       .option('--seed <n>', 'seed of latencies, outcomes and faults', integerAtLeast('--seed', 0))
       .option('--faults <spec>', 'fault rates, e.g. error-500=0.05,reset-before=0.01')
+      .addOption(
+        new Option('--image-format <format>', 'format of image outputs')
+          .choices(IMAGE_FORMAT_CHOICES)
+          .default('png'),
+      )
       .option('--json', 'print one JSON line with the URLs and accounts')
       .action((flags: EmulatorFlags) => run(flags, io));
   },

@@ -1,0 +1,82 @@
+/**
+ * The provenance sidecar: `<output file name>.json` beside every downloaded
+ * output (e.g. `portraits/ava-1.png.json`), what the file is and how it was
+ * made, for people and tools that do not read embedded metadata. Field names
+ * follow the manifest's; `ai_generated` is spelled as the label is commonly
+ * written. Its JSON Schema is `schema/provenance.schema.json`.
+ */
+import { z } from 'zod';
+import { writeFileExclusiveSync } from '../outputs/index.js';
+import { redactDeep } from '../shared/index.js';
+import { AI_DIGITAL_SOURCE_TYPE } from './xmp.js';
+
+/** The sidecar of `file` (a path or name): its full name plus `.json`. */
+export const sidecarPathOf = (file: string): string => `${file}.json`;
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const json = z.record(z.string(), z.unknown());
+
+export const ProvenanceSchema = z.strictObject({
+  /** Bumped when a field changes meaning. */
+  provenanceVersion: z.literal(1),
+  /** The file was made by a generative model. */
+  ai_generated: z.literal(true),
+  /** IPTC digital source type of the file (trained algorithmic media: AI-generated). */
+  digitalSourceType: z.literal(AI_DIGITAL_SOURCE_TYPE),
+  /** The output's path relative to the output folder, POSIX separators. */
+  file: z.string().min(1),
+  /** sha256 of the file as written (with embedded metadata): the manifest's `sha256`. */
+  sha256,
+  bytes: z.number().int().min(0),
+  contentType: z.string(),
+  /** sha256 of the bytes as the service served them, before metadata was embedded. */
+  servedSha256: sha256.optional(),
+  /** Whether the file itself carries the XMP provenance packet. */
+  embeddedMetadata: z.boolean(),
+  kind: z.enum(['image', 'video']),
+  modelId: z.string(),
+  prompt: z.string().optional(),
+  /** The request's input as the job file wrote it (local media file names). */
+  input: json,
+  /** The input as sent to the service (uploaded media as asset URLs). */
+  sentInput: json.optional(),
+  /** For an output of a `from:` step: the file it was made from. */
+  sourceFile: z.string().optional(),
+  generationId: z.string().nullable(),
+  job: z.string(),
+  runId: z.string(),
+  step: z.string(),
+  item: z.string(),
+  label: z.string().optional(),
+  /** 1-based index of the output within its generation. */
+  n: z.number().int().min(1),
+  attempt: z.number().int().min(1).optional(),
+  vars: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  /** ISO 8601 time the generation was requested. */
+  createdAt: z.string().optional(),
+  /** ISO 8601 time the file was downloaded. */
+  downloadedAt: z.string(),
+  creditsCost: z.number().nullable(),
+  refunded: z.boolean(),
+  generator: z.strictObject({ name: z.literal('ibatch'), version: z.string() }),
+});
+export type Provenance = z.infer<typeof ProvenanceSchema>;
+
+/** The published JSON Schema of sidecars (`schema/provenance.schema.json`, `ibatch schema --provenance`). */
+export function provenanceJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(ProvenanceSchema, { io: 'input', target: 'draft-7' });
+  return {
+    ...schema,
+    $id: 'https://github.com/influencer-batch/ibatch/schema/provenance.schema.json',
+    title: 'ibatch provenance sidecar',
+  };
+}
+
+/**
+ * Writes the sidecar of the output at `file` (absolute), checked against the
+ * schema and redacted; never replaces an existing file (false then).
+ */
+export function writeSidecar(file: string, provenance: Provenance): boolean {
+  const checked = redactDeep(ProvenanceSchema.parse(provenance));
+  return writeFileExclusiveSync(sidecarPathOf(file), `${JSON.stringify(checked, null, 2)}\n`);
+}

@@ -1,0 +1,137 @@
+/**
+ * Provenance of downloaded outputs, from the journal (the source of truth):
+ * the facts embedded in a file before it is put in place, and its sidecar
+ * `<file>.json` written once the journal records the file. Both name the
+ * same generation, model, prompt, job and run as the manifest row.
+ */
+import { readFile } from 'node:fs/promises';
+import { ATTEMPT_STATE, type Journal, type OutputRecord } from '../journal/index.js';
+import { resolveInside } from '../outputs/index.js';
+import {
+  AI_DIGITAL_SOURCE_TYPE,
+  type EmbeddedFacts,
+  embedProvenance,
+  IBATCH_XMP_NS,
+  type Provenance,
+  sidecarPathOf,
+  writeSidecar,
+} from '../provenance/index.js';
+import { redactDeep } from '../shared/index.js';
+import { VERSION } from '../version.js';
+import { downloadedOutputRow } from './manifest-rows.js';
+
+type OutputKey = Pick<OutputRecord, 'runId' | 'itemKey' | 'n' | 'generationId'>;
+
+/** `embed` for `downloadOutput`: the output's provenance written into its bytes. */
+export function provenanceEmbedder(
+  journal: Journal,
+  output: OutputKey,
+): (type: { mime: string }, served: Buffer) => Buffer | undefined {
+  const facts = embeddedFactsOf(journal, output);
+  return (type, served) => (facts ? embedProvenance(type.mime, served, facts) : undefined);
+}
+
+/** What the file itself says (deterministic: a resume rebuilds the very same bytes). */
+function embeddedFactsOf(journal: Journal, output: OutputKey): EmbeddedFacts | undefined {
+  const item = journal.getItem(output.runId, output.itemKey);
+  const run = journal.getRun(output.runId);
+  if (!item || !run) return undefined;
+  return redactDeep({
+    prompt: inputOf(item.request)?.prompt as string | undefined,
+    modelId: item.modelId ?? '',
+    generationId: output.generationId,
+    job: run.jobName,
+    runId: output.runId,
+    creatorTool: `ibatch ${VERSION}`,
+  });
+}
+
+/** What a download knows that the journal does not keep. */
+export interface DownloadFacts {
+  readonly servedSha256?: string;
+  readonly embedded: boolean;
+}
+
+/**
+ * Writes the sidecar of a downloaded output unless one exists (never
+ * replaced: outputs and what lies beside them are never overwritten).
+ * Returns false when another file (not this output's sidecar) has the name.
+ */
+export async function writeOutputSidecar(
+  journal: Journal,
+  outputDir: string,
+  output: Pick<OutputRecord, 'runId' | 'itemKey' | 'n'>,
+  facts?: DownloadFacts,
+): Promise<boolean> {
+  const row = downloadedOutputRow(journal, output);
+  const item = journal.getItem(output.runId, output.itemKey);
+  const run = journal.getRun(output.runId);
+  if (!row?.file || !row.sha256 || !item || !run) return false;
+  const file = resolveInside(outputDir, row.file);
+  const winning = journal
+    .listAttempts(output.runId, output.itemKey)
+    .find((a) => a.state === ATTEMPT_STATE.succeeded);
+  const sent = inputOf(winning?.request);
+  const created = winning?.submittedAt ?? winning?.createdAt;
+  const provenance: Provenance = {
+    provenanceVersion: 1,
+    ai_generated: true,
+    digitalSourceType: AI_DIGITAL_SOURCE_TYPE,
+    file: row.file,
+    sha256: row.sha256,
+    bytes: row.bytes ?? 0,
+    contentType: row.contentType ?? '',
+    ...(facts?.servedSha256 ? { servedSha256: facts.servedSha256 } : {}),
+    embeddedMetadata: facts?.embedded ?? (await carriesOurXmp(file)),
+    kind: row.kind,
+    modelId: row.modelId,
+    ...(row.prompt === undefined ? {} : { prompt: row.prompt }),
+    input: inputOf(item.request) ?? {},
+    ...(sent ? { sentInput: sent } : {}),
+    ...(row.sourceFile ? { sourceFile: row.sourceFile } : {}),
+    generationId: row.generationId,
+    job: run.jobName,
+    runId: output.runId,
+    step: row.step,
+    item: row.item,
+    ...(row.label ? { label: row.label } : {}),
+    n: row.n ?? output.n,
+    ...(row.attempt ? { attempt: row.attempt } : {}),
+    ...(row.vars ? { vars: row.vars } : {}),
+    ...(created ? { createdAt: new Date(created).toISOString() } : {}),
+    downloadedAt: row.at ?? new Date().toISOString(),
+    creditsCost: row.creditsCost,
+    refunded: row.refunded,
+    generator: { name: 'ibatch', version: VERSION },
+  };
+  return writeSidecar(file, provenance) || (await isOwnSidecar(file, provenance));
+}
+
+/**
+ * The sidecar already at `file`'s name is this output's (a repaired file
+ * whose sidecar stayed): it is kept, and nothing needs saying.
+ */
+async function isOwnSidecar(file: string, own: Provenance): Promise<boolean> {
+  try {
+    const found = JSON.parse(await readFile(sidecarPathOf(file), 'utf8')) as Partial<Provenance>;
+    return found.runId === own.runId && found.item === own.item && found.n === own.n;
+  } catch {
+    return false;
+  }
+}
+
+function inputOf(request: unknown): Record<string, unknown> | undefined {
+  const input = (request as { input?: unknown } | null)?.input;
+  return input && typeof input === 'object' && !Array.isArray(input)
+    ? (input as Record<string, unknown>)
+    : undefined;
+}
+
+/** Whether a file (recorded before its sidecar was written) holds ibatch's XMP packet. */
+async function carriesOurXmp(file: string): Promise<boolean> {
+  try {
+    return (await readFile(file)).includes(IBATCH_XMP_NS);
+  } catch {
+    return false;
+  }
+}
