@@ -38,6 +38,7 @@ export default mergeConfig(
         'test/cli/review-decisions.test.ts',
         'test/cli/lost-journal.test.ts',
         'test/cli/errors.test.ts',
+        'test/cli/deliver.test.ts',
         'test/job/extreme-fuzz.test.ts',
         'test/cli/stop-status.test.ts',
         'test/cli/retry-after.test.ts',

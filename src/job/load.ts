@@ -190,6 +190,14 @@ function normalise(
     name: spec.name,
     ...(spec.budget !== undefined ? { budget: spec.budget } : {}),
     output: resolve(dir, spec.output ?? `out/${spec.name}`),
+    ...(spec.deliver !== undefined
+      ? {
+          deliver:
+            typeof spec.deliver === 'string'
+              ? { to: spec.deliver, approved: false }
+              : { to: spec.deliver.to, approved: spec.deliver.approved },
+        }
+      : {}),
     uploads,
     influencers,
     steps: orderSteps(steps, source, issues),

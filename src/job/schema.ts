@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { LIMITS } from '../contract/index.js';
+import { s3UrlProblem } from '../deliver/index.js';
 import { DEFAULT_OUTPUT_TEMPLATE } from '../outputs/index.js';
 
 /** Ids used in keys, file names and idempotency keys: keep them plain. */
@@ -155,6 +156,29 @@ export const InfluencerSpecSchema = z.strictObject({
     .describe('Must be true'),
 });
 
+const S3UrlSchema = z
+  .string()
+  .regex(/^s3:\/\//, { message: 'must be an s3://BUCKET/PREFIX URL' })
+  .superRefine((value, ctx) => {
+    const problem = value.startsWith('s3://') ? s3UrlProblem(value) : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .describe('s3://BUCKET/PREFIX (endpoint from AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)');
+
+/** `deliver: s3://bucket/prefix` or `deliver: { to: s3://bucket/prefix, approved: true }`. */
+const DeliverSchema = z
+  .union([
+    S3UrlSchema,
+    z.strictObject({
+      to: S3UrlSchema,
+      approved: z
+        .boolean()
+        .default(false)
+        .describe('Deliver only the outputs approved in review (`ibatch approve`)'),
+    }),
+  ])
+  .describe('Copy the outputs and the manifest to S3-compatible storage after each run');
+
 export const JobFileSchema = z
   .strictObject({
     version: z.literal(1, { message: 'must be 1 (the only job file version)' }),
@@ -165,6 +189,7 @@ export const JobFileSchema = z
       .min(1)
       .optional()
       .describe('Output directory relative to the job file (default out/<name>)'),
+    deliver: DeliverSchema.optional(),
     uploads: z.record(SlugSchema, UploadSetSchema).optional(),
     influencers: z.record(SlugSchema, InfluencerSpecSchema).optional(),
     generations: z.array(StepSchema).min(1),

@@ -70,6 +70,8 @@ export interface LoadedJob {
   readonly budget?: number;
   /** Absolute output directory (default `out/<name>` beside the job file). */
   readonly output: string;
+  /** `deliver:`: where each run copies its outputs (`approved`: only the approved ones). */
+  readonly deliver?: { readonly to: string; readonly approved: boolean };
   readonly uploads: ReadonlyMap<string, UploadSet>;
   readonly influencers: ReadonlyMap<string, LoadedInfluencer>;
   /** Steps in dependency order (a `from:` source before its dependants). */

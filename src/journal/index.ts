@@ -21,6 +21,7 @@ export type { NewOutput } from './ops/add-outputs.js';
 export type { AdoptedItem, AdoptRunInput } from './ops/adopt-run.js';
 export type { NewAsset } from './ops/assets.js';
 export type { CreateRunInput } from './ops/create-run.js';
+export type { DeliveryTarget, DeliveryUpdate } from './ops/deliveries.js';
 export type { EventQuery, NewEvent } from './ops/events.js';
 export type { ItemFilter } from './ops/get-items.js';
 export type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';

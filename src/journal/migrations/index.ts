@@ -7,6 +7,7 @@ import { migration0002 } from './0002-lookup-indexes.js';
 import { migration0003 } from './0003-attempt-training-ids.js';
 import { migration0004 } from './0004-item-vars.js';
 import { migration0005 } from './0005-reviews.js';
+import { migration0006 } from './0006-deliveries.js';
 
 export interface Migration {
   readonly version: number;
@@ -20,5 +21,6 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0003,
   migration0004,
   migration0005,
+  migration0006,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
