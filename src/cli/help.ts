@@ -24,7 +24,7 @@ const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, string>> = {
   invalid: 'invalid job file, arguments or inputs; nothing was spent',
   credits: 'stopped by credits (budget, --max-spend or the balance); resumable',
   unreachable: 'the service (or the --deliver store) could not be reached; resumable',
-  unauthorized: 'the API key (or the store\'s credentials) was refused: fix, then resume',
+  unauthorized: "the API key (or the store's credentials) was refused: fix, then resume",
   interrupted: 'interrupted (SIGINT, SIGTERM, SIGHUP); resumable',
 };
 
