@@ -39,6 +39,7 @@ export default mergeConfig(
         'test/cli/provenance.test.ts',
         'test/cli/lost-journal.test.ts',
         'test/cli/errors.test.ts',
+        'test/cli/deliver.test.ts',
         'test/job/extreme-fuzz.test.ts',
         'test/cli/stop-status.test.ts',
         'test/cli/notify.test.ts',

@@ -23,8 +23,8 @@ const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, string>> = {
   itemsFailed: 'the run finished but some items failed for good; the rest are done',
   invalid: 'invalid job file, arguments or inputs; nothing was spent',
   credits: 'stopped by credits (budget, --max-spend or the balance); resumable',
-  unreachable: 'the service could not be reached or kept failing; resumable',
-  unauthorized: 'the API key was refused (401): set a valid key, then the run resumes',
+  unreachable: 'the service (or the --deliver store) could not be reached; resumable',
+  unauthorized: "the API key (or the store's credentials) was refused: fix, then resume",
   interrupted: 'interrupted (SIGINT, SIGTERM, SIGHUP); resumable',
 };
 
@@ -38,6 +38,8 @@ const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] = [
   ['IBATCH_LOG_FORMAT', 'pretty or json (--log-format)'],
   ['IBATCH_NOTIFY_SECRET', 'signs --notify bodies (X-Ibatch-Signature)'],
   ['IBATCH_LOG_LEVEL', 'least level logged: debug, info (default), warn, error'],
+  ['AWS_ENDPOINT_URL_S3', '--deliver endpoint (else AWS_ENDPOINT_URL), path-style'],
+  ['AWS_ACCESS_KEY_ID', '--deliver credentials as the AWS SDK finds them'],
   ['NO_COLOR', 'set to any value: no colour'],
 ];
 

@@ -193,6 +193,14 @@ function normalise(
     tags: spec.tags ?? {},
     output: resolve(dir, spec.output ?? `out/${spec.name}`),
     notify: notifyTargetsOf(spec.notify),
+    ...(spec.deliver !== undefined
+      ? {
+          deliver:
+            typeof spec.deliver === 'string'
+              ? { to: spec.deliver, approved: false }
+              : { to: spec.deliver.to, approved: spec.deliver.approved },
+        }
+      : {}),
     uploads,
     influencers,
     steps: orderSteps(steps, source, issues),

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { LIMITS } from '../contract/index.js';
+import { s3UrlProblem } from '../deliver/index.js';
 import { NOTIFY_FORMATS, notifyUrlProblem } from '../notify/index.js';
 import { DEFAULT_OUTPUT_TEMPLATE } from '../outputs/index.js';
 
@@ -209,6 +210,28 @@ export const TagsSchema = z
       "Labels of this job's spend, e.g. { client: acme, campaign: spring } (`ibatch costs --by tag:client`)",
     maxProperties: TAGS_MAX,
   });
+const S3UrlSchema = z
+  .string()
+  .regex(/^s3:\/\//, { message: 'must be an s3://BUCKET/PREFIX URL' })
+  .superRefine((value, ctx) => {
+    const problem = value.startsWith('s3://') ? s3UrlProblem(value) : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .describe('s3://BUCKET/PREFIX (endpoint from AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)');
+
+/** `deliver: s3://bucket/prefix` or `deliver: { to: s3://bucket/prefix, approved: true }`. */
+const DeliverSchema = z
+  .union([
+    S3UrlSchema,
+    z.strictObject({
+      to: S3UrlSchema,
+      approved: z
+        .boolean()
+        .default(false)
+        .describe('Deliver only the outputs approved in review (`ibatch approve`)'),
+    }),
+  ])
+  .describe('Copy the outputs and the manifest to S3-compatible storage after each run');
 
 export const JobFileSchema = z
   .strictObject({
@@ -222,6 +245,7 @@ export const JobFileSchema = z
       .optional()
       .describe('Output directory relative to the job file (default out/<name>)'),
     notify: NotifySchema.optional(),
+    deliver: DeliverSchema.optional(),
     uploads: z.record(SlugSchema, UploadSetSchema).optional(),
     influencers: z.record(SlugSchema, InfluencerSpecSchema).optional(),
     generations: z.array(StepSchema).min(1),

@@ -75,6 +75,8 @@ export interface LoadedJob {
   readonly output: string;
   /** `notify:`: where the end of each `run` is POSTed. */
   readonly notify: readonly NotifyTarget[];
+  /** `deliver:`: where each run copies its outputs (`approved`: only the approved ones). */
+  readonly deliver?: { readonly to: string; readonly approved: boolean };
   readonly uploads: ReadonlyMap<string, UploadSet>;
   readonly influencers: ReadonlyMap<string, LoadedInfluencer>;
   /** Steps in dependency order (a `from:` source before its dependants). */

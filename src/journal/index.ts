@@ -28,6 +28,7 @@ export type {
   CostQuery,
 } from './ops/costs.js';
 export type { CreateRunInput } from './ops/create-run.js';
+export type { DeliveryTarget, DeliveryUpdate } from './ops/deliveries.js';
 export type { EventQuery, NewEvent } from './ops/events.js';
 export type { ItemFilter } from './ops/get-items.js';
 export type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';

@@ -17,6 +17,7 @@ import type { AdoptRunInput } from './ops/adopt-run.js';
 import type { NewAsset } from './ops/assets.js';
 import type { CostQuery } from './ops/costs.js';
 import type { CreateRunInput } from './ops/create-run.js';
+import type { DeliveryTarget, DeliveryUpdate } from './ops/deliveries.js';
 import type { EventQuery, NewEvent } from './ops/events.js';
 import type { ItemFilter } from './ops/get-items.js';
 import * as ops from './ops/index.js';
@@ -58,6 +59,16 @@ export class Journal {
   /** The latest decision of each output and item of a job. */
   latestReviews(jobName: string) {
     return this.#guard(() => ops.latestReviews(this.#j, jobName));
+  }
+
+  // Deliveries (issue 16)
+  /** The journal's last word on one delivered object, or undefined. */
+  getDelivery(target: DeliveryTarget) {
+    return this.#guard(() => ops.getDelivery(this.#j, target));
+  }
+  /** Records an object as `sending` (before the send) or `delivered`, committed at once. */
+  recordDelivery(update: DeliveryUpdate) {
+    return this.#guard(() => ops.recordDelivery(this.#j, update));
   }
 
   // Runs

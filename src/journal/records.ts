@@ -252,3 +252,23 @@ export const reviewRecordSchema = z.object({
   at: ms,
 });
 export type ReviewRecord = z.infer<typeof reviewRecordSchema>;
+
+export const DELIVERY_STATE = {
+  /** Recorded before the object is sent: the store may or may not have it. */
+  sending: 'sending',
+  /** The store answered that it has the object with this sha256. */
+  delivered: 'delivered',
+} as const;
+export type DeliveryState = (typeof DELIVERY_STATE)[keyof typeof DELIVERY_STATE];
+
+export const deliveryRecordSchema = z.object({
+  store: z.string(),
+  bucket: z.string(),
+  key: z.string(),
+  sha256: z.string(),
+  bytes: z.number().int(),
+  state: z.enum(values(DELIVERY_STATE)),
+  jobName: z.string(),
+  at: ms,
+});
+export type DeliveryRecord = z.infer<typeof deliveryRecordSchema>;

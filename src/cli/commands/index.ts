@@ -6,6 +6,7 @@ import type { CommandModule } from '../command.js';
 import { accountCommand } from './account.js';
 import { approveCommand, rejectCommand } from './approve-reject.js';
 import { costsCommand } from './costs.js';
+import { deliverCommand } from './deliver.js';
 import { emulatorCommand } from './emulator.js';
 import { exportCommand } from './export.js';
 import { influencersCommand } from './influencers.js';
@@ -29,6 +30,7 @@ export const COMMANDS: readonly CommandModule[] = [
   approveCommand,
   rejectCommand,
   exportCommand,
+  deliverCommand,
   modelsCommand,
   accountCommand,
   influencersCommand,

@@ -8,9 +8,10 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
+import type { DeliveryResult } from '../../deliver/index.js';
 import { parseLimitsSpec } from '../../limits/index.js';
 import { RESUME_AFTER_INTERRUPT, type RunResult, runJob } from '../../scheduler/index.js';
-import { InterruptedError, redact, redactDeep } from '../../shared/index.js';
+import { EXIT, InterruptedError, isIbatchError, redact, redactDeep } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import { withExamples, withRunReference } from '../help.js';
 import {
@@ -28,6 +29,7 @@ import {
 } from '../options.js';
 import { progressRenderer } from '../progress.js';
 import { openService } from '../service.js';
+import { deliverJob, describeDelivery, s3UrlValue } from './deliver.js';
 import { planCommandAction } from './plan.js';
 import { notifyFlag, type RunEnd, RunNotifier } from './run-notify.js';
 import { reportJobErrors } from './validate.js';
@@ -41,7 +43,13 @@ interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly offline?: boolean;
   readonly timeScale: number;
   readonly notify?: string[];
+  readonly deliver?: string;
 }
+
+/** What `run` says about delivery: the result, or the failure that stopped it. */
+type RunDelivery =
+  | DeliveryResult
+  | { readonly error: { readonly code: string; readonly message: string } };
 
 /**
  * Signals that interrupt a run (status `interrupted`, exit 130, lock
@@ -88,6 +96,11 @@ export const runCommand: CommandModule = {
         )
         .option('--wait', 'wait for another process using the same journal instead of failing')
         .option('--offline', 'use cached model contracts only')
+        .option(
+          '--deliver <url>',
+          "then copy the outputs and the manifest to s3://BUCKET/PREFIX (overrides the job's `deliver:`)",
+          s3UrlValue('--deliver'),
+        )
         .addOption(
           new Option(
             '--notify <url>',
@@ -181,9 +194,42 @@ export const runCommand: CommandModule = {
           },
           onJobLoaded: notifier.onJobLoaded,
         });
-        report(io, result, options.json ?? false);
-        io.exitCode = result.exitCode;
-        return result;
+        const { delivery, exitCode } = await deliverAfter(result);
+        report(io, { ...result, exitCode }, delivery, options.json ?? false);
+        io.exitCode = exitCode;
+        // The end the notification tells: a failed delivery is the run's stop.
+        if (!delivery || !('error' in delivery)) return result;
+        return { ...result, exitCode, message: `${result.message}; ${delivery.error.message}` };
+      }
+
+      /**
+       * A run that finished (items failed or not) delivers; one that stopped
+       * delivers nothing: the run that finishes it will. A delivery failure
+       * keeps the run as it is and becomes the exit code (4 unreachable, 5
+       * refused); anything else ibatch did not raise on purpose is rethrown.
+       */
+      async function deliverAfter(
+        result: RunResult,
+      ): Promise<{ delivery?: RunDelivery; exitCode: RunResult['exitCode'] }> {
+        const { exitCode } = result;
+        if (exitCode !== EXIT.ok && exitCode !== EXIT.itemsFailed) return { exitCode };
+        try {
+          const delivery = await deliverJob(io, {
+            jobPath: path.resolve(io.cwd, job),
+            displayPath: job,
+            ...journalOption(io, options),
+            outDir: result.outputDir,
+            ...(options.deliver ? { to: options.deliver } : {}),
+            verify: false,
+            signal: abort.signal,
+            logger: service.logger,
+          });
+          return delivery ? { delivery, exitCode } : { exitCode };
+        } catch (error) {
+          if (!isIbatchError(error)) throw error;
+          const failed = { error: { code: error.code, message: error.message } };
+          return { delivery: failed, exitCode: error.exitCode };
+        }
       }
     });
   },
@@ -204,11 +250,14 @@ function resolveLimits(spec: string | undefined, scale: number): RateLimits {
 function report(
   io: Parameters<CommandModule['register']>[1],
   result: RunResult,
+  delivery: RunDelivery | undefined,
   json: boolean,
 ): void {
   // The message can quote the service (a stop reason): redacted like every sink.
   if (json) {
-    io.stdout.write(`${JSON.stringify(redactDeep(result))}\n`);
+    io.stdout.write(`${JSON.stringify(redactDeep(delivery ? { ...result, delivery } : result))}\n`);
+    if (delivery && 'error' in delivery)
+      io.stderr.write(`ibatch: ${redact(delivery.error.message)}\n`);
     return;
   }
   const { counts, spend } = result;
@@ -218,4 +267,7 @@ function report(
       `credits: ${spend.net} net (${spend.charged} charged, ${spend.refunded} refunded)${result.budget === null ? '' : ` of ${result.budget} budget`}\n` +
       `outputs: ${result.outputDir} (manifest.jsonl, manifest.csv, report.html)\n`,
   );
+  if (!delivery) return;
+  if ('error' in delivery) io.stderr.write(`ibatch: ${redact(delivery.error.message)}\n`);
+  else io.stdout.write(`${describeDelivery(delivery)}\n`);
 }

@@ -7,7 +7,7 @@ import { migration0002 } from './0002-lookup-indexes.js';
 import { migration0003 } from './0003-attempt-training-ids.js';
 import { migration0004 } from './0004-item-vars.js';
 import { migration0005 } from './0005-reviews.js';
-import { migration0006 } from './0006-reserved.js';
+import { migration0006 } from './0006-deliveries.js';
 import { migration0007 } from './0007-run-tags.js';
 
 export interface Migration {

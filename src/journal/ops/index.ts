@@ -10,6 +10,7 @@ export { adoptRun } from './adopt-run.js';
 export { assetUrlsOfService, findAsset, recordAsset } from './assets.js';
 export { costBreakdown } from './costs.js';
 export { createRun } from './create-run.js';
+export { getDelivery, recordDelivery } from './deliveries.js';
 export { appendEvent, listEvents } from './events.js';
 export { getAttempt, getOpenAttempt, listAttempts, listOpenAttempts } from './get-attempts.js';
 export { getItem, listItems } from './get-items.js';

@@ -1,0 +1,11 @@
+/**
+ * @module deliver
+ * Delivery (issue 16, docs/deliver.md): a job's current or approved outputs,
+ * their provenance sidecars and their manifest copied to S3-compatible
+ * storage, idempotent (sha256 in each object's metadata) and journaled so a
+ * killed delivery resumes without sending anything twice.
+ */
+export { type DeliverOptions, type DeliveryResult, deliverOutputs } from './deliver.js';
+export * from './errors.js';
+export { type ObjectStore, openS3Store, type S3StoreOptions } from './s3-store.js';
+export { parseS3Url, type S3Destination, s3UrlProblem } from './s3-url.js';

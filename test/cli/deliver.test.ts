@@ -1,0 +1,237 @@
+/**
+ * Delivery (issue 16) end to end: the real CLI (`run --deliver`, `deliver:`
+ * in the job, `ibatch deliver`) against the emulator and a real
+ * S3-compatible server (s3rver) whose own request log is the judge of what
+ * was sent: keys, bytes, content types and sha256 metadata; a SIGKILL in the
+ * middle of a delivery, then `run`, sends nothing twice and misses nothing;
+ * an unreachable store is exit 4 with its own message, files intact, and a
+ * later `deliver` completes; `approved: true` sends exactly the approved ones.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { ManifestRow } from '../../src/outputs/index.js';
+import {
+  manifestRows,
+  runCliCaptured,
+  said,
+  spawnCli,
+  testEmulator,
+  until,
+} from '../helpers/index.js';
+import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
+import { envFor, imageJob, type Workspace, workspace } from '../scheduler/helpers.js';
+
+const SCALE = 30;
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+async function cli(ws: Workspace, env: NodeJS.ProcessEnv, ...args: string[]) {
+  const run = spawnCli(args, { cwd: ws.dir, env: { ...env, AWS_REGION: 'us-east-1' } });
+  const exit = await run.exited;
+  return { code: exit.code ?? -1, stdout: exit.stdout, stderr: exit.stderr };
+}
+
+function currentRows(ws: Workspace): ManifestRow[] {
+  return manifestRows(path.join(ws.dir, 'out', 'manifest.jsonl')).filter(
+    (row) => row.current && row.file,
+  );
+}
+
+/** Every row's file is in the store under PREFIX/<file>: same bytes, type and sha256 metadata. */
+async function expectDelivered(s3: TestS3, prefix: string, rows: readonly ManifestRow[]) {
+  for (const row of rows) {
+    const object = await s3.get(`${prefix}/${row.file}`);
+    expect(sha256(object.body), row.file).toBe(row.sha256);
+    expect(object.metadata.sha256).toBe(row.sha256);
+    expect(object.contentType).toBe(row.contentType);
+  }
+  const manifest = await s3.get(`${prefix}/manifest.jsonl`);
+  const delivered = manifest.body
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as ManifestRow);
+  expect(delivered.map((r) => [r.file, r.sha256]).sort()).toEqual(
+    rows.map((r) => [r.file, r.sha256]).sort(),
+  );
+  expect(manifest.contentType).toBe('application/x-ndjson');
+  expect((await s3.get(`${prefix}/manifest.csv`)).contentType).toBe('text/csv; charset=utf-8');
+}
+
+const noDuplicates = (keys: readonly string[]) => expect(keys.length).toBe(new Set(keys).size);
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('delivery to S3-compatible storage', () => {
+  let em: RunningEmulator;
+
+  it('run --deliver sends every output and the manifest; deliver adds a sidecar and sends nothing else', async () => {
+    em = await testEmulator({ timeScale: SCALE });
+    const s3 = await startTestS3();
+    const ws = workspace(imageJob({ name: 'deliver-all', n: 3 }));
+    const env = { ...envFor(em, SCALE), ...s3.env };
+    const run = await cli(ws, env, 'run', 'job.yaml', '--deliver', 's3://media/spring/', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('NodeVersionSupportWarning');
+    const result = JSON.parse(run.stdout) as { delivery: Record<string, unknown> };
+    expect(result.delivery).toMatchObject({
+      destination: 's3://media/spring',
+      outputs: 3,
+      objects: 5,
+      sent: 5,
+      unchanged: 0,
+    });
+    const rows = currentRows(ws);
+    expect(rows).toHaveLength(3);
+    await expectDelivered(s3, 'spring', rows);
+    expect(s3.completedPuts().sort()).toEqual(
+      [
+        ...rows.map((r) => `spring/${r.file}`),
+        'spring/manifest.csv',
+        'spring/manifest.jsonl',
+      ].sort(),
+    );
+
+    // A provenance sidecar beside one output: `deliver` sends it, and only it.
+    const first = rows[0]!;
+    const sidecar = path.join(ws.dir, 'out', `${first.file}.json`);
+    writeFileSync(sidecar, '{"ai_generated":true}\n');
+    const before = s3.completedPuts().length;
+    const again = await cli(ws, s3.env, 'deliver', 'job.yaml', '--to', 's3://media/spring');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(
+      'delivered: 3 output(s) and the manifest to s3://media/spring (1 object(s) sent, 5 already there)',
+    );
+    expect(s3.completedPuts().slice(before)).toEqual([`spring/${first.file}.json`]);
+    const stored = await s3.get(`spring/${first.file}.json`);
+    expect(stored.contentType).toBe('application/json');
+    expect(stored.body.toString('utf8')).toBe('{"ai_generated":true}\n');
+  });
+
+  it('a delivery killed mid-way, then run: nothing is sent twice, nothing is missing', async () => {
+    em = await testEmulator({ timeScale: SCALE });
+    const s3 = await startTestS3();
+    const ws = workspace(imageJob({ name: 'deliver-kill', n: 6 }));
+    const env = { ...envFor(em, SCALE), ...s3.env };
+    s3.hold();
+    const first = spawnCli(['run', 'job.yaml', '--deliver', 's3://media/k'], {
+      cwd: ws.dir,
+      env: { ...env, AWS_REGION: 'us-east-1' },
+    });
+    // Two PUTs let through one at a time, a third provably in flight: kill.
+    for (let k = 1; k <= 2; k += 1) {
+      await until(() => s3.held() >= 1, { what: `PUT ${k} to arrive`, timeoutMs: 60_000 });
+      s3.release(1);
+      await until(() => s3.completedPuts().length === k, { what: `PUT ${k} to complete` });
+    }
+    await until(() => s3.held() >= 1, { what: 'a third PUT in flight' });
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    await until(() => s3.held() === 0, { what: 'the killed PUTs to be dropped' });
+    s3.releaseAll();
+    expect(s3.completedPuts()).toHaveLength(2);
+
+    const second = await cli(ws, env, 'run', 'job.yaml', '--deliver', 's3://media/k', '--json');
+    expect(second.code, second.stderr).toBe(0);
+    const result = JSON.parse(second.stdout) as { delivery: { sent: number; unchanged: number } };
+    expect(result.delivery).toMatchObject({ sent: 6, unchanged: 2 });
+    const puts = s3.completedPuts();
+    noDuplicates(puts);
+    expect(puts).toHaveLength(8);
+    await expectDelivered(s3, 'k', currentRows(ws));
+  });
+
+  it('an unreachable store: exit 4 with its own message, local files intact; a later deliver completes', async () => {
+    em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(
+      imageJob({ name: 'deliver-down', n: 2 }).replace(
+        'output: out',
+        'output: out\ndeliver: s3://media/p',
+      ),
+    );
+    const port = await closedPort();
+    const down = {
+      AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    };
+    const run = await cli(ws, { ...envFor(em, SCALE), ...down }, 'run', 'job.yaml');
+    expect(run.code, said(run)).toBe(4);
+    expect(run.stderr).toContain(
+      `could not reach the store http://127.0.0.1:${port} (bucket "media")`,
+    );
+    expect(run.stderr).toContain('0 of 4 objects are in s3://media/p; nothing local was changed');
+    expect(run.stderr).toContain('Resume with `ibatch deliver job.yaml`');
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+    // The run itself finished: its items and files are intact.
+    expect(run.stdout).toContain('2 succeeded');
+    const rows = currentRows(ws);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      const file = path.join(ws.dir, 'out', row.file ?? '');
+      expect(sha256(readFileSync(file))).toBe(row.sha256);
+    }
+
+    // Refused credentials are their own failure (exit 5), nothing sent.
+    const s3 = await startTestS3();
+    const refused = await cli(
+      ws,
+      { ...s3.env, AWS_ACCESS_KEY_ID: 'NOBODY' },
+      'deliver',
+      'job.yaml',
+    );
+    expect(refused.code, said(refused)).toBe(5);
+    expect(refused.stderr).toContain(
+      `the store ${s3.endpoint} (bucket "media") refused the delivery`,
+    );
+    expect(s3.completedPuts()).toEqual([]);
+
+    // The store is back: `run` (nothing left to make) delivers everything.
+    const later = await cli(ws, { ...envFor(em, SCALE), ...s3.env }, 'run', 'job.yaml');
+    expect(later.code, said(later)).toBe(0);
+    expect(later.stdout).toContain('(4 object(s) sent, 0 already there)');
+    await expectDelivered(s3, 'p', rows);
+    for (const row of rows) expect(existsSync(path.join(ws.dir, 'out', row.file ?? ''))).toBe(true);
+  });
+
+  it('approved: true delivers exactly the approved outputs', async () => {
+    em = await testEmulator({ timeScale: SCALE });
+    const s3 = await startTestS3();
+    const ws = workspace(
+      imageJob({ name: 'deliver-ok', n: 4 }).replace(
+        'output: out',
+        'output: out\ndeliver: { to: "s3://media/ok", approved: true }',
+      ),
+    );
+    const run = await cli(ws, { ...envFor(em, SCALE), ...s3.env }, 'run', 'job.yaml');
+    expect(run.code, said(run)).toBe(0);
+    // Nothing approved yet: only the (empty) manifests went.
+    expect(s3.completedPuts().sort()).toEqual(['ok/manifest.csv', 'ok/manifest.jsonl']);
+    const rows = currentRows(ws);
+    const chosen = [rows[1]!, rows[3]!];
+    const approve = await runCliCaptured(
+      ['approve', 'job.yaml', ...chosen.map((r) => r.file ?? '')],
+      {},
+      ws.dir,
+    );
+    expect(approve.code, said(approve)).toBe(0);
+    const deliver = await cli(ws, s3.env, 'deliver', 'job.yaml', '--json');
+    expect(deliver.code, said(deliver)).toBe(0);
+    expect(JSON.parse(deliver.stdout)).toMatchObject({ approvedOnly: true, outputs: 2, sent: 4 });
+    const files = s3
+      .completedPuts()
+      .filter((key) => !key.startsWith('ok/manifest.'))
+      .sort();
+    expect(files).toEqual(chosen.map((r) => `ok/${r.file}`).sort());
+    await expectDelivered(s3, 'ok', chosen);
+  });
+});
