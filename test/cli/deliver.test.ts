@@ -8,7 +8,7 @@
  * later `deliver` completes; `approved: true` sends exactly the approved ones.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,13 +40,32 @@ function currentRows(ws: Workspace): ManifestRow[] {
   );
 }
 
-/** Every row's file is in the store under PREFIX/<file>: same bytes, type and sha256 metadata. */
-async function expectDelivered(s3: TestS3, prefix: string, rows: readonly ManifestRow[]) {
+/** The keys a delivery of `rows` makes: each file, its provenance sidecar, the two manifests. */
+const deliveredKeys = (prefix: string, rows: readonly ManifestRow[]) =>
+  [
+    ...rows.flatMap((r) => [`${prefix}/${r.file}`, `${prefix}/${r.file}.json`]),
+    `${prefix}/manifest.csv`,
+    `${prefix}/manifest.jsonl`,
+  ].sort();
+
+/**
+ * Every row's file is in the store under PREFIX/<file> (same bytes, type and
+ * sha256 metadata), and its provenance sidecar under PREFIX/<file>.json.
+ */
+async function expectDelivered(
+  s3: TestS3,
+  ws: Workspace,
+  prefix: string,
+  rows: readonly ManifestRow[],
+) {
   for (const row of rows) {
     const object = await s3.get(`${prefix}/${row.file}`);
     expect(sha256(object.body), row.file).toBe(row.sha256);
     expect(object.metadata.sha256).toBe(row.sha256);
     expect(object.contentType).toBe(row.contentType);
+    const sidecar = await s3.get(`${prefix}/${row.file}.json`);
+    expect(sidecar.contentType).toBe('application/json');
+    expect(sidecar.body).toEqual(readFileSync(path.join(ws.dir, 'out', `${row.file}.json`)));
   }
   const manifest = await s3.get(`${prefix}/manifest.jsonl`);
   const delivered = manifest.body
@@ -74,7 +93,7 @@ async function closedPort(): Promise<number> {
 describe('delivery to S3-compatible storage', () => {
   let em: RunningEmulator;
 
-  it('run --deliver sends every output and the manifest; deliver adds a sidecar and sends nothing else', async () => {
+  it('run --deliver sends every output, its sidecar and the manifest; deliver restores a removed object and sends nothing else', async () => {
     em = await testEmulator({ timeScale: SCALE });
     const s3 = await startTestS3();
     const ws = workspace(imageJob({ name: 'deliver-all', n: 3 }));
@@ -86,35 +105,26 @@ describe('delivery to S3-compatible storage', () => {
     expect(result.delivery).toMatchObject({
       destination: 's3://media/spring',
       outputs: 3,
-      objects: 5,
-      sent: 5,
+      objects: 8,
+      sent: 8,
       unchanged: 0,
     });
     const rows = currentRows(ws);
     expect(rows).toHaveLength(3);
-    await expectDelivered(s3, 'spring', rows);
-    expect(s3.completedPuts().sort()).toEqual(
-      [
-        ...rows.map((r) => `spring/${r.file}`),
-        'spring/manifest.csv',
-        'spring/manifest.jsonl',
-      ].sort(),
-    );
+    await expectDelivered(s3, ws, 'spring', rows);
+    expect(s3.completedPuts().sort()).toEqual(deliveredKeys('spring', rows));
 
-    // A provenance sidecar beside one output: `deliver` sends it, and only it.
+    // Someone removed one object from the bucket: `deliver` checks the store and sends it, only it.
     const first = rows[0]!;
-    const sidecar = path.join(ws.dir, 'out', `${first.file}.json`);
-    writeFileSync(sidecar, '{"ai_generated":true}\n');
+    await s3.remove(`spring/${first.file}`);
     const before = s3.completedPuts().length;
     const again = await cli(ws, s3.env, 'deliver', 'job.yaml', '--to', 's3://media/spring');
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain(
-      'delivered: 3 output(s) and the manifest to s3://media/spring (1 object(s) sent, 5 already there)',
+      'delivered: 3 output(s) and the manifest to s3://media/spring (1 object(s) sent, 7 already there)',
     );
-    expect(s3.completedPuts().slice(before)).toEqual([`spring/${first.file}.json`]);
-    const stored = await s3.get(`spring/${first.file}.json`);
-    expect(stored.contentType).toBe('application/json');
-    expect(stored.body.toString('utf8')).toBe('{"ai_generated":true}\n');
+    expect(s3.completedPuts().slice(before)).toEqual([`spring/${first.file}`]);
+    await expectDelivered(s3, ws, 'spring', rows);
   });
 
   it('a delivery killed mid-way, then run: nothing is sent twice, nothing is missing', async () => {
@@ -143,11 +153,12 @@ describe('delivery to S3-compatible storage', () => {
     const second = await cli(ws, env, 'run', 'job.yaml', '--deliver', 's3://media/k', '--json');
     expect(second.code, second.stderr).toBe(0);
     const result = JSON.parse(second.stdout) as { delivery: { sent: number; unchanged: number } };
-    expect(result.delivery).toMatchObject({ sent: 6, unchanged: 2 });
+    // 6 outputs, 6 sidecars and 2 manifests: 14 objects, 2 of them sent before the kill.
+    expect(result.delivery).toMatchObject({ sent: 12, unchanged: 2 });
     const puts = s3.completedPuts();
     noDuplicates(puts);
-    expect(puts).toHaveLength(8);
-    await expectDelivered(s3, 'k', currentRows(ws));
+    expect(puts.sort()).toEqual(deliveredKeys('k', currentRows(ws)));
+    await expectDelivered(s3, ws, 'k', currentRows(ws));
   });
 
   it('an unreachable store: exit 4 with its own message, local files intact; a later deliver completes', async () => {
@@ -169,7 +180,7 @@ describe('delivery to S3-compatible storage', () => {
     expect(run.stderr).toContain(
       `could not reach the store http://127.0.0.1:${port} (bucket "media")`,
     );
-    expect(run.stderr).toContain('0 of 4 objects are in s3://media/p; nothing local was changed');
+    expect(run.stderr).toContain('0 of 6 objects are in s3://media/p; nothing local was changed');
     expect(run.stderr).toContain('Resume with `ibatch deliver job.yaml`');
     expect(run.stderr).not.toMatch(/^\s+at /m);
     // The run itself finished: its items and files are intact.
@@ -198,8 +209,8 @@ describe('delivery to S3-compatible storage', () => {
     // The store is back: `run` (nothing left to make) delivers everything.
     const later = await cli(ws, { ...envFor(em, SCALE), ...s3.env }, 'run', 'job.yaml');
     expect(later.code, said(later)).toBe(0);
-    expect(later.stdout).toContain('(4 object(s) sent, 0 already there)');
-    await expectDelivered(s3, 'p', rows);
+    expect(later.stdout).toContain('(6 object(s) sent, 0 already there)');
+    await expectDelivered(s3, ws, 'p', rows);
     for (const row of rows) expect(existsSync(path.join(ws.dir, 'out', row.file ?? ''))).toBe(true);
   });
 
@@ -226,12 +237,12 @@ describe('delivery to S3-compatible storage', () => {
     expect(approve.code, said(approve)).toBe(0);
     const deliver = await cli(ws, s3.env, 'deliver', 'job.yaml', '--json');
     expect(deliver.code, said(deliver)).toBe(0);
-    expect(JSON.parse(deliver.stdout)).toMatchObject({ approvedOnly: true, outputs: 2, sent: 4 });
+    expect(JSON.parse(deliver.stdout)).toMatchObject({ approvedOnly: true, outputs: 2, sent: 6 });
     const files = s3
       .completedPuts()
       .filter((key) => !key.startsWith('ok/manifest.'))
       .sort();
-    expect(files).toEqual(chosen.map((r) => `ok/${r.file}`).sort());
-    await expectDelivered(s3, 'ok', chosen);
+    expect(files).toEqual(chosen.flatMap((r) => [`ok/${r.file}`, `ok/${r.file}.json`]).sort());
+    await expectDelivered(s3, ws, 'ok', chosen);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { defer } from './cleanup.js';
 import { tempDir } from './temp.js';
@@ -44,6 +44,8 @@ export interface TestS3 {
   /** PUTs waiting now. */
   held(): number;
   get(key: string): Promise<StoredObject>;
+  /** Removes an object, as someone tidying the bucket would. */
+  remove(key: string): Promise<void>;
 }
 
 interface Held {
@@ -127,6 +129,9 @@ export async function startTestS3(bucket = 'media'): Promise<TestS3> {
         contentType: object.ContentType,
         metadata: object.Metadata ?? {},
       };
+    },
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
   };
 }
