@@ -4,7 +4,11 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Wall-clock figures run alone after the suite: vitest.timing.config.ts.
-    exclude: ['test/review/review-large-browser.test.ts', '**/node_modules/**'],
+    exclude: [
+      'test/review/review-large-browser.test.ts',
+      'test/limits/fair-share-cli.test.ts',
+      '**/node_modules/**',
+    ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores here: more forks only add contention to timing-sensitive suites.

@@ -58,6 +58,7 @@ export default mergeConfig(
         'test/journal/lock.test.ts',
         'test/limits/redis-gate.test.ts',
         'test/limits/redis-gate-emulator.test.ts',
+        'test/limits/fair-share-cli.test.ts',
         'test/helpers/setup-leaks.test.ts',
       ],
     },

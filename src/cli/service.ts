@@ -28,6 +28,8 @@ export interface OpenServiceOptions extends CommonOptions {
   readonly limits?: RateLimits;
   /** `redis://HOST:PORT`: share the limits with every runner of the account. @default local limits */
   readonly limitsStore?: string | undefined;
+  /** With `limitsStore`: this runner's weight in the shared buckets (`--share`). @default 1 */
+  readonly share?: number | undefined;
   /** Where logs go instead of stderr (the run's progress display owns the terminal). */
   readonly logDestination?: NodeJS.WritableStream & { isTTY?: boolean };
   readonly onEvent?: (event: ClientEvent) => void;
@@ -107,6 +109,7 @@ function connectExtras(options: OpenServiceOptions) {
   return {
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.limitsStore ? { limitsStore: options.limitsStore } : {}),
+    ...(options.share === undefined ? {} : { share: options.share }),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };

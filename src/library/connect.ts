@@ -34,6 +34,12 @@ export interface ConnectOptions {
   readonly limits?: RateLimits | string;
   /** `redis://HOST:PORT`: share the limits with every runner of the account. @default local limits */
   readonly limitsStore?: string;
+  /**
+   * With `limitsStore`: this runner's weight in the shared buckets; while
+   * runners wait, one with share 2 gets about twice the slots of one with
+   * share 1. @default 1
+   */
+  readonly share?: number;
   /** @default a silent logger */
   readonly logger?: Logger;
   /** Cancels every request and wait of the connection. */
@@ -85,6 +91,7 @@ export function connect(options: ConnectOptions): Connection {
   const fingerprint = accountFingerprint(options.apiKey);
   const gate = createGate(limits, {
     store: options.limitsStore,
+    share: options.share,
     accountKey: fingerprint,
     ...(options.logger ? { logger: options.logger } : {}),
   });

@@ -17,6 +17,8 @@ export interface CreateGateOptions {
   readonly logger?: Logger;
   /** While Redis is unreachable each runner takes 1/peers of every bucket. @default 2 */
   readonly fallbackPeers?: number;
+  /** With a store: this runner's weight in the shared buckets. @default 1 */
+  readonly share?: number | undefined;
   readonly onFallback?: (event: FallbackEvent) => void;
 }
 
@@ -52,6 +54,7 @@ export function createGate(limits: RateLimits, options: CreateGateOptions): Rate
     accountKey: options.accountKey,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.fallbackPeers ? { fallbackPeers: options.fallbackPeers } : {}),
+    ...(options.share === undefined ? {} : { share: options.share }),
     ...(options.onFallback ? { onFallback: options.onFallback } : {}),
   });
 }

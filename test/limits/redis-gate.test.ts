@@ -9,7 +9,35 @@ import { createGate, GateClosedError, type RateGate } from '../../src/limits/ind
 import { EXIT, UsageError } from '../../src/shared/index.js';
 import { until } from '../helpers/index.js';
 import { maxInWindow, settle } from './helpers.js';
-import { newAccountKey, sharedGate, testRedis } from './redis-helpers.js';
+import { newAccountKey, sharedGate, testRedis, testStore } from './redis-helpers.js';
+
+type Store = Awaited<ReturnType<typeof testStore>>;
+
+/**
+ * Enqueues the tickets in the order given (one acquire each), then asks for
+ * every waiting ticket again and again until all are granted; returns the
+ * runners in grant order. With one slot per window exactly one ticket can
+ * go each window: the one the script puts first, however the asks interleave.
+ */
+async function grantOrder(tickets: ReadonlyArray<{ store: Store; runner: string }>) {
+  const order: string[] = [];
+  const waiting: Array<{ store: Store; runner: string; ticket: string }> = [];
+  for (const [i, { store, runner }] of tickets.entries()) {
+    const ticket = `${runner}:${i}`;
+    if ((await store.acquire(ticket, ['generations'], false)).granted) order.push(runner);
+    else waiting.push({ store, runner, ticket });
+  }
+  while (waiting.length > 0) {
+    for (const [i, { store, runner, ticket }] of waiting.entries()) {
+      if ((await store.acquire(ticket, ['generations'], false)).granted) {
+        order.push(runner);
+        waiting.splice(i, 1);
+        break;
+      }
+    }
+  }
+  return order.join('');
+}
 
 /** Acquires in `lanes` concurrent loops until `untilMs`; returns the grant stamps. */
 async function run(gate: RateGate, buckets: Bucket[], lanes: number, untilMs: number) {
@@ -186,6 +214,56 @@ describe('shared gate over Redis', () => {
     ]);
     all.sort((a, b) => a - b);
     expect(maxInWindow(all, W)).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('fair order of the acquire script', () => {
+  const limits = { generations: { count: 1, windowMs: 60 } };
+
+  it('serves a runner that queues later in turn, not after every earlier ticket', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const a = await testStore({ url: redis.url, accountKey, limits, runner: 'a' });
+    const b = await testStore({ url: redis.url, accountKey, limits, runner: 'b' });
+    const tickets = [a, a, a, a].map((store) => ({ store, runner: 'a' }));
+    tickets.push(...[b, b, b].map((store) => ({ store, runner: 'b' })));
+    // One global FIFO would give aaaabbb: b waited behind everything a queued first.
+    expect(await grantOrder(tickets)).toBe('abababa');
+  });
+
+  it('gives a runner with share 2 two slots for each slot of a share-1 runner while both wait', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const c = await testStore({ url: redis.url, accountKey, limits, runner: 'c', share: 2 });
+    const d = await testStore({ url: redis.url, accountKey, limits, runner: 'd' });
+    const tickets = Array.from({ length: 6 }, () => ({ store: c, runner: 'c' }));
+    tickets.push(...[d, d, d].map((store) => ({ store, runner: 'd' })));
+    // Start tags c: 0 .5 1 1.5 2 2.5, d: 0 1 2 (ties by arrival).
+    expect(await grantOrder(tickets)).toBe('cdccdccdc');
+  });
+
+  it("lets a dead runner's waiting ticket lapse instead of blocking the queue", async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const slow = { generations: { count: 1, windowMs: 200 } };
+    const live = await testStore({ url: redis.url, accountKey, limits: slow, runner: 'live' });
+    const dead = await testStore({
+      url: redis.url,
+      accountKey,
+      limits: slow,
+      runner: 'dead',
+      leaseMs: 300,
+    });
+    expect((await live.acquire('live:1', ['generations'], false)).granted).toBe(true);
+    // The dead runner queues (ahead of live's next ticket by start tag), then never asks again.
+    expect((await dead.acquire('dead:1', ['generations'], false)).granted).toBe(false);
+    const started = Date.now();
+    const next = await until(
+      async () => ((await live.acquire('live:2', ['generations'], false)).granted ? 1 : 0),
+      { timeoutMs: 5000, what: "live's ticket after the dead one's lease" },
+    );
+    expect(next).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
   });
 });
 

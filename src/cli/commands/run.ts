@@ -39,6 +39,7 @@ interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly dryRun?: boolean;
   readonly limits?: string;
   readonly limitsStore?: string;
+  readonly share: number;
   readonly wait?: boolean;
   readonly offline?: boolean;
   readonly timeScale: number;
@@ -93,6 +94,14 @@ export const runCommand: CommandModule = {
         .option(
           '--limits-store <url>',
           'share the limits through Redis: redis://HOST:PORT (default: $IBATCH_REDIS_URL)',
+        )
+        .addOption(
+          new Option(
+            '--share <n>',
+            "with --limits-store: this runner's weight in the shared limits (2: about twice the slots of a share-1 runner while both wait)",
+          )
+            .argParser(positiveNumber('--share'))
+            .default(1),
         )
         .option('--wait', 'wait for another process using the same journal instead of failing')
         .option('--offline', 'use cached model contracts only')
@@ -150,6 +159,7 @@ export const runCommand: CommandModule = {
         signal: abort.signal,
         limits,
         limitsStore: options.limitsStore ?? io.env.IBATCH_REDIS_URL,
+        share: options.share,
       }).catch((error: unknown) => {
         offSignals();
         throw error;

@@ -1,7 +1,8 @@
 /**
  * The rate gate shared through Redis by every runner of one account (see
  * docs/limits.md, "Shared limits over Redis"): a sliding-window log per
- * bucket in Redis ZSETs, a FIFO ticket queue for fairness, a shared 429
+ * bucket in Redis ZSETs, a fair queue of tickets between runners (weighted
+ * by each runner's share, see scripts.ts), a shared 429
  * pause, and a conservative local fallback while Redis is unreachable.
  *
  * Each waiting `acquire` owns a ticket in Redis and runs the acquire script;
@@ -65,6 +66,8 @@ class RedisGate implements RateGate {
       limits,
       slotLifeMs: (bucket) => this.#life(bucket),
       leaseMs: this.#options.leaseMs,
+      runner: this.#runnerId,
+      share: this.#options.share,
       commandTimeoutMs: this.#options.commandTimeoutMs,
       onReady: () => void this.#tryLeaveFallback(),
       onError: (error) => this.#logger.debug({ err: error.message }, 'redis connection error'),

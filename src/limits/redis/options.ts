@@ -22,6 +22,11 @@ export interface RedisGateOptions {
    * API key itself. Runners with the same key share the buckets.
    */
   readonly accountKey: string;
+  /**
+   * This runner's weight in the shared buckets: while runners wait, one with
+   * share 2 gets about twice the slots of one with share 1. @default 1
+   */
+  readonly share?: number;
   /** @default 'ibatch:' */
   readonly keyPrefix?: string;
   /** While Redis is unreachable: local limits (the only mode). @default 'local' */
@@ -51,6 +56,7 @@ export interface ResolvedRedisOptions {
   /** host:port only: the URL may carry a password. */
   readonly where: string;
   readonly peers: number;
+  readonly share: number;
   readonly fallbackLimits: RateLimits;
   /** `fallbackLimits` with empty buckets at 1 (those are never acquired locally). */
   readonly fallbackGateLimits: RateLimits;
@@ -106,6 +112,7 @@ export function resolveRedisOptions(
     prefix: `${options.keyPrefix ?? 'ibatch:'}{${options.accountKey}}:`,
     where,
     peers,
+    share: positive('share', options.share ?? 1),
     fallbackLimits: divide(limits, peers, 0),
     fallbackGateLimits: divide(limits, peers, 1),
     onFallback: options.onFallback,

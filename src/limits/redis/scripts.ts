@@ -4,19 +4,33 @@
  * never matter. Key layout (every key shares one `{accountKey}` hash tag, so
  * a Redis Cluster keeps an account on one node):
  *
- *   KEYS[1] queue    ZSET ticket -> sequence number (FIFO order of waiters)
- *   KEYS[2] tickets  HASH ticket -> bucket indices, e.g. "1,2"
+ *   KEYS[1] queue    ZSET ticket -> sequence number (arrival order, breaks ties)
+ *   KEYS[2] tickets  HASH ticket -> its start tag and buckets, e.g. "7.25@1,2"
  *   KEYS[3] leases   ZSET ticket -> lease expiry (a dead runner's tickets lapse)
  *   KEYS[4] pause    STRING ms epoch until which every bucket is paused (429)
  *   KEYS[5] seq      STRING ticket counter
  *   KEYS[6..9]   log:<bucket>      ZSET member -> slot expiry (grants)
  *   KEYS[10..13] phantom:<bucket>  ZSET member -> slot expiry (others' use)
+ *   KEYS[14] fair    HASH "v" -> the virtual time (latest start tag granted);
+ *                    "<runner>" -> the runner's next start tag
+ *   KEYS[15..18] vtag:<bucket>    ZSET granted member -> its start tag, while its slot lives
+ *   KEYS[19] runners ZSET runner -> last seen (its fair fields go when it is long gone)
  *
  * Buckets are numbered 1..4 in `BUCKETS` order.
+ *
+ * Fair sharing is start-time fair queuing: each ticket takes its runner's
+ * tag as its start tag, and the runner's tag advances by the ticket's cost
+ * (the part of each bucket's window it takes, 1/count per bucket, divided
+ * by the runner's share). Tickets wait in (start tag, arrival) order, one
+ * order for every bucket, so a ticket never waits for one that waits for it.
+ * A runner whose tag is behind joins at the tag of the oldest grant still in
+ * the windows of its ticket's buckets: it gets back, before the others go
+ * on, what each of them took in the window it missed (so runs started a
+ * moment apart finish together), never more than one window of it.
  */
 import { BUCKETS, type Bucket } from '../../contract/index.js';
 
-/** The 13 keys of one account, in the order the scripts expect. */
+/** The 19 keys of one account, in the order the scripts expect. */
 export function accountKeys(prefix: string): string[] {
   return [
     `${prefix}queue`,
@@ -26,6 +40,9 @@ export function accountKeys(prefix: string): string[] {
     `${prefix}seq`,
     ...BUCKETS.map((bucket) => `${prefix}log:${bucket}`),
     ...BUCKETS.map((bucket) => `${prefix}phantom:${bucket}`),
+    `${prefix}fair`,
+    ...BUCKETS.map((bucket) => `${prefix}vtag:${bucket}`),
+    `${prefix}runners`,
   ];
 }
 
@@ -41,25 +58,30 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 /**
  * ARGV: 1 ticket, 2 bucket mask, 3 lease ms, 4 "1" to return the live slots,
- * then per bucket (1..4): count, slot life (window + margin) in ms.
+ * then per bucket (1..4): count, slot life (window + margin) in ms; 13 the
+ * runner, 14 its share (weight).
  *
- * Enqueues the ticket if new (FIFO), then grants iff no pause is active and
- * every bucket of the ticket has a free slot beyond one claimed slot per
- * earlier ticket using that bucket (all-or-nothing, never holding a slot
- * while waiting). Returns {granted, now, pausedUntil, wakeAt, [8 expiry
- * lists: log 1..4, phantom 1..4]}; wakeAt is when enough slots will have
- * expired for this ticket (a lower bound when tickets ahead must be served
- * first; 0 when granted or paused).
+ * Enqueues the ticket if new (with its start tag, see above), then grants
+ * iff no pause is active and every bucket of the ticket has a free slot
+ * beyond one claimed slot per waiting ticket ahead of it using that bucket
+ * (all-or-nothing, never holding a slot while waiting). Returns {granted,
+ * now, pausedUntil, wakeAt, [8 expiry lists: log 1..4, phantom 1..4]};
+ * wakeAt is when enough slots will have expired for this ticket (a lower
+ * bound when tickets ahead must be served first; 0 when granted or paused).
  */
 export const ACQUIRE_SCRIPT = `${NOW}
 local ticket = ARGV[1]
 local leaseMs = tonumber(ARGV[3])
+local runner, share = ARGV[13], tonumber(ARGV[14])
 local count, life = {}, {}
 local maxLife = 0
 for b = 1, 4 do
   count[b] = tonumber(ARGV[3 + 2 * b])
   life[b] = tonumber(ARGV[4 + 2 * b])
   if life[b] > maxLife then maxLife = life[b] end
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5 + b], '-inf', now)) do
+    redis.call('ZREM', KEYS[14 + b], id)
+  end
   redis.call('ZREMRANGEBYSCORE', KEYS[5 + b], '-inf', now)
   redis.call('ZREMRANGEBYSCORE', KEYS[9 + b], '-inf', now)
 end
@@ -68,30 +90,60 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)) do
   redis.call('HDEL', KEYS[2], id)
   redis.call('ZREM', KEYS[3], id)
 end
-local seq = redis.call('ZSCORE', KEYS[1], ticket)
-if not seq then
+-- Runners gone for longer than any slot or lease: their tags no longer matter.
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[19], '-inf', now - maxLife - leaseMs)) do
+  redis.call('HDEL', KEYS[14], id)
+  redis.call('ZREM', KEYS[19], id)
+end
+redis.call('ZADD', KEYS[19], now, runner)
+
+local function tag(x) return string.format('%.17g', x) end
+local seq = tonumber(redis.call('ZSCORE', KEYS[1], ticket))
+local spec = redis.call('HGET', KEYS[2], ticket)
+if not seq or not spec then
   seq = redis.call('INCR', KEYS[5])
+  local join, cost = nil, 0
+  for b in string.gmatch(ARGV[2], '%d') do
+    local i = tonumber(b)
+    local oldest = redis.call('ZRANGE', KEYS[14 + i], 0, 0, 'WITHSCORES')
+    local at = tonumber(oldest[2] or redis.call('HGET', KEYS[14], 'v') or '0')
+    if not join or at > join then join = at end
+    cost = cost + 1 / math.max(1, count[i])
+  end
+  local start = math.max(join or 0, tonumber(redis.call('HGET', KEYS[14], runner) or '0'))
+  redis.call('HSET', KEYS[14], runner, tag(start + cost / share))
+  spec = tag(start) .. '@' .. ARGV[2]
   redis.call('ZADD', KEYS[1], seq, ticket)
-  redis.call('HSET', KEYS[2], ticket, ARGV[2])
+  redis.call('HSET', KEYS[2], ticket, spec)
 end
 redis.call('ZADD', KEYS[3], now + leaseMs, ticket)
-for k = 1, 5 do redis.call('PEXPIRE', KEYS[k], maxLife + leaseMs) end
+for _, k in ipairs({1, 2, 3, 4, 5, 14, 19}) do redis.call('PEXPIRE', KEYS[k], maxLife + leaseMs) end
 
+local function parse(text)
+  local at = string.find(text, '@', 1, true)
+  return tonumber(string.sub(text, 1, at - 1)), string.sub(text, at + 1)
+end
+local start, mask = parse(spec)
 local mine = {}
-for b in string.gmatch(ARGV[2], '%d') do mine[#mine + 1] = tonumber(b) end
+for b in string.gmatch(mask, '%d') do mine[#mine + 1] = tonumber(b) end
 local pause = tonumber(redis.call('GET', KEYS[4]) or '0')
 
 local free = {}
 for b = 1, 4 do
   free[b] = count[b] - redis.call('ZCARD', KEYS[5 + b]) - redis.call('ZCARD', KEYS[9 + b])
 end
+-- Ahead: a smaller start tag, or the same tag and an earlier arrival.
 local ahead = {0, 0, 0, 0}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. seq)) do
-  local spec = redis.call('HGET', KEYS[2], id)
-  if spec then
-    for b in string.gmatch(spec, '%d') do
-      local i = tonumber(b)
-      ahead[i] = ahead[i] + 1
+local queue = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+for q = 1, #queue, 2 do
+  local theirs = queue[q] ~= ticket and redis.call('HGET', KEYS[2], queue[q])
+  if theirs then
+    local t, buckets = parse(theirs)
+    if t < start or (t == start and tonumber(queue[q + 1]) < seq) then
+      for b in string.gmatch(buckets, '%d') do
+        local i = tonumber(b)
+        ahead[i] = ahead[i] + 1
+      end
     end
   end
 end
@@ -107,6 +159,11 @@ if pause <= now then
     for _, b in ipairs(mine) do
       redis.call('ZADD', KEYS[5 + b], now + life[b], ticket)
       redis.call('PEXPIRE', KEYS[5 + b], life[b])
+      redis.call('ZADD', KEYS[14 + b], tag(start), ticket)
+      redis.call('PEXPIRE', KEYS[14 + b], life[b])
+    end
+    if start > tonumber(redis.call('HGET', KEYS[14], 'v') or '0') then
+      redis.call('HSET', KEYS[14], 'v', tag(start))
     end
     redis.call('ZREM', KEYS[1], ticket)
     redis.call('HDEL', KEYS[2], ticket)

@@ -59,6 +59,10 @@ export interface RedisStoreOptions {
   readonly limits: RateLimits;
   readonly slotLifeMs: (bucket: Bucket) => number;
   readonly leaseMs: number;
+  /** This runner's id in the fair queue (its tickets start with it). */
+  readonly runner: string;
+  /** This runner's weight in the fair queue. */
+  readonly share: number;
   readonly commandTimeoutMs: number;
   readonly onReady: () => void;
   readonly onError: (error: Error) => void;
@@ -88,7 +92,7 @@ export class RedisStore {
     });
     this.#redis.on('ready', options.onReady);
     this.#redis.on('error', options.onError);
-    this.#redis.defineCommand('ibatchAcquire', { numberOfKeys: 13, lua: ACQUIRE_SCRIPT });
+    this.#redis.defineCommand('ibatchAcquire', { numberOfKeys: 19, lua: ACQUIRE_SCRIPT });
     this.#redis.defineCommand('ibatchCancel', { numberOfKeys: 3, lua: CANCEL_SCRIPT });
     this.#redis.defineCommand('ibatchExtend', { lua: EXTEND_SCRIPT });
     this.#redis.defineCommand('ibatchPause', { numberOfKeys: 1, lua: PAUSE_SCRIPT });
@@ -155,6 +159,8 @@ export class RedisStore {
       this.#options.leaseMs,
       withSlots ? '1' : '0',
       ...limits,
+      this.#options.runner,
+      this.#options.share,
     );
     const [granted, now, pause, wakeAt, ...lists] = reply;
     this.#learnOffset(Number(now), sentAt);
