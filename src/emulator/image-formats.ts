@@ -7,15 +7,9 @@
  * hold one symbol, so the pixel data takes no bits at all.
  */
 import { createHash } from 'node:crypto';
+import { jpegSegment, riffChunk, webpContainer } from '../provenance/index.js';
 
 const digestOf = (id: string): Buffer => createHash('sha256').update(id).digest();
-
-function segment(marker: number, body: Buffer): Buffer {
-  const head = Buffer.alloc(4);
-  head.writeUInt16BE(0xff00 | marker, 0);
-  head.writeUInt16BE(body.length + 2, 2);
-  return Buffer.concat([head, body]);
-}
 
 /** Writes bits most significant first, stuffing a 0x00 after each 0xff (JPEG). */
 class JpegBits {
@@ -84,12 +78,12 @@ export function jpegFor(id: string): Buffer {
   }
   return Buffer.concat([
     Buffer.from([0xff, 0xd8]),
-    segment(0xe0, jfif),
-    segment(0xfe, Buffer.from(`ibatch emulator ${id}`, 'utf8')),
-    segment(0xdb, dqt),
-    segment(0xc0, sof),
-    segment(0xc4, dht),
-    segment(0xda, sos),
+    jpegSegment(0xe0, jfif),
+    jpegSegment(0xfe, Buffer.from(`ibatch emulator ${id}`, 'utf8')),
+    jpegSegment(0xdb, dqt),
+    jpegSegment(0xc0, sof),
+    jpegSegment(0xc4, dht),
+    jpegSegment(0xda, sos),
     bits.end(),
     Buffer.from([0xff, 0xd9]),
   ]);
@@ -138,11 +132,5 @@ export function webpFor(id: string): Buffer {
   // Distance: one 1-bit symbol (never read: no back-references).
   bits.put(0b0001, 4);
   const vp8l = bits.end();
-  const padded = vp8l.length % 2 ? Buffer.concat([vp8l, Buffer.alloc(1)]) : vp8l;
-  const head = Buffer.alloc(20);
-  head.write('RIFF', 0, 'latin1');
-  head.writeUInt32LE(12 + padded.length, 4);
-  head.write('WEBPVP8L', 8, 'latin1');
-  head.writeUInt32LE(vp8l.length, 16);
-  return Buffer.concat([head, padded]);
+  return webpContainer(riffChunk('VP8L', vp8l));
 }

@@ -21,7 +21,7 @@ export {
   type OutputUrlStyle,
   type StatusCase,
 } from './options.js';
-export { crc32, PNG_SIGNATURE, pngFor } from './png.js';
+export { pngFor } from './png.js';
 export { type Price, priceOf, TRAINING_COST } from './pricing.js';
 export type { BucketSnapshot } from './rate-limit.js';
 export type { LedgerEntry } from './state.js';

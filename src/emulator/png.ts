@@ -1,38 +1,12 @@
 /**
  * Output media built from the generation id, so every generation has its own
- * bytes: a 64x64 RGB PNG gradient (node:zlib + CRC32) and the embedded MP4
+ * bytes: a 64x64 RGB PNG gradient (chunks by the provenance writer) and the embedded MP4
  * clip with a trailing `free` box carrying the id.
  */
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
+import { PNG_SIGNATURE, pngChunk } from '../provenance/index.js';
 import { VIDEO_CLIP } from './video-clip.js';
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-export function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const byte of bytes) c = (CRC_TABLE[(c ^ byte) & 0xff] ?? 0) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const typed = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(typed));
-  return Buffer.concat([length, typed, crc]);
-}
-
-export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** A size x size gradient whose two corner colours derive from `id`. */
 export function pngFor(id: string, size = 64): Buffer {
@@ -62,10 +36,10 @@ export function pngFor(id: string, size = 64): Buffer {
   ihdr[12] = 0;
   return Buffer.concat([
     PNG_SIGNATURE,
-    chunk('IHDR', ihdr),
-    chunk('tEXt', Buffer.from(`Comment\0ibatch emulator ${id}`, 'latin1')),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
+    pngChunk('IHDR', ihdr),
+    pngChunk('tEXt', Buffer.from(`Comment\0ibatch emulator ${id}`, 'latin1')),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }
 

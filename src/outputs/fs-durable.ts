@@ -4,18 +4,8 @@
  * file or the new one, never a torn one.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  linkSync,
-  openSync,
-  renameSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { link, lstat, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 /** fsync a folder so a rename inside it survives power loss (no-op where unsupported). */
@@ -71,33 +61,52 @@ export function writeFileAtomicSync(file: string, content: string | Uint8Array):
 
 /**
  * Writes `file` atomically unless it exists: the content is fsynced in a temp
- * file then hard-linked into place, which fails instead of replacing. Returns
- * false (writing nothing) when `file` exists.
+ * file then placed with `placeWithoutReplacing`. Returns false (writing
+ * nothing) when `file` exists.
  */
-export function writeFileExclusiveSync(file: string, content: string): boolean {
+export async function writeFileExclusive(file: string, content: string): Promise<boolean> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.tmp-${randomBytes(6).toString('hex')}`);
-  const fd = openSync(temp, 'wx');
   try {
+    const handle = await open(temp, 'wx');
     try {
-      writeSync(fd, Buffer.from(content, 'utf8'));
-      fsyncSync(fd);
+      await handle.write(Buffer.from(content, 'utf8'));
+      await handle.sync();
     } finally {
-      closeSync(fd);
+      await handle.close();
     }
-    try {
-      linkSync(temp, file);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') return false;
-      // No hard links here: a checked rename (the window is only the check).
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
-      if (existsSync(file)) return false;
-      renameSync(temp, file);
-    }
+    if (!(await placeWithoutReplacing(temp, file))) return false;
   } finally {
-    rmSync(temp, { force: true });
+    await rm(temp, { force: true });
   }
-  fsyncDirSync(dir);
+  await fsyncDir(dir);
+  return true;
+}
+
+/**
+ * Hard-links `temp` to `dest`, which fails (false) when `dest` exists: no
+ * window in which another file could be overwritten. Where hard links are
+ * not supported, a checked rename (the window is only the check). `temp`
+ * stays in place when it was linked: the caller removes it.
+ */
+export async function placeWithoutReplacing(temp: string, dest: string): Promise<boolean> {
+  try {
+    await link(temp, dest);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') {
+      throw error;
+    }
+  }
+  if (
+    await lstat(dest).then(
+      () => true,
+      () => false,
+    )
+  )
+    return false;
+  await rename(temp, dest);
   return true;
 }

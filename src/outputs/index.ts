@@ -11,7 +11,7 @@ export { csvLine } from './csv.js';
 export { type DownloadOptions, type DownloadResult, downloadOutput } from './download.js';
 export { createDownloadQueue } from './download-queue.js';
 export * from './errors.js';
-export { writeFileAtomicSync, writeFileExclusiveSync } from './fs-durable.js';
+export { writeFileAtomicSync, writeFileExclusive } from './fs-durable.js';
 export { cspHash, html, type RawHtml, raw } from './html.js';
 export {
   MANIFEST_CSV_COLUMNS,

@@ -2,22 +2,14 @@
  * The temporary file a download streams into, beside its destination, and
  * the move into place that never replaces another file (see download.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  type FileHandle,
-  link,
-  lstat,
-  mkdir,
-  open,
-  readFile,
-  rename,
-  unlink,
-} from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { type FileHandle, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { MediaType } from '../contract/index.js';
+import { sha256Hex } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 import { DOWNLOAD_FAILURES, DownloadError } from './errors.js';
-import { fsyncDir } from './fs-durable.js';
+import { fsyncDir, placeWithoutReplacing } from './fs-durable.js';
 import { assertNotProtected } from './protected-paths.js';
 
 /** Alternatives tried before a taken destination fails the download. */
@@ -77,7 +69,7 @@ export class PartFile {
     if (!changed) return undefined;
     await handle.truncate(0);
     await handle.write(changed, 0, changed.length, 0);
-    return { bytes: changed.length, sha256: createHash('sha256').update(changed).digest('hex') };
+    return { bytes: changed.length, sha256: sha256Hex(changed) };
   }
 
   /**
@@ -122,33 +114,6 @@ export class PartFile {
     await handle?.close().catch(() => undefined);
     if (!this.committed) await unlink(this.tempPath).catch(() => undefined);
   }
-}
-
-/**
- * Hard-links `temp` to `dest`, which fails (false) when `dest` exists: no
- * window in which another file could be overwritten. Where hard links are
- * not supported, a checked rename (the window is only the check).
- */
-async function placeWithoutReplacing(temp: string, dest: string): Promise<boolean> {
-  try {
-    await link(temp, dest);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') {
-      throw error;
-    }
-  }
-  if (
-    await lstat(dest).then(
-      () => true,
-      () => false,
-    )
-  )
-    return false;
-  await rename(temp, dest);
-  return true;
 }
 
 /** `file` is a regular file (not a link) whose sha256 is `sha256`. */

@@ -7,6 +7,8 @@
  */
 
 export { embedProvenance } from './embed.js';
+export { jpegSegment } from './jpeg.js';
+export { PNG_SIGNATURE, pngChunk } from './png.js';
 export {
   type Provenance,
   ProvenanceSchema,
@@ -14,4 +16,5 @@ export {
   sidecarPathOf,
   writeSidecar,
 } from './sidecar.js';
+export { riffChunk, webpContainer } from './webp.js';
 export { AI_DIGITAL_SOURCE_TYPE, type EmbeddedFacts, IBATCH_XMP_NS } from './xmp.js';

@@ -36,14 +36,17 @@ export function embedJpeg(jpeg: Buffer, xmp: string): Buffer | undefined {
     else leading = false;
     at = end;
   }
-  const head = Buffer.alloc(4);
-  head.writeUInt16BE(0xffe1, 0);
-  head.writeUInt16BE(2 + XMP_HEADER.length + packet.length, 2);
   return Buffer.concat([
     jpeg.subarray(0, insertAt),
-    head,
-    XMP_HEADER,
-    packet,
+    jpegSegment(0xe1, Buffer.concat([XMP_HEADER, packet])),
     jpeg.subarray(insertAt),
   ]);
+}
+
+/** One JPEG marker segment (0xFF `marker`) whose length counts itself and `body`. */
+export function jpegSegment(marker: number, body: Buffer): Buffer {
+  const head = Buffer.alloc(4);
+  head.writeUInt16BE(0xff00 | marker, 0);
+  head.writeUInt16BE(body.length + 2, 2);
+  return Buffer.concat([head, body]);
 }

@@ -6,7 +6,7 @@
  */
 import { crc32 } from 'node:zlib';
 
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const XMP_KEYWORD = 'XML:com.adobe.xmp';
 
 export interface PngText {
@@ -24,7 +24,7 @@ interface Chunk {
 
 /** The chunks of a well-formed PNG up to `IEND`, or undefined. */
 function chunksOf(png: Buffer): Chunk[] | undefined {
-  if (png.length < 8 || !png.subarray(0, 8).equals(SIGNATURE)) return undefined;
+  if (png.length < 8 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
   const chunks: Chunk[] = [];
   for (let at = 8; at + 12 <= png.length; ) {
     const length = png.readUInt32BE(at);
@@ -38,6 +38,7 @@ function chunksOf(png: Buffer): Chunk[] | undefined {
   return undefined;
 }
 
+/** One PNG chunk: length, type, data, CRC-32 of type and data. */
 export function pngChunk(type: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(data.length, 0);

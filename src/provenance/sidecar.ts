@@ -6,7 +6,7 @@
  * written. Its JSON Schema is `schema/provenance.schema.json`.
  */
 import { z } from 'zod';
-import { writeFileExclusiveSync } from '../outputs/index.js';
+import { writeFileExclusive } from '../outputs/index.js';
 import { redactDeep } from '../shared/index.js';
 import { AI_DIGITAL_SOURCE_TYPE } from './xmp.js';
 
@@ -76,7 +76,7 @@ export function provenanceJsonSchema(): Record<string, unknown> {
  * Writes the sidecar of the output at `file` (absolute), checked against the
  * schema and redacted; never replaces an existing file (false then).
  */
-export function writeSidecar(file: string, provenance: Provenance): boolean {
+export async function writeSidecar(file: string, provenance: Provenance): Promise<boolean> {
   const checked = redactDeep(ProvenanceSchema.parse(provenance));
-  return writeFileExclusiveSync(sidecarPathOf(file), `${JSON.stringify(checked, null, 2)}\n`);
+  return writeFileExclusive(sidecarPathOf(file), `${JSON.stringify(checked, null, 2)}\n`);
 }

@@ -30,7 +30,8 @@ function chunksOf(webp: Buffer): RiffChunk[] | undefined {
   return chunks;
 }
 
-function riffChunk(fourcc: string, data: Buffer): Buffer {
+/** One RIFF chunk, padded to an even length. */
+export function riffChunk(fourcc: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.write(fourcc, 0, 'latin1');
   head.writeUInt32LE(data.length, 4);
@@ -90,6 +91,11 @@ export function embedWebp(webp: Buffer, xmp: string): Buffer | undefined {
     const flags = XMP_FLAG | (canvas.alpha ? ALPHA_FLAG : 0);
     body = Buffer.concat([vp8x(flags, canvas.width, canvas.height), webp.subarray(12), xmpChunk]);
   }
+  return webpContainer(body);
+}
+
+/** A WebP file: the RIFF header around `body` (its chunks). */
+export function webpContainer(body: Buffer): Buffer {
   const head = Buffer.alloc(12);
   head.write('RIFF', 0, 'latin1');
   head.writeUInt32LE(4 + body.length, 4);

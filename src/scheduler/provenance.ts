@@ -104,7 +104,7 @@ export async function writeOutputSidecar(
     refunded: row.refunded,
     generator: { name: 'ibatch', version: VERSION },
   };
-  return writeSidecar(file, provenance) || (await isOwnSidecar(file, provenance));
+  return (await writeSidecar(file, provenance)) || (await isOwnSidecar(file, provenance));
 }
 
 /**

@@ -21,8 +21,8 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
-/** Lower-case hex sha256 of a string's UTF-8 bytes. */
-export function sha256Hex(text: string): string {
+/** Lower-case hex sha256 of bytes, or of a string's UTF-8 bytes. */
+export function sha256Hex(text: string | Uint8Array): string {
   return createHash('sha256').update(text).digest('hex');
 }
 

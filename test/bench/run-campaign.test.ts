@@ -35,7 +35,8 @@ describe('run benchmark on a tiny campaign', () => {
       // Every item charged exactly once (idempotent creates) and seen finished.
       expect(side.charges).toBe(TINY.generations);
       expect(side.succeeded).toBe(TINY.generations);
-      expect(side.byEndpoint.createGeneration).toBe(TINY.generations);
+      // A create retried after a timeout on a loaded machine is a second request, not a second charge.
+      expect(side.byEndpoint.createGeneration).toBeGreaterThanOrEqual(TINY.generations);
       expect(side.makespanMs).toBeGreaterThanOrEqual(makespanLowerBoundMs(TINY).oracle - 5);
       expect(side.wallMs).toBeGreaterThanOrEqual(side.makespanMs);
     }

@@ -1,15 +1,9 @@
-/**
- * The oracle of the crash test and the chaos driver: the journal (read with
- * plain SQL, independent of the journal module), the emulator's ledger and
- * the output folder must agree that every logical item was charged exactly
- * once net of refunds and that every output is present exactly once.
- */
-import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { GenerationRequest } from '../../src/contract/index.js';
 import { type LedgerEntry, priceOf, TRAINING_COST } from '../../src/emulator/index.js';
+import { sha256Hex } from '../../src/shared/index.js';
 
 export interface VerifyInput {
   readonly journalPath: string;
@@ -305,7 +299,7 @@ async function verifyOutputs(
       v.push(`manifest: ${key} disagrees with the journal`);
     const bytes = await readFile(path.join(outDir, row.file ?? '')).catch(() => undefined);
     if (!bytes) v.push(`manifest: ${key} file ${row.file} is missing`);
-    else if (createHash('sha256').update(bytes).digest('hex') !== row.sha256) {
+    else if (sha256Hex(bytes) !== row.sha256) {
       v.push(`manifest: ${key} file ${row.file} does not match its sha256`);
     }
   }

@@ -1,13 +1,8 @@
-/**
- * A CSV-driven job for the convergence tests (test/cli/converge.test.ts,
- * test/cli/lost-journal.test.ts): one sdxl-lite image (2 credits) per row,
- * run with the CLI against an emulator, and readers of its manifest.
- */
-import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { sha256Hex } from '../../src/shared/index.js';
 import { manifestRows, runCliCaptured } from '../helpers/index.js';
 import { envFor, type Workspace } from '../scheduler/helpers.js';
 
@@ -57,7 +52,7 @@ export function expectFilesIntact(ws: Workspace, rows: readonly ManifestLine[]):
   for (const row of rows) {
     if (!row.file) continue;
     const bytes = readFileSync(path.join(ws.dir, 'out', row.file));
-    expect(createHash('sha256').update(bytes).digest('hex'), row.file).toBe(row.sha256);
+    expect(sha256Hex(bytes), row.file).toBe(row.sha256);
   }
 }
 

@@ -1,16 +1,9 @@
-/**
- * A lost journal (issue 12.6, issue 13.2), end to end with the CLI against a
- * real emulator, the ledger as the judge: when the journal is gone (or empty
- * after its WAL was deleted) but the output folder and its manifest remain,
- * the items listed there with intact files are adopted, not paid again; only
- * what is missing, or whose file changed, is made.
- */
-import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
+import { sha256Hex } from '../../src/shared/index.js';
 import { said, testEmulator } from '../helpers/index.js';
 import { charges, type Workspace, workspace } from '../scheduler/helpers.js';
 import { csvJob, expectFilesIntact, manifest, ROWS, run, SCALE, writeRows } from './csv-job.js';
@@ -95,7 +88,7 @@ describe('a lost journal: the manifest of the output folder says what is done', 
     const forged = {
       ...JSON.parse(readFileSync(manifestPath(ws), 'utf8').split('\n')[2]!),
       file: '../products.csv',
-      sha256: createHash('sha256').update(outside).digest('hex'),
+      sha256: sha256Hex(outside),
     };
     const lines = readFileSync(manifestPath(ws), 'utf8').split('\n');
     lines[2] = JSON.stringify(forged);

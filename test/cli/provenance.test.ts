@@ -8,13 +8,13 @@
  * and a lost sidecar is written again.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { ImageFormat } from '../../src/emulator/index.js';
 import { readManifest } from '../../src/outputs/index.js';
+import { sha256Hex } from '../../src/shared/index.js';
 import { repoPath, runCliCaptured, said, testEmulator } from '../helpers/index.js';
 import { envFor, imageJob, workspace } from '../scheduler/helpers.js';
 
@@ -35,7 +35,7 @@ function exif(file: string): Record<string, unknown> {
   return tags as Record<string, unknown>;
 }
 
-const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+const sha256 = (file: string) => sha256Hex(readFileSync(file));
 
 const FORMATS: Array<[ImageFormat, string, string]> = [
   ['png', 'png', 'image/png'],

@@ -1,4 +1,4 @@
-import { inflateSync } from 'node:zlib';
+import { crc32, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   CreditQuoteSchema,
@@ -8,7 +8,8 @@ import {
   ModelEnvelopeSchema,
   QueuedGenerationSchema,
 } from '../../src/contract/index.js';
-import { crc32, EMULATOR_MODELS, PNG_SIGNATURE, priceOf } from '../../src/emulator/index.js';
+import { EMULATOR_MODELS, priceOf } from '../../src/emulator/index.js';
+import { PNG_SIGNATURE } from '../../src/provenance/index.js';
 import { until } from '../helpers/index.js';
 import { api, emulator } from './helpers.js';
 

@@ -1,13 +1,8 @@
-/**
- * Night after night against one emulator account: what a night spent, read
- * from the account's ledger (the judge), and whether the files earlier nights
- * downloaded are still the bytes they were.
- */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { LedgerEntry, RunningEmulator } from '../../src/emulator/index.js';
+import { sha256Hex } from '../../src/shared/index.js';
 import { testEmulator } from '../helpers/index.js';
 import { createHost, type HostSetup } from './setup.js';
 
@@ -70,7 +65,7 @@ export function downloadedFiles(outputDir: string): Map<string, string> {
 export function expectUntouched(outputDir: string, before: ReadonlyMap<string, string>): void {
   for (const [file, sha256] of before) {
     const bytes = readFileSync(path.join(outputDir, file));
-    expect(createHash('sha256').update(bytes).digest('hex'), file).toBe(sha256);
+    expect(sha256Hex(bytes), file).toBe(sha256);
   }
 }
 

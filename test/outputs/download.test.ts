@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +11,7 @@ import {
   isAlreadyDownloaded,
   OutputDiskFullError,
 } from '../../src/outputs/index.js';
+import { sha256Hex } from '../../src/shared/index.js';
 import { tempDir } from '../helpers/index.js';
 import { makePng, SAMPLES } from '../uploads/fixtures/media-samples.js';
 
@@ -32,7 +32,7 @@ async function serve(handler: RequestListener): Promise<string> {
 }
 
 const PNG = makePng(16, 16, [0, 128, 255]);
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const sha = (b: Buffer) => sha256Hex(b);
 
 async function failure(promise: Promise<unknown>): Promise<DownloadError> {
   const error = await promise.then(

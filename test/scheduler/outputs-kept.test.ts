@@ -1,24 +1,16 @@
-/**
- * Outputs are never overwritten or deleted (issue 12.4), on the emulator
- * through the CLI: a later run that regenerates an item (same key, new
- * request) writes a new file and leaves the earlier one byte for byte; a
- * user's file at a planned name is kept and the output takes another name;
- * the manifest lists every run's files, marking which are current, and each
- * run's report shows its own files only.
- */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { itemKey, keyBasis } from '../../src/job/keys.js';
 import { openJournal } from '../../src/journal/index.js';
 import { readManifest } from '../../src/outputs/index.js';
+import { sha256Hex } from '../../src/shared/index.js';
 import { parseCsv, runCliCaptured, testEmulator } from '../helpers/index.js';
 import { envFor, imageJob, workspace } from './helpers.js';
 
 const SCALE = 30;
 
-const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+const sha = (file: string) => sha256Hex(readFileSync(file));
 
 async function runIdsOldestFirst(journalPath: string): Promise<string[]> {
   const journal = await openJournal(journalPath, { readonly: true });

@@ -1,17 +1,9 @@
-/**
- * No server-provided or templated value writes outside the output folder.
- * A real run on the emulator with hostile output URLs (`outputUrlStyle:
- * 'hostile'`: `..%2F`, `%00`, `%5C`, a 3,000-character segment) and hostile
- * template values in `filename:` (`../../etc/passwd`, an absolute path, a NUL,
- * a 5,000-character name, `..`), plus a template that climbs by itself
- * (`../../../{name}.{ext}`). The whole temp tree is walked before and after.
- */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_OUTPUT_SEGMENT } from '../../src/emulator/generations.js';
 import { readManifest } from '../../src/outputs/index.js';
+import { sha256Hex } from '../../src/shared/index.js';
 import { emulatorEnv, tempDir } from '../helpers/index.js';
 import {
   emulators,
@@ -22,8 +14,7 @@ import {
   walk,
 } from './fixtures/pipeline/helpers.js';
 
-const digestOf = (file: string) =>
-  existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : null;
+const digestOf = (file: string) => (existsSync(file) ? sha256Hex(readFileSync(file)) : null);
 
 describe('path escapes', () => {
   it('hostile output URLs and template values stay inside the output folder', async () => {

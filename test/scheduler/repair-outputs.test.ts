@@ -1,12 +1,3 @@
-/**
- * `DownloadStage#verifyAndRepair` on the outputs of a finished run (real
- * emulator over loopback HTTP, real journal file): a deleted file and a file
- * edited in place (same size) are downloaded again to the same name and
- * recorded again; a file rewritten with the same bytes is left alone; once
- * the service no longer serves an output, its missing file is reported as
- * lost (event and warning) and counted, and nothing throws.
- */
-import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
@@ -16,13 +7,13 @@ import { ManifestWriter } from '../../src/outputs/index.js';
 import type { RunContext } from '../../src/scheduler/context.js';
 import { DownloadStage } from '../../src/scheduler/downloads.js';
 import { StopController } from '../../src/scheduler/stop-control.js';
-import { silentLogger } from '../../src/shared/index.js';
+import { sha256Hex, silentLogger } from '../../src/shared/index.js';
 import { defer, runCliCaptured, testEmulator } from '../helpers/index.js';
 import { envFor, imageJob, workspace } from './helpers.js';
 
 const SCALE = 30;
 
-const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+const sha = (file: string) => sha256Hex(readFileSync(file));
 
 describe('DownloadStage#verifyAndRepair', () => {
   it('restores missing and edited files to the same name; reports a lost one', async () => {

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LIMITS, TRAINING_IMAGE_TYPES } from '../../src/contract/index.js';
+import { sha256Hex } from '../../src/shared/index.js';
 import {
   expandUploadSet,
   prepareUpload,
@@ -21,7 +21,7 @@ describe('prepareUpload', () => {
     expect(prepared).toEqual({
       path: file,
       sizeBytes: SAMPLES.png.length,
-      sha256: createHash('sha256').update(SAMPLES.png).digest('hex'),
+      sha256: sha256Hex(SAMPLES.png),
       mime: 'image/png',
       ext: 'png',
       category: 'image',
