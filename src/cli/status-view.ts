@@ -15,6 +15,7 @@ import {
   type RunRecord,
   type RunStatus,
   type Spend,
+  serviceOfRun,
 } from '../journal/index.js';
 import { outputRows, type ReviewCounts, reviewCounts } from '../review/index.js';
 import { itemsLeftAlone, recordedOutputDir } from '../scheduler/index.js';
@@ -221,8 +222,7 @@ export function buildStatus(
 
 /** The job's spend over all its runs on the run's service, and what the job file no longer holds. */
 function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefined): JobStatus {
-  const options = (run.options ?? {}) as { service?: unknown };
-  const service = typeof options.service === 'string' ? options.service : '';
+  const service = serviceOfRun(run);
   const spend = journal.jobSpend(run.jobName, service);
   const budget = file ? file.budget : run.budget;
   let removed: JobStatus['removed'] = null;

@@ -118,6 +118,16 @@ export const runRecordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 
+/**
+ * The service base URL a run spent on (its options' `service`, '' for runs
+ * older than the field): budget, resume and "done" are per service, as the
+ * journal's SQL compares `$.service`.
+ */
+export function serviceOfRun(run: Pick<RunRecord, 'options'>): string {
+  const service = (run.options as { service?: unknown } | null)?.service;
+  return typeof service === 'string' ? service : '';
+}
+
 export const itemRecordSchema = z.object({
   runId: z.string(),
   itemKey: z.string(),

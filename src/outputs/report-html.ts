@@ -111,7 +111,7 @@ function tagLine(
     (name) => html`<span class="badge" data-tag="${name}">${name}: ${tags[name] ?? ''}</span>`,
   )}${
     jobSpend
-      ? html`<span>all runs of this job: <b data-job-net>${credits(jobSpend.net)}</b> net (${credits(
+      ? html`<span>all runs of this job on this service: <b data-job-net>${credits(jobSpend.net)}</b> net (${credits(
           jobSpend.charged,
         )} charged, ${credits(jobSpend.refunded)} refunded)</span>`
       : ''

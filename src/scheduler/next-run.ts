@@ -16,6 +16,7 @@ import {
   type Journal,
   type NewItem,
   type RunRecord,
+  serviceOfRun,
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
 import {
@@ -261,11 +262,9 @@ export function runIdFamily(journal: Pick<JournalReader, 'getRun'>, runId: strin
   }
 }
 
-const optionOf = (run: RunRecord, name: string): unknown =>
-  (run.options as Record<string, unknown> | null)?.[name];
 /** Runs on the same service base URL (the key does not matter: a rotated key is the same account). */
 const sameScope = (run: RunRecord, target: Pick<RunScope, 'service'>): boolean =>
-  optionOf(run, 'service') === target.service;
+  serviceOfRun(run) === target.service;
 
 /**
  * What resuming `run` changes: its unchanged items carry on with their keys;

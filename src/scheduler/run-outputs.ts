@@ -4,7 +4,7 @@
  * trainings and the timeline. Used at the end of every run (even a stopped
  * one) and by `ibatch report`.
  */
-import { type EventRecord, type Journal, RUN_STATUS } from '../journal/index.js';
+import { type EventRecord, type Journal, RUN_STATUS, serviceOfRun } from '../journal/index.js';
 import {
   type ManifestRow,
   ManifestWriter,
@@ -74,7 +74,8 @@ function reportDataFromJournal(
       ...influencerIdOf(journal, runId, i.itemKey),
     }));
   const { charged, refunded, net } = journal.spendSummary(runId);
-  const jobTotal = journal.costBreakdown({ group: { by: 'job' }, jobName: run.jobName }).total;
+  // What `status` and the budget count: every run of the job on this run's service.
+  const jobTotal = journal.jobSpend(run.jobName, serviceOfRun(run));
   // The engine writes the outputs of a finishing run just before it records
   // its final status (and finish time): the report shows that moment.
   const finishedAt =
