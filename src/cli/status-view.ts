@@ -21,6 +21,7 @@ import { outputRows, type ReviewCounts, reviewCounts } from '../review/index.js'
 import { itemsLeftAlone, recordedOutputDir } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { countsText, formatWait, stepCounts } from './progress-format.js';
+import { resumeCommand } from './resume-command.js';
 
 export interface StatusRunSummary {
   readonly runId: string;
@@ -214,7 +215,7 @@ export function buildStatus(
       state: i.state,
       error: i.error,
     })),
-    resume: finished ? null : resumeCommand(selected, journal.path),
+    resume: finished ? null : resumeRun(selected, journal.path),
     job: jobStatus(journal, selected, select.jobFile),
     review: outputDir ? reviewCounts(outputRows(journal, selected.jobName, outputDir)) : [],
   };
@@ -244,12 +245,11 @@ function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefi
   };
 }
 
-function resumeCommand(run: RunRecord, journalPath: string): string {
-  const quote = (s: string) => (/^[\w./:@-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
+function resumeRun(run: RunRecord, journalPath: string): string {
   // The default journal sits beside the job file; name it only when it is elsewhere.
   const defaultJournal = defaultJournalPath(path.dirname(run.jobPath));
-  const journal = journalPath === defaultJournal ? '' : ` --journal ${quote(journalPath)}`;
-  return `ibatch run ${quote(run.jobPath)} --run-id ${quote(run.runId)}${journal}`;
+  const journal = journalPath === defaultJournal ? {} : { journal: journalPath };
+  return resumeCommand(run.jobPath, { ...journal, runId: run.runId });
 }
 
 const NEXT_STEP: Partial<Record<RunStatus, string>> = {

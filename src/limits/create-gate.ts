@@ -8,6 +8,7 @@ import type { RateLimits } from '../contract/index.js';
 import { type Logger, UsageError } from '../shared/index.js';
 import { createLocalGate, type RateGate } from './local-gate.js';
 import { createRedisGate, type FallbackEvent } from './redis/gate.js';
+import { storeUrlWithoutCredentials } from './store-url.js';
 
 export interface CreateGateOptions {
   /** `redis://HOST:PORT` or `rediss://...`; local limits when absent or empty. */
@@ -29,20 +30,15 @@ function parseLimitsStore(store: string): URL {
     url = new URL(store);
   } catch {
     throw new UsageError(
-      `Expected \`--limits-store\` to be a URL like redis://HOST:PORT, got "${redactUrl(store)}"`,
+      `Expected \`--limits-store\` to be a URL like redis://HOST:PORT, got "${storeUrlWithoutCredentials(store)}"`,
     );
   }
   if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
     throw new UsageError(
-      `Expected \`--limits-store\` to be redis://HOST:PORT or rediss://HOST:PORT, got "${redactUrl(store)}"`,
+      `Expected \`--limits-store\` to be redis://HOST:PORT or rediss://HOST:PORT, got "${storeUrlWithoutCredentials(store)}"`,
     );
   }
   return url;
-}
-
-/** A store URL without its password, for messages. */
-function redactUrl(store: string): string {
-  return store.replace(/\/\/[^@/]*@/, '//***@');
 }
 
 export function createGate(limits: RateLimits, options: CreateGateOptions): RateGate {

@@ -23,3 +23,4 @@ export {
   type FallbackEvent,
   type RedisGateOptions,
 } from './redis/gate.js';
+export { storeUrlWithoutCredentials } from './store-url.js';

@@ -4,8 +4,9 @@
  * a real HTTP receiver (test/helpers/receiver.ts). Spawned processes (the
  * hanging receiver, SIGINT) need `npm run build`.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { NOTIFY_TOTAL_MS } from '../../src/notify/index.js';
@@ -13,8 +14,26 @@ import { RESUME_AFTER_INTERRUPT } from '../../src/scheduler/index.js';
 import { REDACTED } from '../../src/shared/index.js';
 import { VERSION } from '../../src/version.js';
 import type { SeenRequest as Received } from '../api/helpers/local-server.js';
-import { runCliCaptured, spawnCli, testEmulator, testReceiver, until } from '../helpers/index.js';
-import { charges, envFor, imageJob, ledgerNet, slowEnv, workspace } from '../scheduler/helpers.js';
+import {
+  defer,
+  type Receiver,
+  runCliCaptured,
+  type SpawnedCli,
+  spawnCli,
+  testEmulator,
+  testReceiver,
+  until,
+} from '../helpers/index.js';
+import { startRedis } from '../helpers/redis-server.js';
+import {
+  charges,
+  envFor,
+  imageJob,
+  ledgerNet,
+  slowEnv,
+  statusOf,
+  workspace,
+} from '../scheduler/helpers.js';
 
 const SCALE = 30;
 const SECRET = 'a-receiver-secret';
@@ -36,6 +55,26 @@ function signedBy(request: Received, secret: string): boolean {
   return (
     header.length === expected.length && timingSafeEqual(Buffer.from(header), Buffer.from(expected))
   );
+}
+
+/** The one message a stopped run sent, checked against what its stop should say. */
+function theStop(
+  receiver: Receiver,
+  job: string,
+  stop: { readonly exit: number; readonly status: string; readonly stopReason: string },
+): Record<string, unknown> {
+  expect(receiver.received).toHaveLength(1);
+  const event = eventOf(receiver.received[0]);
+  expect(event).toMatchObject({
+    event: 'run.stopped',
+    job,
+    status: stop.status,
+    exitCode: stop.exit,
+    stopReason: stop.stopReason,
+    resume: 'ibatch run job.yaml',
+  });
+  expect(String(event.message)).not.toBe('');
+  return event;
 }
 
 const ZERO_COUNTS = { succeeded: 0, failed: 0, blocked: 0, skipped: 0, pending: 0 };
@@ -194,6 +233,36 @@ const STOPS: readonly [string, StopCase][] = [
   ],
 ];
 
+interface MidRunStop {
+  /** Once the run has charged something. */
+  readonly during: (e: RunningEmulator, run: SpawnedCli) => Promise<unknown>;
+  readonly exit: number;
+  readonly status: string;
+  readonly stopReason: string;
+}
+
+const MID_RUN_STOPS: readonly [string, MidRunStop][] = [
+  [
+    'the key revoked mid-run (exit 5)',
+    {
+      during: (e) => e.admin.revokeKey(e.accounts[0]!.apiKey),
+      exit: 5,
+      status: 'stopped_unauthorized',
+      stopReason: 'unauthorized',
+    },
+  ],
+  [
+    'the service gone mid-run (exit 4)',
+    {
+      // The emulator stops: every request after it fails to connect, retries run out.
+      during: (e) => e.stop(),
+      exit: 4,
+      status: 'stopped_unreachable',
+      stopReason: 'unreachable',
+    },
+  ],
+];
+
 describe('run --notify: each way a run stops', () => {
   it.each(STOPS)(
     '%s: run.stopped with its reason and the resume command',
@@ -206,22 +275,68 @@ describe('run --notify: each way a run stops', () => {
       const env = c.env ? await c.env(e) : envFor(e, SCALE);
       const result = await runCliCaptured(['run', 'job.yaml'], env, ws.dir);
       expect(result.code, result.stderr).toBe(c.exit);
-      expect(receiver.received).toHaveLength(1);
-      const event = eventOf(receiver.received[0]);
-      expect(event).toMatchObject({
-        event: 'run.stopped',
-        job: 'stop-job',
-        status: c.status,
-        exitCode: c.exit,
-        stopReason: c.stopReason,
-        resume: 'ibatch run job.yaml',
-      });
+      const event = theStop(receiver, 'stop-job', c);
       if (c.hasRun) expect(event.runId).toEqual(expect.any(String));
       else expect(event).toMatchObject({ runId: null, counts: ZERO_COUNTS });
-      expect(String(event.message)).not.toBe('');
     },
     60_000,
   );
+
+  it.each(MID_RUN_STOPS)(
+    '%s: run.stopped with the run, what it did, its reason and the resume command',
+    async (_what, c) => {
+      const e = await testEmulator({ timeScale: SCALE });
+      const receiver = await testReceiver();
+      const ws = workspace(withNotify(imageJob({ name: 'mid-job', n: 20 }), [receiver.url()]));
+      const run = spawnCli(['run', 'job.yaml'], { env: slowEnv(e, SCALE), cwd: ws.dir });
+      await until(async () => (await charges(e)).length >= 1, {
+        timeoutMs: 20_000,
+        what: 'a first charge',
+      });
+      await c.during(e, run);
+      const exit = await run.exited;
+      expect(exit.code, exit.stderr).toBe(c.exit);
+      const event = theStop(receiver, 'mid-job', c);
+      expect(event.runId).toEqual(expect.any(String));
+      // The status the journal keeps is the one announced.
+      expect(await statusOf(ws)).toMatchObject({ status: c.status, finished: false });
+      expect((event.credits as { charged: number }).charged).toBeGreaterThan(0);
+      expect((event.counts as { pending: number }).pending).toBeGreaterThan(0);
+    },
+    60_000,
+  );
+
+  it('a limits store with a password: the resume names its host and port, no receiver ever sees the password', async () => {
+    const password = `pw-${randomUUID()}`;
+    const redis = await startRedis({ password });
+    defer(() => redis.kill());
+    expect(redis.url).toBe(`redis://:${password}@127.0.0.1:${redis.port}`);
+    const e = await testEmulator({ timeScale: SCALE });
+    const hook = await testReceiver();
+    const slack = await testReceiver();
+    const ws = workspace(
+      withNotify(imageJob({ name: 'store-job', n: 20, budget: 7 }), [
+        hook.url(),
+        `{ url: "${slack.url('/services/T0/B0/x')}", format: slack }`,
+      ]),
+    );
+    const args = ['run', 'job.yaml', '--limits-store', redis.url, '--share', '2'];
+    const result = await runCliCaptured(args, envFor(e, SCALE), ws.dir);
+    expect(result.code, result.stderr).toBe(3);
+
+    const resume = `ibatch run job.yaml --limits-store redis://127.0.0.1:${redis.port} --share 2`;
+    expect(eventOf(hook.received[0])).toMatchObject({ event: 'run.stopped', resume });
+    expect(String(eventOf(slack.received[0]).text)).toContain(resume);
+    for (const r of [...hook.received, ...slack.received])
+      expect(`${r.url} ${r.body} ${JSON.stringify(r.headers)}`).not.toContain(password);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(password);
+
+    // The run did share its limits through the store, password and all: it ran the gate's scripts.
+    const client = new Redis(redis.url);
+    defer(() => client.disconnect());
+    const stats = await client.info('commandstats');
+    expect(stats).toMatch(/cmdstat_eval(sha)?:calls=[1-9]/);
+  }, 60_000);
 
   it('SIGINT mid-run (exit 130): run.stopped, interrupted, with the run and the resume wording', async () => {
     const e = await testEmulator({ timeScale: SCALE });

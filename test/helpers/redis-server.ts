@@ -38,7 +38,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Sends PING until it gets +PONG or the deadline passes. */
+/** Sends PING until it gets +PONG (or -NOAUTH: a server with a password) or the deadline passes. */
 async function waitForPong(port: number, deadlineMs: number): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   while (Date.now() < deadline) {
@@ -48,7 +48,7 @@ async function waitForPong(port: number, deadlineMs: number): Promise<void> {
       socket.once('connect', () => socket.write('PING\r\n'));
       socket.once('data', (data) => {
         socket.destroy();
-        resolve(data.toString().startsWith('+PONG'));
+        resolve(/^(\+PONG|-NOAUTH)/.test(data.toString()));
       });
       socket.once('error', () => resolve(false));
       socket.once('close', () => resolve(false));
@@ -66,8 +66,13 @@ async function exited(child: ChildProcess, signal: NodeJS.Signals): Promise<void
   await done;
 }
 
-/** Starts redis-server; pass `port` to restart one on the same port after `kill()`. */
-export async function startRedis(options: { port?: number } = {}): Promise<RunningRedis> {
+/**
+ * Starts redis-server; pass `port` to restart one on the same port after
+ * `kill()`, `password` for a server that wants one (`url` then carries it).
+ */
+export async function startRedis(
+  options: { port?: number; password?: string } = {},
+): Promise<RunningRedis> {
   assertInstalled();
   const port = options.port ?? (await freePort());
   const child = spawn(
@@ -83,6 +88,7 @@ export async function startRedis(options: { port?: number } = {}): Promise<Runni
       'no',
       '--daemonize',
       'no',
+      ...(options.password === undefined ? [] : ['--requirepass', options.password]),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -104,7 +110,7 @@ export async function startRedis(options: { port?: number } = {}): Promise<Runni
     );
   }
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${options.password === undefined ? '' : `:${options.password}@`}127.0.0.1:${port}`,
     port,
     stop: () => exited(child, 'SIGTERM'),
     kill: () => exited(child, 'SIGKILL'),

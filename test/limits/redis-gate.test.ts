@@ -280,13 +280,15 @@ describe('createGate', () => {
     );
     expect(local.snapshot().buckets.requests.limit).toBe(1);
     local.close();
-    for (const store of ['http://127.0.0.1:6379', 'redis//x', 'redis://']) {
+    for (const store of ['http://127.0.0.1:6379', 'redis//x', 'redis://', 'http://:pw-9@h:1']) {
       try {
         createGate({} as never, { store, accountKey: newAccountKey() });
         expect.unreachable();
       } catch (error) {
         expect(error).toBeInstanceOf(UsageError);
         expect((error as UsageError).exitCode).toBe(EXIT.invalid);
+        // The message names the URL without its password.
+        expect((error as UsageError).message).not.toContain('pw-9');
       }
     }
   });

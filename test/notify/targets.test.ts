@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { resumeCommand } from '../../src/cli/commands/run-notify.js';
 import { mergeTargets, notifyTarget, notifyUrlProblem } from '../../src/notify/index.js';
 
 describe('notify targets', () => {
@@ -23,17 +22,5 @@ describe('notify targets', () => {
     expect(notifyUrlProblem('example.com/h')).toMatch(/absolute URL/);
     expect(notifyUrlProblem('ftp://example.com/h')).toMatch(/not ftp/);
     expect(notifyUrlProblem('https://user:pw@example.com/h')).toMatch(/user name or password/);
-  });
-});
-
-describe('resumeCommand', () => {
-  it('repeats the job and the flags that pick the run, quoted for a shell', () => {
-    expect(resumeCommand('job.yaml', {})).toBe('ibatch run job.yaml');
-    expect(
-      resumeCommand('my jobs/it’s.yaml', { runId: 'ci-42', maxSpend: 50, journal: '/j/db' }),
-    ).toBe(`ibatch run 'my jobs/it’s.yaml' --journal /j/db --run-id ci-42 --max-spend 50`);
-    expect(resumeCommand("a'b.yaml", { emulator: true })).toBe(
-      `ibatch run 'a'\\''b.yaml' --emulator`,
-    );
   });
 });

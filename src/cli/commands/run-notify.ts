@@ -31,6 +31,7 @@ import {
   registerSecret,
   UsageError,
 } from '../../shared/index.js';
+import { type ResumeFlags, resumeCommand } from '../resume-command.js';
 
 /** Commander's parser of the repeatable `--notify URL`: a bad URL is exit 2 before anything runs. */
 export function notifyFlag(value: string, previous: string[] | undefined): string[] {
@@ -40,21 +41,6 @@ export function notifyFlag(value: string, previous: string[] | undefined): strin
       `Expected \`--notify\` to be a URL that ${problem.replace(/^must/, 'does')}, got \`${value}\``,
     );
   return [...(previous ?? []), value];
-}
-
-/** The flags of `run` that say which run, where, and with which limits: what a resume repeats. */
-export interface ResumeFlags {
-  readonly emulator?: boolean;
-  readonly baseUrl?: string;
-  readonly journal?: string;
-  readonly out?: string;
-  readonly runId?: string;
-  readonly maxSpend?: number;
-  readonly limits?: string;
-  readonly limitsStore?: string;
-  readonly offline?: boolean;
-  readonly maxItems?: number;
-  readonly allowOutsideJobFolder?: boolean;
 }
 
 export type RunEnd = { readonly result: RunResult } | { readonly error: unknown };
@@ -156,35 +142,4 @@ export class RunNotifier {
 function reportIn(outputDir: string): string | null {
   const report = path.join(outputDir, 'report.html');
   return existsSync(report) ? report : null;
-}
-
-/**
- * "Run the same command again" (RESUME_AFTER_INTERRUPT) spelled out: the job
- * and the flags that pick the run and its limits. `--notify` URLs are left
- * out (one receiver is never shown another's URL), and so is `--fresh` (a
- * resume finishes the run; it does not start the items over).
- */
-export function resumeCommand(jobArg: string, flags: ResumeFlags): string {
-  const args = ['ibatch', 'run', jobArg];
-  const add = (flag: string, value?: string | number | boolean) => {
-    if (value === undefined || value === false) return;
-    args.push(flag);
-    if (value !== true) args.push(String(value));
-  };
-  add('--emulator', flags.emulator);
-  add('--base-url', flags.baseUrl);
-  add('--journal', flags.journal);
-  add('--out', flags.out);
-  add('--run-id', flags.runId);
-  add('--max-spend', flags.maxSpend);
-  add('--limits', flags.limits);
-  add('--limits-store', flags.limitsStore);
-  add('--offline', flags.offline);
-  add('--max-items', flags.maxItems);
-  add('--allow-outside-job-folder', flags.allowOutsideJobFolder);
-  return args.map(shellQuote).join(' ');
-}
-
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

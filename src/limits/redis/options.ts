@@ -7,6 +7,7 @@ import {
   type RateWindow,
 } from '../../contract/index.js';
 import { type Logger, UsageError } from '../../shared/index.js';
+import { storeHostPort } from '../store-url.js';
 
 export interface FallbackEvent {
   /** `local`: Redis is unreachable, conservative local limits apply; `shared`: back on Redis. */
@@ -100,8 +101,7 @@ export function resolveRedisOptions(
   }
   let where: string;
   try {
-    const url = new URL(options.redisUrl);
-    where = `${url.hostname}:${url.port || '6379'}`;
+    where = storeHostPort(new URL(options.redisUrl));
   } catch {
     throw new UsageError('Expected the limits store to be a URL like redis://HOST:PORT');
   }
