@@ -8,8 +8,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { UsageError } from '../shared/index.js';
 import { DeliveryRefusedError, DeliveryUnreachableError } from './errors.js';
 
@@ -55,6 +54,9 @@ export async function openS3Store(options: S3StoreOptions): Promise<ObjectStore>
   // stderr, from @aws-sdk/core's emitWarningIfUnsupportedVersion); this is its
   // own switch. A user who set it either way keeps their choice.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // Loaded here, not at startup: the SDK is ~25 MB of RSS every other command would carry.
+  const sdk = await loadSdk();
+  const { S3Client } = sdk;
   const config = {
     ...(endpoint
       ? {
@@ -76,7 +78,7 @@ export async function openS3Store(options: S3StoreOptions): Promise<ObjectStore>
     client = new S3Client({ ...config, region: FALLBACK_REGION });
   }
   const name = endpoint ? endpoint.origin : 'aws';
-  return new S3Store(client, name, options.multipartThreshold ?? MULTIPART_THRESHOLD);
+  return new S3Store(sdk, client, name, options.multipartThreshold ?? MULTIPART_THRESHOLD);
 }
 
 function endpointOf(env: NodeJS.ProcessEnv): URL | undefined {
@@ -91,8 +93,19 @@ function endpointOf(env: NodeJS.ProcessEnv): URL | undefined {
   return undefined;
 }
 
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
+
+async function loadSdk() {
+  const [{ HeadObjectCommand, PutObjectCommand, S3Client }, { Upload }] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    import('@aws-sdk/lib-storage'),
+  ]);
+  return { HeadObjectCommand, PutObjectCommand, S3Client, Upload };
+}
+
 class S3Store implements ObjectStore {
   constructor(
+    readonly sdk: Sdk,
     readonly client: S3Client,
     readonly name: string,
     readonly multipartThreshold: number,
@@ -101,7 +114,7 @@ class S3Store implements ObjectStore {
   async head(bucket: string, key: string, signal?: AbortSignal): Promise<string | undefined> {
     try {
       const head = await this.client.send(
-        new HeadObjectCommand({ Bucket: bucket, Key: key }),
+        new this.sdk.HeadObjectCommand({ Bucket: bucket, Key: key }),
         signal ? { abortSignal: signal } : {},
       );
       return head.Metadata?.[SHA256_METADATA];
@@ -124,12 +137,12 @@ class S3Store implements ObjectStore {
         const body =
           'body' in object.source ? object.source.body : await readFile(object.source.path);
         await this.client.send(
-          new PutObjectCommand({ ...params, Body: body, ContentLength: body.length }),
+          new this.sdk.PutObjectCommand({ ...params, Body: body, ContentLength: body.length }),
           signal ? { abortSignal: signal } : {},
         );
         return;
       }
-      const upload = new Upload({
+      const upload = new this.sdk.Upload({
         client: this.client,
         params: { ...params, Body: createReadStream(object.source.path) },
         partSize: PART_SIZE,

@@ -9,7 +9,8 @@
  * server answers again. `defineCommand` re-sends a script's body after a
  * NOSCRIPT (a restarted server), unlike bottleneck's clustering (#118).
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { BUCKETS, type Bucket, type RateLimits } from '../../contract/index.js';
 import {
   ACQUIRE_SCRIPT,
@@ -68,6 +69,11 @@ export interface RedisStoreOptions {
   readonly onError: (error: Error) => void;
 }
 
+/** Loaded on first use, not at startup: ioredis is ~20 MB of RSS that commands without Redis would carry. */
+let RedisClient: typeof Redis | undefined;
+const redisClient = (): typeof Redis =>
+  (RedisClient ??= (createRequire(import.meta.url)('ioredis') as { Redis: typeof Redis }).Redis);
+
 export class RedisStore {
   readonly #redis: Redis;
   readonly #scripts: ScriptCommands;
@@ -81,7 +87,7 @@ export class RedisStore {
   constructor(options: RedisStoreOptions) {
     this.#options = options;
     this.#keys = accountKeys(options.prefix);
-    this.#redis = new Redis(options.url, {
+    this.#redis = new (redisClient())(options.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: options.commandTimeoutMs,
