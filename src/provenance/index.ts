@@ -8,6 +8,7 @@
 
 export { embedProvenance } from './embed.js';
 export {
+  ownSidecarOf,
   type Provenance,
   ProvenanceSchema,
   provenanceJsonSchema,

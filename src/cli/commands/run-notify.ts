@@ -14,6 +14,7 @@ import type { Spend, StepProgress } from '../../journal/index.js';
 import {
   mergeTargets,
   notifyUrlProblem,
+  type RunDeliveryFacts,
   type RunEndFacts,
   runEndEvent,
   sendNotifications,
@@ -29,6 +30,7 @@ import {
   ensureIbatchError,
   type Logger,
   registerSecret,
+  type StopReason,
   UsageError,
 } from '../../shared/index.js';
 
@@ -57,7 +59,17 @@ export interface ResumeFlags {
   readonly allowOutsideJobFolder?: boolean;
 }
 
-export type RunEnd = { readonly result: RunResult } | { readonly error: unknown };
+/**
+ * How the invocation ended: the run's result (with what its delivery did,
+ * and `delivery` as the stop reason when that failed), or an error that escaped.
+ */
+export type RunEnd =
+  | {
+      readonly result: RunResult;
+      readonly delivery?: RunDeliveryFacts;
+      readonly stopReason?: StopReason;
+    }
+  | { readonly error: unknown };
 
 export class RunNotifier {
   readonly #startedAt = new Date();
@@ -97,7 +109,7 @@ export class RunNotifier {
     if (!job) return;
     const targets = mergeTargets(job.notify, this.flags.notify ?? []);
     if (targets.length === 0) return;
-    const facts = 'result' in end ? this.#ofResult(job, end.result) : this.#ofError(job, end.error);
+    const facts = 'result' in end ? this.#ofResult(job, end) : this.#ofError(job, end.error);
     if (!facts) return;
     try {
       await sendNotifications(targets, runEndEvent(facts), { secret: this.#secret, logger });
@@ -106,12 +118,15 @@ export class RunNotifier {
     }
   }
 
-  #ofResult(job: LoadedJob, result: RunResult): RunEndFacts {
+  #ofResult(job: LoadedJob, end: Extract<RunEnd, { result: RunResult }>): RunEndFacts {
+    const { result } = end;
     return {
       ...this.#common(job),
       runId: result.runId || null,
       status: result.status,
       exitCode: result.exitCode,
+      ...(end.stopReason ? { stopReason: end.stopReason } : {}),
+      ...(end.delivery ? { delivery: end.delivery } : {}),
       message: result.message,
       counts: result.counts,
       ...(result.done !== undefined ? { done: result.done } : {}),
@@ -185,6 +200,7 @@ export function resumeCommand(jobArg: string, flags: ResumeFlags): string {
   return args.map(shellQuote).join(' ');
 }
 
-function shellQuote(arg: string): string {
+/** `arg` as a POSIX shell reads it back: bare when safe, else single-quoted. */
+export function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
