@@ -23,8 +23,8 @@ const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, string>> = {
   itemsFailed: 'the run finished but some items failed for good; the rest are done',
   invalid: 'invalid job file, arguments or inputs; nothing was spent',
   credits: 'stopped by credits (budget, --max-spend or the balance); resumable',
-  unreachable: 'the service (or the --deliver store) could not be reached; resumable',
-  unauthorized: "the API key (or the store's credentials) was refused: fix, then resume",
+  unreachable: 'the service was unreachable, or the --deliver store failed; resumable',
+  unauthorized: 'the API key was refused: fix, then resume',
   interrupted: 'interrupted (SIGINT, SIGTERM, SIGHUP); resumable',
 };
 

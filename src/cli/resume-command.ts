@@ -56,6 +56,6 @@ export function resumeCommand(jobArg: string, flags: ResumeFlags): string {
   return args.map(shellQuote).join(' ');
 }
 
-function shellQuote(arg: string): string {
+export function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

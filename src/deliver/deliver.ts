@@ -11,20 +11,20 @@ import PQueue from 'p-queue';
 import type { DeliveryTarget, Journal } from '../journal/index.js';
 import type { ManifestRow } from '../outputs/index.js';
 import { InterruptedError, type Logger, silentLogger } from '../shared/index.js';
-import { DeliveryRefusedError, DeliveryUnreachableError } from './errors.js';
-import { chooseRows, planDelivery } from './objects.js';
+import { type DeliveryProgress, DeliveryRefusedError, DeliveryUnreachableError } from './errors.js';
+import { planDelivery } from './objects.js';
 import type { ObjectStore, StoreObject } from './s3-store.js';
 import type { S3Destination } from './s3-url.js';
 
 export interface DeliverOptions {
   readonly journal: Pick<Journal, 'getDelivery' | 'recordDelivery'>;
   readonly jobName: string;
-  /** The output folder's manifest rows (`outputRows` of src/review: review decisions applied). */
+  /** The outputs to deliver (`chosenRows` of src/review: current, approved if asked). */
   readonly rows: readonly ManifestRow[];
   readonly outputDir: string;
   readonly destination: S3Destination;
   readonly store: ObjectStore;
-  /** Only outputs whose review decision in force is `approved`. */
+  /** The rows are only the approved outputs (said in the result). */
   readonly approvedOnly?: boolean;
   /**
    * Ask the store about every object, even those the journal shows delivered
@@ -62,11 +62,7 @@ export async function deliverOutputs(options: DeliverOptions): Promise<DeliveryR
   const { destination, store } = options;
   const logger = options.logger ?? silentLogger();
   const approvedOnly = options.approvedOnly ?? false;
-  const plan = await planDelivery(
-    chooseRows(options.rows, approvedOnly),
-    options.outputDir,
-    destination,
-  );
+  const plan = await planDelivery(options.rows, options.outputDir, destination);
   for (const file of plan.missing)
     logger.warn({ file }, `${file} is not in the output folder: not delivered`);
   const counts = { sent: 0, unchanged: 0 };
@@ -80,7 +76,7 @@ export async function deliverOutputs(options: DeliverOptions): Promise<DeliveryR
     await inQueue(plan.files, send, options.concurrency ?? 4, options.signal);
     await inQueue(plan.manifests, send, 1, options.signal);
   } catch (error) {
-    throw withProgress(error, `${counts.sent + counts.unchanged} of ${total} objects`, options);
+    throw withProgress(error, { destination: destination.url, objects: total, ...counts }, options);
   }
   return {
     destination: destination.url,
@@ -151,14 +147,20 @@ async function inQueue(
 }
 
 /** A store failure says how far the delivery got, that nothing local changed and how to resume. */
-function withProgress(error: unknown, progress: string, options: DeliverOptions): unknown {
-  const tail = `${progress} are in ${options.destination.url}; nothing local was changed. Resume with \`${options.resume}\``;
+function withProgress(
+  error: unknown,
+  progress: DeliveryProgress,
+  options: DeliverOptions,
+): unknown {
+  const { sent, unchanged, objects, destination } = progress;
+  const tail = `${sent + unchanged} of ${objects} objects are in ${destination}; nothing local was changed. Resume with \`${options.resume}\``;
   if (error instanceof DeliveryUnreachableError)
-    return new DeliveryUnreachableError(`${error.message}. ${tail}`, error.cause);
+    return new DeliveryUnreachableError(`${error.message}. ${tail}`, error.cause, progress);
   if (error instanceof DeliveryRefusedError)
     return new DeliveryRefusedError(
-      `${error.message}. Check the credentials, the bucket and its permissions; ${tail}`,
+      `${error.message}. Check the credentials, the bucket and its permissions (docs/deliver.md); ${tail}`,
       error.cause,
+      progress,
     );
   return error;
 }

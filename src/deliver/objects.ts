@@ -1,6 +1,7 @@
 /**
  * What a delivery sends: each chosen output file under `PREFIX/<file>`, its
- * provenance sidecar `<file>.json` when there is one, and last the manifest
+ * provenance sidecar `<file>.json` when the one beside it is its own (never
+ * a link or a foreign file of that name), and last the manifest
  * of exactly those outputs (`manifest.jsonl`, `manifest.csv`), so a reader
  * who finds the manifest finds every file it names. Files are hashed as they
  * are on disk now: the sha256 each object carries is that of its bytes.
@@ -14,6 +15,7 @@ import {
   renderManifest,
   resolveInside,
 } from '../outputs/index.js';
+import { ownSidecarOf, sidecarPathOf } from '../provenance/index.js';
 import { sha256Hex } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 import type { StoreObject } from './s3-store.js';
@@ -28,13 +30,6 @@ export interface DeliveryPlan {
   readonly rows: readonly ManifestRow[];
   /** Chosen outputs whose file is no longer in the output folder (left out, named in the result). */
   readonly missing: readonly string[];
-}
-
-/** The current outputs with a file, or only the approved ones (the review rule the rows carry). */
-export function chooseRows(rows: readonly ManifestRow[], approvedOnly: boolean): ManifestRow[] {
-  return rows.filter(
-    (row) => row.current === true && row.file && (!approvedOnly || row.review === 'approved'),
-  );
 }
 
 export async function planDelivery(
@@ -56,9 +51,9 @@ export async function planDelivery(
     const contentType =
       row.contentType ?? uploadTypeOfFileName(file)?.mime ?? 'application/octet-stream';
     files.push(await fileObject(destination, file, path, contentType));
-    const sidecar = `${path}.json`;
-    if (existsSync(sidecar)) {
-      files.push(await fileObject(destination, `${file}.json`, sidecar, 'application/json'));
+    const sidecar = ownSidecarOf(outputDir, row);
+    if (sidecar) {
+      files.push(await fileObject(destination, sidecarPathOf(file), sidecar, 'application/json'));
     }
   }
   const manifest = renderManifest(rows);

@@ -49,7 +49,7 @@ export interface S3StoreOptions {
 }
 
 export async function openS3Store(options: S3StoreOptions): Promise<ObjectStore> {
-  const endpoint = endpointOf(options.env);
+  const endpoint = s3EndpointOf(options.env);
   // The SDK warns on every process below Node 22 (NodeVersionSupportWarning on
   // stderr, from @aws-sdk/core's emitWarningIfUnsupportedVersion); this is its
   // own switch. A user who set it either way keeps their choice.
@@ -81,7 +81,12 @@ export async function openS3Store(options: S3StoreOptions): Promise<ObjectStore>
   return new S3Store(sdk, client, name, options.multipartThreshold ?? MULTIPART_THRESHOLD);
 }
 
-function endpointOf(env: NodeJS.ProcessEnv): URL | undefined {
+/**
+ * The custom endpoint (AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL), or
+ * undefined for AWS itself. A malformed one is a usage error (exit 2): `run`
+ * asks before anything is spent when a destination is set.
+ */
+export function s3EndpointOf(env: NodeJS.ProcessEnv): URL | undefined {
   for (const variable of ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'] as const) {
     const value = env[variable]?.trim();
     if (!value) continue;
@@ -119,8 +124,12 @@ class S3Store implements ObjectStore {
       );
       return head.Metadata?.[SHA256_METADATA];
     } catch (error) {
-      // A missing object is an answer; a missing bucket (also a bare 404 on HEAD) is found by the PUT.
-      if (statusOf(error) === 404) return undefined;
+      // A missing object is an answer; a missing bucket (also a bare 404 on
+      // HEAD) is found by the PUT. AWS answers 403 for a missing key when the
+      // credentials may not s3:ListBucket (a least-privilege policy): unknown,
+      // so the PUT decides (docs/deliver.md lists the permissions).
+      const status = statusOf(error);
+      if (status === 404 || status === 403) return undefined;
       throw this.failure(error, bucket);
     }
   }
@@ -148,8 +157,13 @@ class S3Store implements ObjectStore {
         partSize: PART_SIZE,
         queueSize: 2,
       });
-      signal?.addEventListener('abort', () => void upload.abort(), { once: true });
-      await upload.done();
+      const onAbort = () => void upload.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        await upload.done();
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
     } catch (error) {
       throw this.failure(error, object.bucket);
     }
@@ -167,7 +181,9 @@ class S3Store implements ObjectStore {
     const status = statusOf(error);
     const name = error instanceof Error ? error.name : '';
     const detail = describe(error);
-    if (name === 'CredentialsProviderError' || (status !== undefined && status < 500)) {
+    // 408 and 429 are "not now" (the SDK retried them already): try later, not a refusal.
+    const refused = status !== undefined && status < 500 && status !== 408 && status !== 429;
+    if (name === 'CredentialsProviderError' || refused) {
       return new DeliveryRefusedError(`${where} refused the delivery: ${detail}`, error);
     }
     return new DeliveryUnreachableError(`could not reach ${where}: ${detail}`, error);

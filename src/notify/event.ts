@@ -20,6 +20,22 @@ export interface RunCredits {
   readonly net: number;
 }
 
+/**
+ * What a run's delivery (`--deliver`, `deliver:`) did: how many objects were
+ * sent or already there, and, when the store failed, the error.
+ */
+export interface RunDeliveryFacts {
+  /** `s3://bucket/prefix`; null when the delivery failed before it knew. */
+  readonly destination: string | null;
+  readonly sent: number;
+  readonly unchanged: number;
+  /** Output files delivered (a delivery that completed). */
+  readonly outputs?: number;
+  /** Objects the delivery had to make present (one that failed). */
+  readonly objects?: number;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
 /** What the caller knows when a `run` invocation ends. */
 export interface RunEndFacts {
   /** The run this invocation made or resumed; null when it stopped before one existed. */
@@ -31,6 +47,8 @@ export interface RunEndFacts {
   /** The run's status in the journal (as `ibatch status` shows it). */
   readonly status: string;
   readonly exitCode: ExitCode;
+  /** Why it stopped, when the exit code alone does not say (`delivery` shares exit 4). */
+  readonly stopReason?: StopReason | null;
   /** The run's last line for a person: what happened and what to do next. */
   readonly message: string;
   /** Items of this invocation. */
@@ -45,6 +63,8 @@ export interface RunEndFacts {
   readonly report: string | null;
   /** The command that resumes the run (only a stop is resumed). */
   readonly resumeCommand: string;
+  /** When the run delivered its outputs. */
+  readonly delivery?: RunDeliveryFacts;
   readonly startedAt: Date;
   readonly endedAt: Date;
 }
@@ -56,7 +76,10 @@ export interface RunEndEvent {
   readonly jobFile: string;
   readonly status: string;
   readonly exitCode: ExitCode;
-  /** Why the run stopped (`credits`, `unreachable`, `unauthorized`, `interrupted`); null when it finished. */
+  /**
+   * Why the run stopped (`credits`, `unreachable`, `unauthorized`,
+   * `interrupted`, `delivery`); null when it finished.
+   */
   readonly stopReason: StopReason | null;
   readonly message: string;
   readonly counts: RunCounts;
@@ -67,6 +90,8 @@ export interface RunEndEvent {
   readonly report: string | null;
   /** The command to run again when the run stopped; null when it finished. */
   readonly resume: string | null;
+  /** Present when the run delivered (or tried to deliver) its outputs. */
+  readonly delivery?: RunDeliveryFacts;
   readonly startedAt: string;
   readonly endedAt: string;
   readonly ibatch: { readonly version: string };
@@ -74,7 +99,8 @@ export interface RunEndEvent {
 
 /** The event of `facts`, redacted like every other sink (a stop message may quote the service). */
 export function runEndEvent(facts: RunEndFacts): RunEndEvent {
-  const stopReason = stopReasonForExit(facts.exitCode);
+  const stopReason =
+    facts.stopReason === undefined ? stopReasonForExit(facts.exitCode) : facts.stopReason;
   const { charged, refunded, net } = facts.credits;
   return redactDeep({
     event: stopReason === null ? 'run.finished' : 'run.stopped',
@@ -92,6 +118,7 @@ export function runEndEvent(facts: RunEndFacts): RunEndEvent {
     outputDir: facts.outputDir,
     report: facts.report,
     resume: stopReason === null ? null : facts.resumeCommand,
+    ...(facts.delivery ? { delivery: { ...facts.delivery } } : {}),
     startedAt: facts.startedAt.toISOString(),
     endedAt: facts.endedAt.toISOString(),
     ibatch: { version: VERSION },

@@ -5,7 +5,7 @@
  * signed when `IBATCH_NOTIFY_SECRET` is set. See docs/notify.md.
  */
 
-export { type RunEndEvent, type RunEndFacts, runEndEvent } from './event.js';
+export { type RunDeliveryFacts, type RunEndEvent, type RunEndFacts, runEndEvent } from './event.js';
 export {
   type Delivery,
   NOTIFY_TOTAL_MS,

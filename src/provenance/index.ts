@@ -10,6 +10,7 @@ export { embedProvenance } from './embed.js';
 export { jpegSegment } from './jpeg.js';
 export { PNG_SIGNATURE, pngChunk } from './png.js';
 export {
+  ownSidecarOf,
   type Provenance,
   ProvenanceSchema,
   provenanceJsonSchema,

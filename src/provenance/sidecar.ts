@@ -5,8 +5,9 @@
  * follow the manifest's; `ai_generated` is spelled as the label is commonly
  * written. Its JSON Schema is `schema/provenance.schema.json`.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { writeFileExclusive } from '../outputs/index.js';
+import { PathEscapeError, resolveInside, writeFileExclusive } from '../outputs/index.js';
 import { redactDeep } from '../shared/index.js';
 import { AI_DIGITAL_SOURCE_TYPE } from './xmp.js';
 
@@ -79,4 +80,41 @@ export function provenanceJsonSchema(): Record<string, unknown> {
 export async function writeSidecar(file: string, provenance: Provenance): Promise<boolean> {
   const checked = redactDeep(ProvenanceSchema.parse(provenance));
   return writeFileExclusive(sidecarPathOf(file), `${JSON.stringify(checked, null, 2)}\n`);
+}
+
+/** The output whose sidecar is looked for: a manifest row or a sidecar's own fields. */
+export interface SidecarOwner {
+  /** Relative to the output folder. */
+  readonly file?: string | undefined;
+  readonly runId?: string | undefined;
+  readonly item: string;
+  /** @default 1 */
+  readonly n?: number | undefined;
+}
+
+/**
+ * The absolute path of the sidecar of `output` in `outputDir` when it is
+ * that output's own: inside the folder, not a symbolic link, and naming the
+ * output's run, item and index. Undefined for none, for a link, and for a
+ * foreign file that merely has the name (downloads warn
+ * `output.sidecar_exists` about it): only an output's own sidecar travels
+ * with it.
+ */
+export function ownSidecarOf(outputDir: string, output: SidecarOwner): string | undefined {
+  if (!output.file || !output.runId) return undefined;
+  let sidecar: string;
+  try {
+    sidecar = resolveInside(outputDir, sidecarPathOf(output.file));
+  } catch (error) {
+    if (error instanceof PathEscapeError) return undefined;
+    throw error;
+  }
+  try {
+    const found = JSON.parse(readFileSync(sidecar, 'utf8')) as Partial<Provenance>;
+    const own =
+      found.runId === output.runId && found.item === output.item && found.n === (output.n ?? 1);
+    return own ? sidecar : undefined;
+  } catch {
+    return undefined;
+  }
 }

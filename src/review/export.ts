@@ -2,8 +2,8 @@
  * `ibatch export`: the current outputs (or only the approved ones) copied
  * into a folder for hand-off, with their manifest rows. Names stay the
  * readable ones of the output folder; a name DIR already holds gets `-2`,
- * `-3`... Each output's provenance sidecar (`<file>.json`) is copied with
- * it. Nothing in DIR is ever overwritten, and nothing is read from
+ * `-3`... Each output's own provenance sidecar (`<file>.json`) is copied
+ * with it. Nothing in DIR is ever overwritten, and nothing is read from
  * outside the output folder (every source goes through `resolveInside`).
  */
 import { constants, copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -15,8 +15,9 @@ import {
   renderManifest,
   resolveInside,
 } from '../outputs/index.js';
-import { sidecarPathOf } from '../provenance/index.js';
+import { ownSidecarOf, sidecarPathOf } from '../provenance/index.js';
 import { UsageError } from '../shared/index.js';
+import { chosenRows } from './chosen.js';
 
 export interface ExportOptions {
   /** Only outputs whose latest decision is `approved`. */
@@ -35,9 +36,7 @@ export function exportOutputs(
     if (existsSync(path.join(target, name)))
       throw new UsageError(`${path.join(target, name)} exists: export never overwrites a file`);
   }
-  const chosen = rows.filter(
-    (row) => row.current && row.file && (!options.approved || row.review === 'approved'),
-  );
+  const chosen = chosenRows(rows, options.approved === true);
   mkdirSync(target, { recursive: true });
   const taken = new Set<string>();
   const exported = chosen.map((row) => {
@@ -46,9 +45,9 @@ export function exportOutputs(
     const dest = resolveInside(target, name);
     mkdirSync(path.dirname(dest), { recursive: true });
     copyFileSync(source, dest, constants.COPYFILE_EXCL);
-    // The provenance sidecar travels with its file (under the file's new name).
-    if (existsSync(sidecarPathOf(source)))
-      copyFileSync(sidecarPathOf(source), sidecarPathOf(dest), constants.COPYFILE_EXCL);
+    // Its own provenance sidecar travels with the file (under the file's new name).
+    const sidecar = ownSidecarOf(outputDir, row);
+    if (sidecar) copyFileSync(sidecar, sidecarPathOf(dest), constants.COPYFILE_EXCL);
     return { ...row, file: name };
   });
   // Checked and redacted like every manifest: rows rebuilt from the journal can quote the service.

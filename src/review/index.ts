@@ -2,10 +2,12 @@
  * @module review
  * Review decisions (issue 15, docs/review.md): which outputs a person or a
  * script names, recording approve / reject in the journal's review log, the
- * counts `status` shows, and `export` of the current or approved outputs.
+ * counts `status` shows, and `export` (and delivery) of the current or
+ * approved outputs.
  * What a rejection makes the next run do lives with the run's decision
  * (src/scheduler/remake.ts, src/plan/desired-state.ts).
  */
+export { chosenRows } from './chosen.js';
 export {
   type DecisionOptions,
   defaultReviewer,

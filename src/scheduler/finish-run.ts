@@ -136,6 +136,9 @@ async function nextStep(
       return 'Run again to resume when the service is reachable.';
     case 'interrupted':
       return RESUME_AFTER_INTERRUPT;
+    case 'delivery':
+      // Never a scheduler stop (delivery follows a finished run); said for completeness.
+      return 'Run again, or `ibatch deliver`, to deliver what is missing.';
     default: {
       const never: never = reason;
       return String(never);

@@ -12,8 +12,8 @@ import {
   type EmbeddedFacts,
   embedProvenance,
   IBATCH_XMP_NS,
+  ownSidecarOf,
   type Provenance,
-  sidecarPathOf,
   writeSidecar,
 } from '../provenance/index.js';
 import { redactDeep } from '../shared/index.js';
@@ -104,20 +104,11 @@ export async function writeOutputSidecar(
     refunded: row.refunded,
     generator: { name: 'ibatch', version: VERSION },
   };
-  return (await writeSidecar(file, provenance)) || (await isOwnSidecar(file, provenance));
-}
-
-/**
- * The sidecar already at `file`'s name is this output's (a repaired file
- * whose sidecar stayed): it is kept, and nothing needs saying.
- */
-async function isOwnSidecar(file: string, own: Provenance): Promise<boolean> {
-  try {
-    const found = JSON.parse(await readFile(sidecarPathOf(file), 'utf8')) as Partial<Provenance>;
-    return found.runId === own.runId && found.item === own.item && found.n === own.n;
-  } catch {
-    return false;
-  }
+  // A sidecar already there that is this output's (a repaired file whose
+  // sidecar stayed) is kept, and nothing needs saying.
+  return (
+    (await writeSidecar(file, provenance)) || ownSidecarOf(outputDir, provenance) !== undefined
+  );
 }
 
 function inputOf(request: unknown): Record<string, unknown> | undefined {

@@ -7,6 +7,8 @@
  *   can be done now; stop everything. Exit 4 / 5.
  * - interrupted (SIGINT/SIGTERM): stop creating, keep the journal consistent,
  *   exit 130 promptly. Submitted work is picked up by the next run.
+ * - delivery: never stops the scheduler; `run` delivers only after the run
+ *   finished, and a failed delivery leaves the run's status as it is. Exit 4.
  * The most serious reason wins when several happen.
  */
 import { JournalWriteError, RUN_STATUS, type RunStatus } from '../journal/index.js';
@@ -40,6 +42,7 @@ export const RESUME_AFTER_INTERRUPT = 'Run the same command again to resume.';
 export type CreditsCap = 'budget' | 'max-spend' | 'balance';
 
 const SEVERITY: Record<StopReason, number> = {
+  delivery: 0,
   credits: 1,
   interrupted: 2,
   unreachable: 3,
@@ -132,6 +135,9 @@ export function runStatusOf(reason: StopReason): RunStatus {
       return RUN_STATUS.stoppedUnauthorized;
     case 'interrupted':
       return RUN_STATUS.interrupted;
+    case 'delivery':
+      // Only a finished run delivers; its items stay as they are (docs/deliver.md).
+      return RUN_STATUS.completed;
     default: {
       const never: never = reason;
       throw new Error(`unknown stop reason ${String(never)}`);

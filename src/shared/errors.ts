@@ -13,12 +13,15 @@ export interface IbatchErrorOptions {
   readonly cause?: unknown;
   /** Whether repeating the same request may succeed (a transient fault). @default false */
   readonly retryable?: boolean;
+  /** Why it stops a run, when its exit code alone does not say (a delivery's exit 4). */
+  readonly stopReason?: StopReason;
 }
 
 export class IbatchError extends Error {
   readonly code: string;
   readonly exitCode: ExitCode;
   readonly retryable: boolean;
+  readonly #stopReason: StopReason | undefined;
 
   constructor(code: string, message: string, exitCode: ExitCode, options?: IbatchErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
@@ -26,11 +29,12 @@ export class IbatchError extends Error {
     this.code = code;
     this.exitCode = exitCode;
     this.retryable = options?.retryable ?? false;
+    this.#stopReason = options?.stopReason;
   }
 
   /** Why this error stops a run, or null when it fails only its own item. */
   get stopReason(): StopReason | null {
-    return stopReasonForExit(this.exitCode);
+    return this.#stopReason ?? stopReasonForExit(this.exitCode);
   }
 }
 

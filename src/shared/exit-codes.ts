@@ -1,6 +1,7 @@
 /**
  * Process exit codes of the public interface (docs/library.md, README), and
- * the stop reasons of a run, which map one to one onto four of them.
+ * the stop reasons of a run: one for each of four codes, plus `delivery`,
+ * which shares exit 4 with `unreachable` (its errors name it themselves).
  */
 export const EXIT = {
   ok: 0,
@@ -13,8 +14,19 @@ export const EXIT = {
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** Why a run stops early (see scheduler/stop-control.ts for what each does). */
-export const STOP_REASONS = ['credits', 'unreachable', 'unauthorized', 'interrupted'] as const;
+/**
+ * Why a run stops early (see scheduler/stop-control.ts for what each does).
+ * `delivery`: the run finished but copying its outputs to the store failed
+ * (src/deliver); it comes after `unreachable` so exit 4 alone still reads as
+ * the service's stop.
+ */
+export const STOP_REASONS = [
+  'credits',
+  'unreachable',
+  'unauthorized',
+  'interrupted',
+  'delivery',
+] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 /** The exit code of a run that stopped for `reason`. */
@@ -23,6 +35,7 @@ export const EXIT_FOR_STOP: Readonly<Record<StopReason, ExitCode>> = {
   unreachable: EXIT.unreachable,
   unauthorized: EXIT.unauthorized,
   interrupted: EXIT.interrupted,
+  delivery: EXIT.unreachable,
 };
 
 /**

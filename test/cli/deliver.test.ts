@@ -4,11 +4,14 @@
  * S3-compatible server (s3rver) whose own request log is the judge of what
  * was sent: keys, bytes, content types and sha256 metadata; a SIGKILL in the
  * middle of a delivery, then `run`, sends nothing twice and misses nothing;
- * an unreachable store is exit 4 with its own message, files intact, and a
- * later `deliver` completes; `approved: true` sends exactly the approved ones.
+ * an unreachable or refusing store is exit 4 with its own message, files
+ * intact, and a later `deliver` completes; `approved: true` sends exactly
+ * the approved ones; only an output's own sidecar goes (never a link or a
+ * foreign file at its name, nor in `export`); a malformed store endpoint is
+ * exit 2 before anything is spent.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,11 +22,12 @@ import {
   runCliCaptured,
   said,
   spawnCli,
+  tempDir,
   testEmulator,
   until,
 } from '../helpers/index.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
-import { envFor, imageJob, type Workspace, workspace } from '../scheduler/helpers.js';
+import { charges, envFor, imageJob, type Workspace, workspace } from '../scheduler/helpers.js';
 
 const SCALE = 30;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -62,7 +66,9 @@ async function expectDelivered(
     const object = await s3.get(`${prefix}/${row.file}`);
     expect(sha256(object.body), row.file).toBe(row.sha256);
     expect(object.metadata.sha256).toBe(row.sha256);
-    expect(object.contentType).toBe(row.contentType);
+    // The emulator's sdxl-lite makes PNGs: the type is pinned, not read back from our own manifest.
+    expect(row.file).toMatch(/\.png$/);
+    expect(object.contentType).toBe('image/png');
     const sidecar = await s3.get(`${prefix}/${row.file}.json`);
     expect(sidecar.contentType).toBe('application/json');
     expect(sidecar.body).toEqual(readFileSync(path.join(ws.dir, 'out', `${row.file}.json`)));
@@ -192,7 +198,7 @@ describe('delivery to S3-compatible storage', () => {
       expect(sha256(readFileSync(file))).toBe(row.sha256);
     }
 
-    // Refused credentials are their own failure (exit 5), nothing sent.
+    // Refused credentials: exit 4 too (exit 5 is the service refusing the API key), nothing sent.
     const s3 = await startTestS3();
     const refused = await cli(
       ws,
@@ -200,10 +206,11 @@ describe('delivery to S3-compatible storage', () => {
       'deliver',
       'job.yaml',
     );
-    expect(refused.code, said(refused)).toBe(5);
+    expect(refused.code, said(refused)).toBe(4);
     expect(refused.stderr).toContain(
       `the store ${s3.endpoint} (bucket "media") refused the delivery`,
     );
+    expect(refused.stderr).toContain('Check the credentials, the bucket and its permissions');
     expect(s3.completedPuts()).toEqual([]);
 
     // The store is back: `run` (nothing left to make) delivers everything.
@@ -244,5 +251,78 @@ describe('delivery to S3-compatible storage', () => {
       .sort();
     expect(files).toEqual(chosen.flatMap((r) => [`ok/${r.file}`, `ok/${r.file}.json`]).sort());
     await expectDelivered(s3, ws, 'ok', chosen);
+  });
+
+  it("only an output's own sidecar goes: a link or a foreign file at its name is neither delivered nor exported", async () => {
+    em = await testEmulator({ timeScale: SCALE });
+    const s3 = await startTestS3();
+    const ws = workspace(imageJob({ name: 'deliver-own', n: 3 }));
+    const run = await cli(ws, envFor(em, SCALE), 'run', 'job.yaml');
+    expect(run.code, said(run)).toBe(0);
+    const [linked, foreign, own] = currentRows(ws);
+    if (!linked?.file || !foreign?.file || !own?.file) throw new Error('three outputs expected');
+    const out = path.join(ws.dir, 'out');
+    // A link at one sidecar's name to a readable file outside; another's replaced by someone's notes.
+    const secret = path.join(tempDir('outside'), 'secret.json');
+    writeFileSync(secret, readFileSync(path.join(out, `${linked.file}.json`)));
+    rmSync(path.join(out, `${linked.file}.json`));
+    symlinkSync(secret, path.join(out, `${linked.file}.json`));
+    writeFileSync(path.join(out, `${foreign.file}.json`), '{"notes":"not provenance"}\n');
+
+    const deliver = await cli(
+      ws,
+      s3.env,
+      'deliver',
+      'job.yaml',
+      '--to',
+      's3://media/own',
+      '--json',
+    );
+    expect(deliver.code, said(deliver)).toBe(0);
+    expect(JSON.parse(deliver.stdout)).toMatchObject({ outputs: 3, objects: 6, sent: 6 });
+    expect(s3.completedPuts().sort()).toEqual(
+      [
+        `own/${linked.file}`,
+        `own/${foreign.file}`,
+        `own/${own.file}`,
+        `own/${own.file}.json`,
+        'own/manifest.csv',
+        'own/manifest.jsonl',
+      ].sort(),
+    );
+
+    const dir = path.join(ws.dir, 'hand-off');
+    const exported = await cli(ws, {}, 'export', 'job.yaml', dir);
+    expect(exported.code, said(exported)).toBe(0);
+    const sidecars = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) =>
+      name.endsWith('.png.json'),
+    );
+    expect(sidecars).toEqual([`${own.file}.json`]);
+  });
+
+  it('a malformed store endpoint is exit 2 before anything is spent', async () => {
+    em = await testEmulator({ timeScale: SCALE });
+    const bad = { AWS_ENDPOINT_URL_S3: 'ftp://store.example' };
+    const flag = workspace(imageJob({ name: 'deliver-bad-flag', n: 2 }));
+    const viaFlag = await cli(
+      flag,
+      { ...envFor(em, SCALE), ...bad },
+      'run',
+      'job.yaml',
+      '--deliver',
+      's3://media/x',
+    );
+    const inJob = workspace(
+      imageJob({ name: 'deliver-bad-job', n: 2 }).replace(
+        'output: out',
+        'output: out\ndeliver: s3://media/x',
+      ),
+    );
+    const viaJob = await cli(inJob, { ...envFor(em, SCALE), ...bad }, 'run', 'job.yaml');
+    for (const result of [viaFlag, viaJob]) {
+      expect(result.code, said(result)).toBe(2);
+      expect(result.stderr).toContain('AWS_ENDPOINT_URL_S3 must be an http(s) URL');
+    }
+    expect(await charges(em)).toHaveLength(0);
   });
 });

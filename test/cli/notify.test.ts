@@ -19,12 +19,14 @@ import {
   type Receiver,
   runCliCaptured,
   type SpawnedCli,
+  said,
   spawnCli,
   testEmulator,
   testReceiver,
   until,
 } from '../helpers/index.js';
 import { startRedis } from '../helpers/redis-server.js';
+import { startTestS3 } from '../helpers/s3-server.js';
 import {
   charges,
   envFor,
@@ -388,5 +390,56 @@ describe('run --notify: each way a run stops', () => {
 
     expect(receiver.received).toHaveLength(0);
     expect(await charges(e)).toHaveLength(0);
+  }, 60_000);
+
+  it('a delivery the store refuses after the run: run.stopped, reason delivery, exit 4, the run completed; then run.finished with the delivery', async () => {
+    const e = await testEmulator({ timeScale: SCALE });
+    const s3 = await startTestS3();
+    const receiver = await testReceiver();
+    const job = imageJob({ name: 'deliver-job', n: 2 }).replace(
+      'output: out',
+      'output: out\ndeliver: s3://media/n',
+    );
+    const ws = workspace(withNotify(job, [receiver.url()]));
+    const env = { ...envFor(e, SCALE), ...s3.env, AWS_REGION: 'us-east-1' };
+    const refused = await spawnCli(['run', 'job.yaml'], {
+      cwd: ws.dir,
+      env: { ...env, AWS_ACCESS_KEY_ID: 'NOBODY' },
+    }).exited;
+    expect(refused.code, said(refused)).toBe(4);
+    expect(receiver.received).toHaveLength(1);
+    const stopped = eventOf(receiver.received[0]);
+    expect(stopped).toMatchObject({
+      event: 'run.stopped',
+      status: 'completed',
+      exitCode: 4,
+      stopReason: 'delivery',
+      runId: expect.any(String),
+      counts: { ...ZERO_COUNTS, succeeded: 2 },
+      resume: 'ibatch run job.yaml',
+      delivery: {
+        destination: 's3://media/n',
+        objects: 6,
+        sent: 0,
+        unchanged: 0,
+        error: {
+          code: 'delivery_refused',
+          message: expect.stringContaining('refused the delivery'),
+        },
+      },
+    });
+    expect(String(stopped.message)).toContain('refused the delivery');
+
+    const delivered = await spawnCli(['run', 'job.yaml'], { cwd: ws.dir, env }).exited;
+    expect(delivered.code, said(delivered)).toBe(0);
+    expect(receiver.received).toHaveLength(2);
+    expect(eventOf(receiver.received[1])).toMatchObject({
+      event: 'run.finished',
+      runId: stopped.runId,
+      exitCode: 0,
+      stopReason: null,
+      resume: null,
+      delivery: { destination: 's3://media/n', outputs: 2, sent: 6, unchanged: 0 },
+    });
   }, 60_000);
 });

@@ -50,7 +50,7 @@ export function expectNoStack(stderr: string): void {
 }
 
 /** The run's stdout and stderr together, for asserting on the words a user reads. */
-export function said(result: CliResult): string {
+export function said(result: Pick<CliResult, 'stdout' | 'stderr'>): string {
   return `${result.stdout}\n${result.stderr}`;
 }
 

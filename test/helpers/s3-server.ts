@@ -33,7 +33,10 @@ export interface TestS3 {
   readonly env: Readonly<Record<string, string>>;
   /** Every request so far, in arrival order. */
   requests(): readonly S3Request[];
-  /** Object keys of the PUTs the server completed (200), one entry per PUT (parts excluded). */
+  /**
+   * Object keys the server stored (200), one entry per object: a plain PUT,
+   * or a multipart upload's completion (its parts are not objects).
+   */
   completedPuts(): string[];
   /** From now on each PUT waits (logged, unanswered) until `release`. */
   hold(): void;
@@ -111,7 +114,7 @@ export async function startTestS3(bucket = 'media'): Promise<TestS3> {
     requests: () => log,
     completedPuts: () =>
       log
-        .filter((r) => r.method === 'PUT' && r.status === 200 && !r.url.includes('uploadId='))
+        .filter((r) => r.status === 200 && storesObject(r))
         .map((r) => decodeURIComponent(r.url.split('?')[0] ?? '').slice(prefix.length)),
     hold: () => {
       holding = true;
@@ -135,6 +138,10 @@ export async function startTestS3(bucket = 'media'): Promise<TestS3> {
     },
   };
 }
+
+/** A plain PUT, or the POST that completes a multipart upload (not a part's PUT, not its start). */
+const storesObject = (r: S3Request) =>
+  r.url.includes('uploadId=') ? r.method === 'POST' : r.method === 'PUT';
 
 /** The client of a held request went away (killed): it must never reach the store. */
 const gone = (held: Held) => held.req.socket.destroyed || held.res.destroyed;

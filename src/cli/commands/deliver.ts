@@ -9,17 +9,19 @@ import path from 'node:path';
 import {
   type DeliveryResult,
   deliverOutputs,
+  type ObjectStore,
   openS3Store,
   parseS3Url,
   s3UrlProblem,
 } from '../../deliver/index.js';
 import { defaultJournalPath, loadJob } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
-import { newestRunOf, outputRows } from '../../review/index.js';
+import { chosenRows, newestRunOf, outputRows } from '../../review/index.js';
 import { recordedOutputDir } from '../../scheduler/index.js';
 import { type Logger, redactDeep, UsageError } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
+import { shellQuote } from '../resume-command.js';
 import { reportJobErrors } from './validate.js';
 
 export interface DeliverRequest {
@@ -49,29 +51,35 @@ export async function deliverJob(
   const to = request.to ?? job.deliver?.to;
   if (to === undefined) return undefined;
   const destination = parseS3Url(to);
-  const store = await openS3Store({ env: io.env });
   const journal = await openJournal(request.journalPath ?? defaultJournalPath(job.dir), {
     job: job.name,
   });
+  let store: ObjectStore | undefined;
   try {
     const run = newestRunOf(journal, job.name);
     const outputDir = request.outDir ?? recordedOutputDir(run) ?? job.output;
+    const approvedOnly = request.approved === true || job.deliver?.approved === true;
+    store = await openS3Store({ env: io.env });
     return await deliverOutputs({
       journal,
       jobName: job.name,
-      rows: outputRows(journal, job.name, outputDir),
+      rows: chosenRows(outputRows(journal, job.name, outputDir), approvedOnly),
       outputDir,
       destination,
       store,
-      approvedOnly: request.approved === true || job.deliver?.approved === true,
+      approvedOnly,
       verify: request.verify,
-      resume: `ibatch deliver ${request.displayPath}`,
+      resume: [
+        'ibatch deliver',
+        shellQuote(request.displayPath),
+        ...(request.to ? ['--to', shellQuote(destination.url)] : []),
+      ].join(' '),
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.logger ? { logger: request.logger } : {}),
     });
   } finally {
     journal.close();
-    store.close();
+    store?.close();
   }
 }
 

@@ -14,6 +14,7 @@ import type { Spend, StepProgress } from '../../journal/index.js';
 import {
   mergeTargets,
   notifyUrlProblem,
+  type RunDeliveryFacts,
   type RunEndFacts,
   runEndEvent,
   sendNotifications,
@@ -29,6 +30,7 @@ import {
   ensureIbatchError,
   type Logger,
   registerSecret,
+  type StopReason,
   UsageError,
 } from '../../shared/index.js';
 import { type ResumeFlags, resumeCommand } from '../resume-command.js';
@@ -43,7 +45,17 @@ export function notifyFlag(value: string, previous: string[] | undefined): strin
   return [...(previous ?? []), value];
 }
 
-export type RunEnd = { readonly result: RunResult } | { readonly error: unknown };
+/**
+ * How the invocation ended: the run's result (with what its delivery did,
+ * and `delivery` as the stop reason when that failed), or an error that escaped.
+ */
+export type RunEnd =
+  | {
+      readonly result: RunResult;
+      readonly delivery?: RunDeliveryFacts;
+      readonly stopReason?: StopReason;
+    }
+  | { readonly error: unknown };
 
 export class RunNotifier {
   readonly #startedAt = new Date();
@@ -83,7 +95,7 @@ export class RunNotifier {
     if (!job) return;
     const targets = mergeTargets(job.notify, this.flags.notify ?? []);
     if (targets.length === 0) return;
-    const facts = 'result' in end ? this.#ofResult(job, end.result) : this.#ofError(job, end.error);
+    const facts = 'result' in end ? this.#ofResult(job, end) : this.#ofError(job, end.error);
     if (!facts) return;
     try {
       await sendNotifications(targets, runEndEvent(facts), { secret: this.#secret, logger });
@@ -92,12 +104,15 @@ export class RunNotifier {
     }
   }
 
-  #ofResult(job: LoadedJob, result: RunResult): RunEndFacts {
+  #ofResult(job: LoadedJob, end: Extract<RunEnd, { result: RunResult }>): RunEndFacts {
+    const { result } = end;
     return {
       ...this.#common(job),
       runId: result.runId || null,
       status: result.status,
       exitCode: result.exitCode,
+      ...(end.stopReason ? { stopReason: end.stopReason } : {}),
+      ...(end.delivery ? { delivery: end.delivery } : {}),
       message: result.message,
       counts: result.counts,
       ...(result.done !== undefined ? { done: result.done } : {}),

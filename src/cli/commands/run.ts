@@ -8,10 +8,17 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
-import type { DeliveryResult } from '../../deliver/index.js';
+import { DeliveryError, type DeliveryResult, s3EndpointOf } from '../../deliver/index.js';
 import { parseLimitsSpec } from '../../limits/index.js';
 import { RESUME_AFTER_INTERRUPT, type RunResult, runJob } from '../../scheduler/index.js';
-import { EXIT, InterruptedError, isIbatchError, redact, redactDeep } from '../../shared/index.js';
+import {
+  EXIT,
+  InterruptedError,
+  isIbatchError,
+  redact,
+  redactDeep,
+  type StopReason,
+} from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import { withExamples, withRunReference } from '../help.js';
 import {
@@ -47,10 +54,17 @@ interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly deliver?: string;
 }
 
+/** A delivery that failed: how far it got, and the error that stopped it. */
+interface FailedDelivery {
+  readonly destination: string | null;
+  readonly objects: number;
+  readonly sent: number;
+  readonly unchanged: number;
+  readonly error: { readonly code: string; readonly message: string };
+}
+
 /** What `run` says about delivery: the result, or the failure that stopped it. */
-type RunDelivery =
-  | DeliveryResult
-  | { readonly error: { readonly code: string; readonly message: string } };
+type RunDelivery = DeliveryResult | FailedDelivery;
 
 /**
  * Signals that interrupt a run (status `interrupted`, exit 130, lock
@@ -167,7 +181,7 @@ export const runCommand: CommandModule = {
 
       let end: RunEnd | undefined;
       try {
-        end = { result: await runAndReport() };
+        end = await runAndReport();
       } catch (error) {
         end = { error };
         if (!reportJobErrors(io, error, options.json)) throw error;
@@ -180,7 +194,7 @@ export const runCommand: CommandModule = {
         await service.close();
       }
 
-      async function runAndReport(): Promise<RunResult> {
+      async function runAndReport(): Promise<RunEnd> {
         const result = await runJob({
           jobPath: path.resolve(io.cwd, job),
           displayPath: job,
@@ -202,25 +216,39 @@ export const runCommand: CommandModule = {
             notifier.observe(event);
             renderer.onEvent(event);
           },
-          onJobLoaded: notifier.onJobLoaded,
+          onJobLoaded: (loaded) => {
+            // A store endpoint that cannot work fails now, before anything is spent.
+            if ((options.deliver ?? loaded.deliver?.to) !== undefined) s3EndpointOf(io.env);
+            notifier.onJobLoaded(loaded);
+          },
         });
-        const { delivery, exitCode } = await deliverAfter(result);
+        const { delivery, exitCode, stopReason } = await deliverAfter(result);
         report(io, { ...result, exitCode }, delivery, options.json ?? false);
         io.exitCode = exitCode;
-        // The end the notification tells: a failed delivery is the run's stop.
-        if (!delivery || !('error' in delivery)) return result;
-        return { ...result, exitCode, message: `${result.message}; ${delivery.error.message}` };
+        if (!delivery) return { result };
+        if (!('error' in delivery)) {
+          const { destination, outputs, sent, unchanged } = delivery;
+          return { result, delivery: { destination, outputs, sent, unchanged } };
+        }
+        // A failed delivery is the invocation's stop (its own reason); the run stays as it is.
+        return {
+          result: { ...result, exitCode, message: `${result.message}; ${delivery.error.message}` },
+          delivery,
+          ...(stopReason ? { stopReason } : {}),
+        };
       }
 
       /**
        * A run that finished (items failed or not) delivers; one that stopped
        * delivers nothing: the run that finishes it will. A delivery failure
-       * keeps the run as it is and becomes the exit code (4 unreachable, 5
-       * refused); anything else ibatch did not raise on purpose is rethrown.
+       * keeps the run as it is and becomes the exit code (4, stop reason
+       * `delivery`); anything else ibatch did not raise on purpose is rethrown.
        */
-      async function deliverAfter(
-        result: RunResult,
-      ): Promise<{ delivery?: RunDelivery; exitCode: RunResult['exitCode'] }> {
+      async function deliverAfter(result: RunResult): Promise<{
+        delivery?: RunDelivery;
+        exitCode: RunResult['exitCode'];
+        stopReason?: StopReason | null;
+      }> {
         const { exitCode } = result;
         if (exitCode !== EXIT.ok && exitCode !== EXIT.itemsFailed) return { exitCode };
         try {
@@ -237,8 +265,15 @@ export const runCommand: CommandModule = {
           return delivery ? { delivery, exitCode } : { exitCode };
         } catch (error) {
           if (!isIbatchError(error)) throw error;
-          const failed = { error: { code: error.code, message: error.message } };
-          return { delivery: failed, exitCode: error.exitCode };
+          const progress = error instanceof DeliveryError ? error.progress : undefined;
+          const failed: FailedDelivery = {
+            destination: progress?.destination ?? null,
+            objects: progress?.objects ?? 0,
+            sent: progress?.sent ?? 0,
+            unchanged: progress?.unchanged ?? 0,
+            error: { code: error.code, message: error.message },
+          };
+          return { delivery: failed, exitCode: error.exitCode, stopReason: error.stopReason };
         }
       }
     });
