@@ -9,7 +9,7 @@ import { createGate, GateClosedError, type RateGate } from '../../src/limits/ind
 import { EXIT, UsageError } from '../../src/shared/index.js';
 import { until } from '../helpers/index.js';
 import { maxInWindow, settle } from './helpers.js';
-import { newAccountKey, sharedGate, testRedis, testStore } from './redis-helpers.js';
+import { keyPrefix, newAccountKey, sharedGate, testRedis, testStore } from './redis-helpers.js';
 
 type Store = Awaited<ReturnType<typeof testStore>>;
 
@@ -125,7 +125,8 @@ describe('shared gate over Redis', () => {
     // b has not heard of it yet: wait until Redis holds it (key layout: src/limits/redis/scripts.ts).
     const probe = new Redis(redis.url);
     try {
-      await until(async () => (await probe.exists(`ibatch:{${accountKey}}:pause`)) === 1);
+      const pause = `${keyPrefix(redis.url, accountKey)}pause`;
+      await until(async () => (await probe.exists(pause)) === 1);
     } finally {
       probe.disconnect();
     }
@@ -264,6 +265,46 @@ describe('fair order of the acquire script', () => {
     );
     expect(next).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  it('joins at the oldest grant still in the window, not at one whose slot a shrink removed', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const store = (runner: string, windowMs: number) =>
+      testStore({
+        url: redis.url,
+        accountKey,
+        limits: { generations: { count: 4, windowMs } },
+        runner,
+      });
+    const a = await store('a', 200);
+    const b = await store('b', 200);
+    // The same runner with a long slot: its grant keeps the account's keys alive
+    // while the short ones expire, as later grants do in a busy account.
+    const along = await store('a', 5000);
+    for (const ticket of ['a:old0', 'a:old1']) {
+      expect((await a.acquire(ticket, ['generations'], false)).granted).toBe(true);
+    }
+    expect((await along.acquire('a:old2', ['generations'], false)).granted).toBe(true);
+    // Start tags 0, .25, .5; wait (on the server's clock) until old0 and old1 have expired.
+    const probe = new Redis(redis.url);
+    try {
+      const log = `${keyPrefix(redis.url, accountKey)}log:generations`;
+      await until(async () => {
+        const [seconds, micros] = await probe.time();
+        const now = Number(seconds) * 1000 + Number(micros) / 1000;
+        return (await probe.zcount(log, '-inf', now)) === 2;
+      });
+    } finally {
+      probe.disconnect();
+    }
+    // X-RateLimit-Remaining of 4 adds no phantom; the shrink drops the expired slots.
+    expect(await a.shrink('generations', 4, 'p:')).toEqual({ added: 0, phantoms: 0 });
+    const tickets = [a, a, a, a].map((store) => ({ store, runner: 'a' }));
+    tickets.push(...[b, b, b, b, b, b].map((store) => ({ store, runner: 'b' })));
+    // a: .75 1 1.25 granted (with old2, 4 slots), 1.5 waits. b joins at old2's .5:
+    // one window (4) of tickets before a's next, not six (from old0's 0).
+    expect(await grantOrder(tickets)).toBe('aaabbbbabb');
   });
 });
 
