@@ -308,6 +308,56 @@ describe('fair order of the acquire script', () => {
   });
 });
 
+describe('key layout', () => {
+  it('keeps apart from runners of the earlier layout (tickets "1,2" under ibatch:{account}:)', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const old = `ibatch:{${accountKey}}:`;
+    const probe = new Redis(redis.url);
+    try {
+      // A runner of ibatch before fair sharing, waiting on the same account.
+      await probe
+        .multi()
+        .zadd(`${old}queue`, 1, 'old:1')
+        .hset(`${old}tickets`, 'old:1', '1,2')
+        .zadd(`${old}leases`, Date.now() + 60_000, 'old:1')
+        .set(`${old}seq`, 1)
+        .exec();
+      const modes: string[] = [];
+      const gate = sharedGate(
+        { generations: { count: 2, windowMs: 60_000 } },
+        { redisUrl: redis.url, accountKey, onFallback: (event) => modes.push(event.mode) },
+      );
+      let granted = 0;
+      let waiting = false;
+      gate.on('grant', () => {
+        granted += 1;
+      });
+      gate.on('wait', () => {
+        waiting = true;
+      });
+      const create = () =>
+        gate.acquire(['requests', 'generations']).then(
+          () => 'granted',
+          (error) => (error instanceof GateClosedError ? 'closed' : 'failed'),
+        );
+      const creates = [create(), create(), create()];
+      await until(() => (granted === 2 && waiting) || modes.length > 0, {
+        what: 'two grants and a waiting create, or a fallback',
+      });
+      // This script reads no "1,2" ticket (it would fail on it and fall back to local limits)...
+      expect(modes).toEqual([]);
+      // ...and writes no "tag@1,2" ticket where the old script reads digits as bucket numbers.
+      expect(await probe.hgetall(`${old}tickets`)).toEqual({ 'old:1': '1,2' });
+      expect(await probe.hlen(`${keyPrefix(redis.url, accountKey)}tickets`)).toBe(1);
+      gate.close();
+      expect(await Promise.all(creates)).toEqual(['granted', 'granted', 'closed']);
+    } finally {
+      probe.disconnect();
+    }
+  });
+});
+
 describe('createGate', () => {
   it('is local without a store and rejects a bad store URL with a usage error', () => {
     const local = createGate(

@@ -19,6 +19,11 @@
  *
  * Buckets are numbered 1..4 in `BUCKETS` order.
  *
+ * The keys carry the layout's version (`KEY_LAYOUT`): bump it whenever a
+ * key or a stored form changes, so runners of another layout use other keys
+ * instead of misreading these (the first layout stored a ticket as "1,2",
+ * read as bucket digits; a tag there breaks it, and "1,2" breaks `parse`).
+ *
  * Fair sharing is start-time fair queuing: each ticket takes its runner's
  * tag as its start tag, and the runner's tag advances by the ticket's cost
  * (the part of each bucket's window it takes, 1/count per bucket, divided
@@ -30,6 +35,9 @@
  * moment apart finish together), never more than one window of it.
  */
 import { BUCKETS, type Bucket } from '../../contract/index.js';
+
+/** The version of this key layout, in every key after the prefix. */
+export const KEY_LAYOUT = 'v2:';
 
 /** The 19 keys of one account, in the order the scripts expect. */
 export function accountKeys(prefix: string): string[] {
