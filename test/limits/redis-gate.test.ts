@@ -270,6 +270,7 @@ describe('fair order of the acquire script', () => {
   it('joins at the oldest grant still in the window, not at one whose slot a shrink removed', async () => {
     const redis = await testRedis();
     const accountKey = newAccountKey();
+    const prefix = keyPrefix(redis.url, accountKey);
     const store = (runner: string, windowMs: number) =>
       testStore({
         url: redis.url,
@@ -277,34 +278,34 @@ describe('fair order of the acquire script', () => {
         limits: { generations: { count: 4, windowMs } },
         runner,
       });
-    const a = await store('a', 200);
-    const b = await store('b', 200);
-    // The same runner with a long slot: its grant keeps the account's keys alive
-    // while the short ones expire, as later grants do in a busy account.
-    const along = await store('a', 5000);
-    for (const ticket of ['a:old0', 'a:old1']) {
-      expect((await a.acquire(ticket, ['generations'], false)).granted).toBe(true);
-    }
-    expect((await along.acquire('a:old2', ['generations'], false)).granted).toBe(true);
-    // Start tags 0, .25, .5; wait (on the server's clock) until old0 and old1 have expired.
+    // Runner a's short slots expire; its long ones (another store, same runner)
+    // outlive the test, so nothing frees while b queues.
+    const short = await store('a', 200);
+    const long = await store('a', 60_000);
+    const b = await store('b', 60_000);
+    const grant = async (s: Store, ticket: string) =>
+      expect((await s.acquire(ticket, ['generations'], false)).granted).toBe(true);
+    await grant(short, 'a:0');
+    await grant(short, 'a:1');
+    await grant(long, 'a:2');
+    // Start tags 0, .25, .5; wait (on the server's clock) until a:0 and a:1 have expired.
     const probe = new Redis(redis.url);
     try {
-      const log = `${keyPrefix(redis.url, accountKey)}log:generations`;
       await until(async () => {
         const [seconds, micros] = await probe.time();
         const now = Number(seconds) * 1000 + Number(micros) / 1000;
-        return (await probe.zcount(log, '-inf', now)) === 2;
+        return (await probe.zcount(`${prefix}log:generations`, '-inf', now)) === 2;
       });
+      // X-RateLimit-Remaining of 4 adds no phantom; the shrink drops the expired slots.
+      expect(await short.shrink('generations', 4, 'p:')).toEqual({ added: 0, phantoms: 0 });
+      for (const ticket of ['a:3', 'a:4', 'a:5']) await grant(long, ticket);
+      expect((await b.acquire('b:0', ['generations'], false)).granted).toBe(false);
+      // b starts at a:2's tag: 4 tickets (one window) before a's next at 1.5,
+      // not 6 from a:0's tag 0.
+      expect(await probe.hget(`${prefix}tickets`, 'b:0')).toBe('0.5@2');
     } finally {
       probe.disconnect();
     }
-    // X-RateLimit-Remaining of 4 adds no phantom; the shrink drops the expired slots.
-    expect(await a.shrink('generations', 4, 'p:')).toEqual({ added: 0, phantoms: 0 });
-    const tickets = [a, a, a, a].map((store) => ({ store, runner: 'a' }));
-    tickets.push(...[b, b, b, b, b, b].map((store) => ({ store, runner: 'b' })));
-    // a: .75 1 1.25 granted (with old2, 4 slots), 1.5 waits. b joins at old2's .5:
-    // one window (4) of tickets before a's next, not six (from old0's 0).
-    expect(await grantOrder(tickets)).toBe('aaabbbbabb');
   });
 });
 
