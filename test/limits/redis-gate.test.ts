@@ -9,7 +9,7 @@ import { createGate, GateClosedError, type RateGate } from '../../src/limits/ind
 import { EXIT, UsageError } from '../../src/shared/index.js';
 import { until } from '../helpers/index.js';
 import { maxInWindow, settle } from './helpers.js';
-import { newAccountKey, sharedGate, testRedis, testStore } from './redis-helpers.js';
+import { keyPrefix, newAccountKey, sharedGate, testRedis, testStore } from './redis-helpers.js';
 
 type Store = Awaited<ReturnType<typeof testStore>>;
 
@@ -125,7 +125,8 @@ describe('shared gate over Redis', () => {
     // b has not heard of it yet: wait until Redis holds it (key layout: src/limits/redis/scripts.ts).
     const probe = new Redis(redis.url);
     try {
-      await until(async () => (await probe.exists(`ibatch:{${accountKey}}:pause`)) === 1);
+      const pause = `${keyPrefix(redis.url, accountKey)}pause`;
+      await until(async () => (await probe.exists(pause)) === 1);
     } finally {
       probe.disconnect();
     }
@@ -264,6 +265,97 @@ describe('fair order of the acquire script', () => {
     );
     expect(next).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  it('joins at the oldest grant still in the window, not at one whose slot a shrink removed', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const prefix = keyPrefix(redis.url, accountKey);
+    const store = (runner: string, windowMs: number) =>
+      testStore({
+        url: redis.url,
+        accountKey,
+        limits: { generations: { count: 4, windowMs } },
+        runner,
+      });
+    // Runner a's short slots expire; its long ones (another store, same runner)
+    // outlive the test, so nothing frees while b queues.
+    const short = await store('a', 200);
+    const long = await store('a', 60_000);
+    const b = await store('b', 60_000);
+    const grant = async (s: Store, ticket: string) =>
+      expect((await s.acquire(ticket, ['generations'], false)).granted).toBe(true);
+    await grant(short, 'a:0');
+    await grant(short, 'a:1');
+    await grant(long, 'a:2');
+    // Start tags 0, .25, .5; wait (on the server's clock) until a:0 and a:1 have expired.
+    const probe = new Redis(redis.url);
+    try {
+      await until(async () => {
+        const [seconds, micros] = await probe.time();
+        const now = Number(seconds) * 1000 + Number(micros) / 1000;
+        return (await probe.zcount(`${prefix}log:generations`, '-inf', now)) === 2;
+      });
+      // X-RateLimit-Remaining of 4 adds no phantom; the shrink drops the expired slots.
+      expect(await short.shrink('generations', 4, 'p:')).toEqual({ added: 0, phantoms: 0 });
+      for (const ticket of ['a:3', 'a:4', 'a:5']) await grant(long, ticket);
+      expect((await b.acquire('b:0', ['generations'], false)).granted).toBe(false);
+      // b starts at a:2's tag: 4 tickets (one window) before a's next at 1.5,
+      // not 6 from a:0's tag 0.
+      expect(await probe.hget(`${prefix}tickets`, 'b:0')).toBe('0.5@2');
+    } finally {
+      probe.disconnect();
+    }
+  });
+});
+
+describe('key layout', () => {
+  it('keeps apart from runners of the earlier layout (tickets "1,2" under ibatch:{account}:)', async () => {
+    const redis = await testRedis();
+    const accountKey = newAccountKey();
+    const old = `ibatch:{${accountKey}}:`;
+    const probe = new Redis(redis.url);
+    try {
+      // A runner of ibatch before fair sharing, waiting on the same account.
+      await probe
+        .multi()
+        .zadd(`${old}queue`, 1, 'old:1')
+        .hset(`${old}tickets`, 'old:1', '1,2')
+        .zadd(`${old}leases`, Date.now() + 60_000, 'old:1')
+        .set(`${old}seq`, 1)
+        .exec();
+      const modes: string[] = [];
+      const gate = sharedGate(
+        { generations: { count: 2, windowMs: 60_000 } },
+        { redisUrl: redis.url, accountKey, onFallback: (event) => modes.push(event.mode) },
+      );
+      let granted = 0;
+      let waiting = false;
+      gate.on('grant', () => {
+        granted += 1;
+      });
+      gate.on('wait', () => {
+        waiting = true;
+      });
+      const create = () =>
+        gate.acquire(['requests', 'generations']).then(
+          () => 'granted',
+          (error) => (error instanceof GateClosedError ? 'closed' : 'failed'),
+        );
+      const creates = [create(), create(), create()];
+      await until(() => (granted === 2 && waiting) || modes.length > 0, {
+        what: 'two grants and a waiting create, or a fallback',
+      });
+      // This script reads no "1,2" ticket (it would fail on it and fall back to local limits)...
+      expect(modes).toEqual([]);
+      // ...and writes no "tag@1,2" ticket where the old script reads digits as bucket numbers.
+      expect(await probe.hgetall(`${old}tickets`)).toEqual({ 'old:1': '1,2' });
+      expect(await probe.hlen(`${keyPrefix(redis.url, accountKey)}tickets`)).toBe(1);
+      gate.close();
+      expect(await Promise.all(creates)).toEqual(['granted', 'granted', 'closed']);
+    } finally {
+      probe.disconnect();
+    }
   });
 });
 

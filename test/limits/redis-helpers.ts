@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach } from 'vitest';
 import { type RateLimits, SERVICE_RATE_LIMITS } from '../../src/contract/index.js';
 import { createRedisGate, type RateGate, type RedisGateOptions } from '../../src/limits/index.js';
+import { resolveRedisOptions } from '../../src/limits/redis/options.js';
 import { RedisStore } from '../../src/limits/redis/store.js';
 import { type RunningRedis, startRedis } from '../helpers/redis-server.js';
 
@@ -35,6 +36,10 @@ export function sharedGate(overrides: Partial<RateLimits>, options: RedisGateOpt
   return gate;
 }
 
+/** The key prefix of an account's gate (its layout: src/limits/redis/scripts.ts). */
+export const keyPrefix = (url: string, accountKey: string) =>
+  resolveRedisOptions(SERVICE_RATE_LIMITS, { redisUrl: url, accountKey }).prefix;
+
 /**
  * One runner's connection to an account's keys, without the gate around it:
  * the acquire script's decisions, ticket by ticket. Slots live `windowMs`.
@@ -50,7 +55,7 @@ export async function testStore(input: {
   const limits = { ...SERVICE_RATE_LIMITS, ...input.limits };
   const store = new RedisStore({
     url: input.url,
-    prefix: `ibatch:{${input.accountKey}}:`,
+    prefix: keyPrefix(input.url, input.accountKey),
     limits,
     slotLifeMs: (bucket) => limits[bucket].windowMs,
     leaseMs: input.leaseMs ?? 10_000,

@@ -8,6 +8,7 @@ import {
 } from '../../contract/index.js';
 import { type Logger, UsageError } from '../../shared/index.js';
 import { storeHostPort } from '../store-url.js';
+import { KEY_LAYOUT } from './scripts.js';
 
 export interface FallbackEvent {
   /** `local`: Redis is unreachable, conservative local limits apply; `shared`: back on Redis. */
@@ -28,7 +29,7 @@ export interface RedisGateOptions {
    * share 2 gets about twice the slots of one with share 1. @default 1
    */
   readonly share?: number;
-  /** @default 'ibatch:' */
+  /** Followed by the key layout's version and the account, e.g. `ibatch:v2:{3fa2...}:`. @default 'ibatch:' */
   readonly keyPrefix?: string;
   /** While Redis is unreachable: local limits (the only mode). @default 'local' */
   readonly fallback?: 'local';
@@ -109,7 +110,7 @@ export function resolveRedisOptions(
   const leaseMs = positive('leaseMs', options.leaseMs ?? 10_000);
   const shortest = Math.min(...BUCKETS.map((b) => limits[b].windowMs));
   return {
-    prefix: `${options.keyPrefix ?? 'ibatch:'}{${options.accountKey}}:`,
+    prefix: `${options.keyPrefix ?? 'ibatch:'}${KEY_LAYOUT}{${options.accountKey}}:`,
     where,
     peers,
     share: positive('share', options.share ?? 1),

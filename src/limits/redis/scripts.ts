@@ -13,10 +13,16 @@
  *   KEYS[10..13] phantom:<bucket>  ZSET member -> slot expiry (others' use)
  *   KEYS[14] fair    HASH "v" -> the virtual time (latest start tag granted);
  *                    "<runner>" -> the runner's next start tag
- *   KEYS[15..18] vtag:<bucket>    ZSET granted member -> its start tag, while its slot lives
+ *   KEYS[15..18] vtag:<bucket>    ZSET granted member -> its start tag (read only
+ *                while the member is in log:<bucket>: any script may drop a slot)
  *   KEYS[19] runners ZSET runner -> last seen (its fair fields go when it is long gone)
  *
  * Buckets are numbered 1..4 in `BUCKETS` order.
+ *
+ * The keys carry the layout's version (`KEY_LAYOUT`): bump it whenever a
+ * key or a stored form changes, so runners of another layout use other keys
+ * instead of misreading these (the first layout stored a ticket as "1,2",
+ * read as bucket digits; a tag there breaks it, and "1,2" breaks `parse`).
  *
  * Fair sharing is start-time fair queuing: each ticket takes its runner's
  * tag as its start tag, and the runner's tag advances by the ticket's cost
@@ -29,6 +35,9 @@
  * moment apart finish together), never more than one window of it.
  */
 import { BUCKETS, type Bucket } from '../../contract/index.js';
+
+/** The version of this key layout, in every key after the prefix. */
+export const KEY_LAYOUT = 'v2:';
 
 /** The 19 keys of one account, in the order the scripts expect. */
 export function accountKeys(prefix: string): string[] {
@@ -79,9 +88,6 @@ for b = 1, 4 do
   count[b] = tonumber(ARGV[3 + 2 * b])
   life[b] = tonumber(ARGV[4 + 2 * b])
   if life[b] > maxLife then maxLife = life[b] end
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5 + b], '-inf', now)) do
-    redis.call('ZREM', KEYS[14 + b], id)
-  end
   redis.call('ZREMRANGEBYSCORE', KEYS[5 + b], '-inf', now)
   redis.call('ZREMRANGEBYSCORE', KEYS[9 + b], '-inf', now)
 end
@@ -98,6 +104,16 @@ end
 redis.call('ZADD', KEYS[19], now, runner)
 
 local function tag(x) return string.format('%.17g', x) end
+-- The start tag of the oldest grant whose slot is still in bucket i's log.
+-- Entries whose slot left the log (expired here, or removed by SHRINK) go first.
+local function oldest(i)
+  while true do
+    local head = redis.call('ZRANGE', KEYS[14 + i], 0, 0, 'WITHSCORES')
+    if not head[1] then return nil end
+    if redis.call('ZSCORE', KEYS[5 + i], head[1]) then return tonumber(head[2]) end
+    redis.call('ZREM', KEYS[14 + i], head[1])
+  end
+end
 local seq = tonumber(redis.call('ZSCORE', KEYS[1], ticket))
 local spec = redis.call('HGET', KEYS[2], ticket)
 if not seq or not spec then
@@ -105,8 +121,7 @@ if not seq or not spec then
   local join, cost = nil, 0
   for b in string.gmatch(ARGV[2], '%d') do
     local i = tonumber(b)
-    local oldest = redis.call('ZRANGE', KEYS[14 + i], 0, 0, 'WITHSCORES')
-    local at = tonumber(oldest[2] or redis.call('HGET', KEYS[14], 'v') or '0')
+    local at = oldest(i) or tonumber(redis.call('HGET', KEYS[14], 'v') or '0')
     if not join or at > join then join = at end
     cost = cost + 1 / math.max(1, count[i])
   end

@@ -55,7 +55,7 @@ interface ScriptCommands {
 
 export interface RedisStoreOptions {
   readonly url: string;
-  /** Ends with the account's hash tag, e.g. "ibatch:{3fa2...}:" */
+  /** Ends with the account's hash tag, e.g. "ibatch:v2:{3fa2...}:" */
   readonly prefix: string;
   readonly limits: RateLimits;
   readonly slotLifeMs: (bucket: Bucket) => number;
