@@ -1,23 +1,11 @@
-/**
- * Delivery (issue 16) end to end: the real CLI (`run --deliver`, `deliver:`
- * in the job, `ibatch deliver`) against the emulator and a real
- * S3-compatible server (s3rver) whose own request log is the judge of what
- * was sent: keys, bytes, content types and sha256 metadata; a SIGKILL in the
- * middle of a delivery, then `run`, sends nothing twice and misses nothing;
- * an unreachable or refusing store is exit 4 with its own message, files
- * intact, and a later `deliver` completes; `approved: true` sends exactly
- * the approved ones; only an output's own sidecar goes (never a link or a
- * foreign file at its name, nor in `export`); a malformed store endpoint is
- * exit 2 before anything is spent.
- */
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { ManifestRow } from '../../src/outputs/index.js';
+import { sha256Hex } from '../../src/shared/index.js';
 import {
+  freePort,
   manifestRows,
   runCliCaptured,
   said,
@@ -30,7 +18,6 @@ import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 import { charges, envFor, imageJob, type Workspace, workspace } from '../scheduler/helpers.js';
 
 const SCALE = 30;
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 async function cli(ws: Workspace, env: NodeJS.ProcessEnv, ...args: string[]) {
   const run = spawnCli(args, { cwd: ws.dir, env: { ...env, AWS_REGION: 'us-east-1' } });
@@ -64,7 +51,7 @@ async function expectDelivered(
 ) {
   for (const row of rows) {
     const object = await s3.get(`${prefix}/${row.file}`);
-    expect(sha256(object.body), row.file).toBe(row.sha256);
+    expect(sha256Hex(object.body), row.file).toBe(row.sha256);
     expect(object.metadata.sha256).toBe(row.sha256);
     // The emulator's sdxl-lite makes PNGs: the type is pinned, not read back from our own manifest.
     expect(row.file).toMatch(/\.png$/);
@@ -87,14 +74,6 @@ async function expectDelivered(
 }
 
 const noDuplicates = (keys: readonly string[]) => expect(keys.length).toBe(new Set(keys).size);
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('delivery to S3-compatible storage', () => {
   let em: RunningEmulator;
@@ -175,7 +154,7 @@ describe('delivery to S3-compatible storage', () => {
         'output: out\ndeliver: s3://media/p',
       ),
     );
-    const port = await closedPort();
+    const port = await freePort();
     const down = {
       AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
       AWS_ACCESS_KEY_ID: 'S3RVER',
@@ -195,7 +174,7 @@ describe('delivery to S3-compatible storage', () => {
     expect(rows).toHaveLength(2);
     for (const row of rows) {
       const file = path.join(ws.dir, 'out', row.file ?? '');
-      expect(sha256(readFileSync(file))).toBe(row.sha256);
+      expect(sha256Hex(readFileSync(file))).toBe(row.sha256);
     }
 
     // Refused credentials: exit 4 too (exit 5 is the service refusing the API key), nothing sent.

@@ -17,6 +17,7 @@ export { emulatorEnv, testEmulator } from './emulator.js';
 export { scaledLimits } from './limits.js';
 export { manifestRows } from './manifest.js';
 export { BIN, DIST, REPO, repoPath } from './paths.js';
+export { freePort } from './ports.js';
 export { type CommandResult, cleanEnv, type RunCommandOptions, runCommand } from './process.js';
 export { type Answer, type Receiver, testReceiver } from './receiver.js';
 export { tempCopy, tempDir } from './temp.js';

@@ -6,7 +6,8 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from './ports.js';
 
 export interface RunningRedis {
   readonly url: string;
@@ -26,16 +27,6 @@ function assertInstalled(): void {
       `redis-server is required by the shared-limits tests but "${BINARY} --version" failed (${probe.error?.message ?? probe.stderr}). Install it: apt-get install -y --no-install-recommends redis-server`,
     );
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** Sends PING until it gets +PONG (or -NOAUTH: a server with a password) or the deadline passes. */
