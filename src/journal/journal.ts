@@ -182,8 +182,8 @@ export class Journal {
   addOutputs(runId: string, itemKey: string, outputs: readonly NewOutput[]) {
     return this.#guard(() => ops.addOutputs(this.#j, runId, itemKey, outputs));
   }
-  listOutputs(runId: string, state?: OutputState) {
-    return this.#guard(() => ops.listOutputs(this.#j, runId, state));
+  listOutputs(runId: string, state?: OutputState, itemKey?: string) {
+    return this.#guard(() => ops.listOutputs(this.#j, runId, state, itemKey));
   }
   markOutputDownloaded(runId: string, itemKey: string, n: number, file: DownloadedOutput) {
     return this.#guard(() => ops.markOutputDownloaded(this.#j, runId, itemKey, n, file));

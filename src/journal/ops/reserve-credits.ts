@@ -4,7 +4,9 @@ import type { JournalDb } from '../sql.js';
 const EPSILON = 1e-9;
 
 export type ReserveResult =
-  | { readonly ok: true; readonly committed: number }
+  // No total on success: summing a run's items on every reservation made each
+  // create cost time that grew with the run (issue 17.2); nobody read it.
+  | { readonly ok: true }
   | {
       readonly ok: false;
       /** Which cap refused: the job's `budget` (all its runs) or this invocation's `--max-spend`. */
@@ -70,7 +72,7 @@ export function reserveCredits(
          )`,
     )
     .run({ runId, itemKey, amount, now: j.now(), runLimit: cap?.runLimit ?? null });
-  if (update.changes === 1) return { ok: true, committed: committedCredits(j, runId) };
+  if (update.changes === 1) return { ok: true };
   const budget = j.stmt('SELECT budget FROM runs WHERE run_id = ?').pluck().get(runId) as
     | number
     | null
