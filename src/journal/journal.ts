@@ -170,7 +170,7 @@ export class Journal {
   listOpenAttempts(runId: string) {
     return this.#guard(() => ops.listOpenAttempts(this.#j, runId));
   }
-  listAttempts(runId: string, itemKey: string) {
+  listAttempts(runId: string, itemKey?: string) {
     return this.#guard(() => ops.listAttempts(this.#j, runId, itemKey));
   }
   /** Creates attempted since `since` in any run of this journal (rate gate seeding). */
