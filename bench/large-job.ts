@@ -5,19 +5,14 @@
  * by a preload hook inside the child, so the figure is the CLI's own, the
  * in-process emulator included) and, for `plan`, the preview calls it made.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runCli } from './cli-child.js';
 import { writeCsvJob } from './csv-job.js';
 import type { Benchmark, BenchRow } from './types.js';
 
 const ROWS = 100_000;
-const BIN = fileURLToPath(new URL('../bin/ibatch.js', import.meta.url));
-const RSS_MARK = 'ibatch-bench-max-rss-kib=';
-/** Preloaded into the CLI: prints the process's peak RSS (KiB) as it exits. */
-const RSS_HOOK = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\n${RSS_MARK}'+process.resourceUsage().maxRSS+'\\n'))`;
 
 interface CliMeasure {
   readonly ms: number;
@@ -25,23 +20,19 @@ interface CliMeasure {
   readonly json: Record<string, unknown>;
 }
 
-function measureCli(command: 'validate' | 'plan', job: string, cwd: string): CliMeasure {
-  const start = performance.now();
-  const result = spawnSync(
-    process.execPath,
-    ['--import', RSS_HOOK, BIN, command, job, '--emulator', '--json'],
-    { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
-  const ms = performance.now() - start;
+async function measureCli(
+  command: 'validate' | 'plan',
+  job: string,
+  cwd: string,
+): Promise<CliMeasure> {
   // plan exits 3 when the total exceeds the emulator account's balance (it does).
-  if (result.status !== 0 && !(command === 'plan' && result.status === 3))
-    throw new Error(`${command} exited ${result.status}: ${result.stderr}`);
-  const rss = result.stderr
-    .split('\n')
-    .find((line) => line.startsWith(RSS_MARK))
-    ?.slice(RSS_MARK.length);
-  if (rss === undefined) throw new Error(`${command}: no peak RSS reported\n${result.stderr}`);
-  return { ms, peakMb: Number(rss) / 1024, json: JSON.parse(result.stdout) };
+  const result = await runCli([command, job, '--emulator', '--json'], {
+    cwd,
+    okCodes: command === 'plan' ? [0, 3] : [0],
+  });
+  if (Number.isNaN(result.peakMb))
+    throw new Error(`${command}: no peak RSS reported\n${result.stderr}`);
+  return { ms: result.ms, peakMb: result.peakMb, json: JSON.parse(result.stdout) };
 }
 
 /** A row whose target is an upper bound (`< max`, or `<= max` when inclusive). */
@@ -75,10 +66,10 @@ export const largeJob: Benchmark = async () => {
         '      prompt: "{{ product }} in {{ setting }}, catalogue {{ sku }}"',
       ],
     });
-    const validate = measureCli('validate', job, dir);
+    const validate = await measureCli('validate', job, dir);
     if (validate.json.items !== ROWS)
       throw new Error(`validate counted ${String(validate.json.items)} items`);
-    const plan = measureCli('plan', job, dir);
+    const plan = await measureCli('plan', job, dir);
     const quotes = Number(plan.json.quotes);
     const label = `${ROWS.toLocaleString('en')}-row CSV job`;
     const cli = (command: string) =>

@@ -7,6 +7,7 @@ import { largeJob } from './large-job.js';
 import { limiterAccuracy } from './limiter.js';
 import { limiterChoice } from './limiter-choice.js';
 import { runCampaign } from './run-campaign.js';
+import { scaleRun } from './scale-run.js';
 import type { Benchmark } from './types.js';
 
 export const BENCHMARKS: Record<string, Benchmark> = {
@@ -18,4 +19,5 @@ export const BENCHMARKS: Record<string, Benchmark> = {
   limiterAccuracy,
   limiterChoice,
   runCampaign,
+  scaleRun,
 };

@@ -170,7 +170,7 @@ export class Journal {
   listOpenAttempts(runId: string) {
     return this.#guard(() => ops.listOpenAttempts(this.#j, runId));
   }
-  listAttempts(runId: string, itemKey: string) {
+  listAttempts(runId: string, itemKey?: string) {
     return this.#guard(() => ops.listAttempts(this.#j, runId, itemKey));
   }
   /** Creates attempted since `since` in any run of this journal (rate gate seeding). */
@@ -182,8 +182,8 @@ export class Journal {
   addOutputs(runId: string, itemKey: string, outputs: readonly NewOutput[]) {
     return this.#guard(() => ops.addOutputs(this.#j, runId, itemKey, outputs));
   }
-  listOutputs(runId: string, state?: OutputState) {
-    return this.#guard(() => ops.listOutputs(this.#j, runId, state));
+  listOutputs(runId: string, state?: OutputState, itemKey?: string) {
+    return this.#guard(() => ops.listOutputs(this.#j, runId, state, itemKey));
   }
   markOutputDownloaded(runId: string, itemKey: string, n: number, file: DownloadedOutput) {
     return this.#guard(() => ops.markOutputDownloaded(this.#j, runId, itemKey, n, file));

@@ -84,8 +84,12 @@ export class DownloadStage {
 
   /** Queues the pending outputs of one item of this run (just succeeded). */
   enqueueItem(itemKey: string): void {
-    for (const output of this.ctx.journal.listOutputs(this.ctx.runId, OUTPUT_STATE.pending)) {
-      if (output.itemKey === itemKey) this.#enqueue(output);
+    for (const output of this.ctx.journal.listOutputs(
+      this.ctx.runId,
+      OUTPUT_STATE.pending,
+      itemKey,
+    )) {
+      this.#enqueue(output);
     }
   }
 

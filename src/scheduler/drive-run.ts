@@ -20,7 +20,7 @@ import { classifyError } from './classify.js';
 import { CompletionWatcher } from './completion-watcher.js';
 import type { RunContext } from './context.js';
 import { DownloadStage } from './downloads.js';
-import { finishRun, progressSnapshot } from './finish-run.js';
+import { finishRun, progressSnapshot, snapshotThrottle } from './finish-run.js';
 import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
 import { trainingItemKey } from './item-identity.js';
@@ -118,9 +118,10 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     options.onEvent?.(event);
     // An item's end (its journal state is written before `item-done`) and a
     // pause show at once, not at the next tick: the progress counts match
-    // the journal's whenever a person looks.
+    // the journal's whenever a person looks (item ends within 250 ms).
     if (event.type === 'item-done' || event.type === 'pause') {
-      emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) });
+      if (event.type === 'pause') snapshot();
+      else itemSnapshots.request();
       return;
     }
     // 'spend' is derived from the progress ticks: one event whenever the journal's totals change.
@@ -130,6 +131,8 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     lastSpend = spend;
     options.onEvent?.({ type: 'spend', spend: event.snapshot.spend });
   };
+  const snapshot = () => emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) });
+  const itemSnapshots = snapshotThrottle(snapshot);
   const speed = SERVICE_RATE_LIMITS.generations.windowMs / options.limits.generations.windowMs;
   const record = timelineRecorder(journal, runId, logger);
   const stop = new StopController();
@@ -223,10 +226,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     expectedLatencyMs: (modelId) => parseInferenceTime(catalog.get(modelId)?.inferenceTime) / speed,
     defaultTimeoutMs: (30 * 60_000) / speed,
   };
-  const progress = setInterval(
-    () => emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) }),
-    1000,
-  );
+  const progress = setInterval(snapshot, 1000);
   progress.unref();
   try {
     await seedRateGate(ctx, options.gate, options.limits);
@@ -247,6 +247,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     await downloads.drain();
   } finally {
     clearInterval(progress);
+    itemSnapshots.cancel();
     watcher.stop(new RunStoppedError('run finished'));
     stopListeners();
     manifest.close();
@@ -254,7 +255,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   // The journal's disk failed: what finishing writes (status, manifest) would
   // fail too or tell the wrong story; the fault is the run's end (issue 13.8).
   if (journal.fault) throw journal.fault;
-  emit({ type: 'progress', snapshot: progressSnapshot(ctx, options.gate) });
+  snapshot();
   const result = await finishRun({
     journal,
     runId,

@@ -68,12 +68,15 @@ export function folderManifestRows(
 /** The rows of one run (what its report shows). */
 export function runManifestRows(journal: Journal, runId: string): ManifestRow[] {
   const rows: ManifestRow[] = [];
-  const outputs = journal.listOutputs(runId);
+  // Read once and grouped by item: per item (a query, a filter of the run's
+  // outputs) a 20,000-item run's rows took seconds (issue 17.2).
+  const outputs = groupByItem(journal.listOutputs(runId));
+  const attemptsOf = groupByItem(journal.listAttempts(runId));
   for (const item of journal.listItems(runId)) {
     if (item.kind === 'training') continue;
-    const attempts = journal.listAttempts(runId, item.itemKey);
+    const attempts = attemptsOf.get(item.itemKey) ?? [];
     const last = attempts.at(-1);
-    const own = outputs.filter((o) => o.itemKey === item.itemKey);
+    const own = outputs.get(item.itemKey) ?? [];
     const failed = isStateIn(FAILED_ITEM_STATES, item.state);
     // An item that failed for good after its generation succeeded (a download
     // that can never succeed, a protected name) was charged: its outputs are
@@ -122,6 +125,19 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
   }
   const jobName = journal.getRun(runId)?.jobName;
   return jobName === undefined ? rows : withReviews(rows, journal.latestReviews(jobName));
+}
+
+/** Records by item key, in their order. */
+function groupByItem<T extends { readonly itemKey: string }>(
+  records: readonly T[],
+): Map<string, T[]> {
+  const byItem = new Map<string, T[]>();
+  for (const record of records) {
+    const list = byItem.get(record.itemKey);
+    if (list) list.push(record);
+    else byItem.set(record.itemKey, [record]);
+  }
+  return byItem;
 }
 
 /**

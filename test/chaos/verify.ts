@@ -81,7 +81,13 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
     }
     items = db.prepare('SELECT * FROM items').all() as ItemRow[];
     attempts = db
-      .prepare('SELECT * FROM attempts ORDER BY run_id, item_key, attempt_no')
+      // An attempt's request stored '' is its item's (journal migration 8).
+      .prepare(
+        `SELECT a.run_id, a.item_key, a.attempt_no, a.idempotency_key, a.state,
+           CASE WHEN a.request_json = '' THEN i.request_json ELSE a.request_json END AS request_json
+         FROM attempts a LEFT JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
+         ORDER BY a.run_id, a.item_key, a.attempt_no`,
+      )
       .all() as AttemptRow[];
     outputs = db.prepare('SELECT * FROM outputs').all() as OutputRow[];
   } finally {

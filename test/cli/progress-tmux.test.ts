@@ -33,7 +33,7 @@ function tmux(socket: string, args: readonly string[]): string {
 
 interface Capture {
   readonly lines: string[];
-  /** Succeeded items whose event the journal had one redraw before the capture. */
+  /** Items the journal had succeeded one redraw before the capture. */
   readonly doneBefore: number;
   /** Succeeded items in the journal right after the capture. */
   readonly doneAfter: number;
@@ -52,12 +52,11 @@ async function succeeded(journalPath: string, before?: number): Promise<number |
   try {
     const run = journal.listRuns()[0];
     if (!run) return undefined;
-    const events = journal
-      .listEvents(run.runId, { limit: 10_000 })
-      .filter((e) => e.type === 'item.succeeded');
+    // An item's row is last written as it succeeds (its success is not a timeline event).
+    const succeeded = journal.listItems(run.runId).filter((i) => i.state === 'succeeded');
     return before === undefined
-      ? journal.listItems(run.runId).filter((i) => i.state === 'succeeded').length
-      : events.filter((e) => e.at <= before).length;
+      ? succeeded.length
+      : succeeded.filter((i) => i.updatedAt <= before).length;
   } finally {
     journal.close();
   }

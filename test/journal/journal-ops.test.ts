@@ -44,6 +44,28 @@ describe('items', () => {
     expect(journal.getItem(runId, 'b')?.vars).toEqual({ scene: 'beach' });
   });
 
+  it('an attempt keeps the request it was sent with when its item gets another one', async () => {
+    const journal = await tempJournal();
+    const runId = seedRun(journal);
+    // The request intendAttempt sends: the item's own, so stored once (migration 8).
+    journal.addItems(runId, [{ ...item('a'), request: {}, requestHash: 'h' }]);
+    intendAttempt(journal, runId, 'a');
+    expect(journal.getAttempt(runId, 'a', 1)).toMatchObject({ request: {}, requestHash: 'h' });
+    submitAttempt(journal, runId, 'a', 1, ['g1'], 10);
+    journal.recordAttemptOutcome({
+      runId,
+      itemKey: 'a',
+      attemptNo: 1,
+      state: 'failed',
+      itemState: 'pending',
+      error: 'model failed',
+    });
+    const next = { ...item('a'), request: { prompt: 'b' }, requestHash: 'hash-b' };
+    expect(journal.replaceItemRequest(runId, next)).toBe(true);
+    expect(journal.getItem(runId, 'a')).toMatchObject({ request: { prompt: 'b' } });
+    expect(journal.getAttempt(runId, 'a', 1)).toMatchObject({ request: {}, requestHash: 'h' });
+  });
+
   it('adds once, reports changed requests on re-expansion, filters by state and step', async () => {
     const journal = await tempJournal();
     const runId = seedRun(journal);

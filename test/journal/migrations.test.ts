@@ -23,6 +23,17 @@ function indexNames(path: string): string[] {
   }
 }
 
+/** A journal at schema `version` (migrations 1..version) holding `rows` (SQL). */
+function journalAt(version: number, rows: string): string {
+  const path = join(tempDir(), 'journal.db');
+  const old = new Database(path);
+  for (const m of MIGRATIONS.slice(0, version)) old.exec(m.sql);
+  old.pragma(`user_version = ${version}`);
+  old.exec(rows);
+  old.close();
+  return path;
+}
+
 describe('migrations', () => {
   it('numbers migrations 1..N with no gap', () => {
     expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
@@ -59,11 +70,9 @@ describe('migrations', () => {
   });
 
   it("moves a version-2 training attempt's ids out of the generation columns", async () => {
-    const path = join(tempDir(), 'journal.db');
-    const old = new Database(path);
-    for (const m of MIGRATIONS.slice(0, 2)) old.exec(m.sql);
-    old.pragma('user_version = 2');
-    old.exec(`
+    const path = journalAt(
+      2,
+      `
       INSERT INTO runs (run_id, job_name, job_path, job_hash, status, created_at, updated_at)
         VALUES ('r1', 'old', '/o', 'h', 'interrupted', 1, 1);
       INSERT INTO items (run_id, item_key, step_id, kind, request_json, request_hash, created_at, updated_at)
@@ -73,8 +82,8 @@ describe('migrations', () => {
           state, generation_ids_json, task_id, created_at)
         VALUES ('r1', 'train-mia', 1, 'k-train', '{"name":"Mia"}', 'h1', 'submitted', '["tr_1"]', 'inf_1', 1),
                ('r1', 'shot', 1, 'k-shot', '{}', 'h2', 'submitted', '["g1","g2"]', 'task_1', 1);
-    `);
-    old.close();
+    `,
+    );
 
     const journal = await openJournal(path);
     try {
@@ -96,6 +105,51 @@ describe('migrations', () => {
       });
     } finally {
       journal.close();
+    }
+  });
+
+  it("stores a version-7 attempt's request once when it is its item's, and reads it back whole", async () => {
+    const path = journalAt(
+      7,
+      `
+      INSERT INTO runs (run_id, job_name, job_path, job_hash, status, created_at, updated_at)
+        VALUES ('r1', 'old', '/o', 'h', 'interrupted', 1, 1);
+      INSERT INTO items (run_id, item_key, step_id, kind, request_json, request_hash, created_at, updated_at)
+        VALUES ('r1', 'same', 's', 'image', '{"input":{"prompt":"a"}}', 'h-a', 1, 1),
+               ('r1', 'other', 's', 'image', '{"input":{"prompt":"b"}}', 'h-b', 1, 1);
+      INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json, request_hash,
+          state, created_at)
+        VALUES ('r1', 'same', 1, 'k-same', '{"input":{"prompt":"a"}}', 'h-a', 'intent', 1),
+               ('r1', 'other', 1, 'k-other', '{"input":{"prompt":"sent"}}', 'h-sent', 'failed', 1);
+    `,
+    );
+
+    const journal = await openJournal(path);
+    try {
+      expect(journal.getAttempt('r1', 'same', 1)).toMatchObject({
+        idempotencyKey: 'k-same',
+        request: { input: { prompt: 'a' } },
+        requestHash: 'h-a',
+      });
+      expect(journal.getAttempt('r1', 'other', 1)).toMatchObject({
+        request: { input: { prompt: 'sent' } },
+        requestHash: 'h-sent',
+      });
+    } finally {
+      journal.close();
+    }
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(
+        raw
+          .prepare('SELECT item_key, request_json, request_hash FROM attempts ORDER BY item_key')
+          .all(),
+      ).toEqual([
+        { item_key: 'other', request_json: '{"input":{"prompt":"sent"}}', request_hash: 'h-sent' },
+        { item_key: 'same', request_json: '', request_hash: '' },
+      ]);
+    } finally {
+      raw.close();
     }
   });
 

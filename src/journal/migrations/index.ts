@@ -9,6 +9,7 @@ import { migration0004 } from './0004-item-vars.js';
 import { migration0005 } from './0005-reviews.js';
 import { migration0006 } from './0006-deliveries.js';
 import { migration0007 } from './0007-run-tags.js';
+import { migration0008 } from './0008-attempt-requests.js';
 
 export interface Migration {
   readonly version: number;
@@ -24,5 +25,6 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0005,
   migration0006,
   migration0007,
+  migration0008,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

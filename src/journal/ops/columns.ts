@@ -15,8 +15,20 @@ export const ITEM_COLUMNS = `run_id AS runId, item_key AS itemKey, step_id AS st
   source_item_key AS sourceItemKey, vars_json AS vars, created_at AS createdAt,
   updated_at AS updatedAt`;
 
+/**
+ * An attempt's `request_json` or `request_hash` stored as '' is its item's
+ * (see record-attempt-intent.ts: the common case, written once, not twice);
+ * the SELECT puts the item's value back, so readers never see ''.
+ */
+const ofItem = (column: string) =>
+  `CASE WHEN attempts.${column} = '' THEN (SELECT i.${column} FROM items i
+     WHERE i.run_id = attempts.run_id AND i.item_key = attempts.item_key)
+   ELSE attempts.${column} END`;
+
+/** Select FROM attempts (not an alias): the item's request fills an elided one. */
 export const ATTEMPT_COLUMNS = `run_id AS runId, item_key AS itemKey, attempt_no AS attemptNo,
-  idempotency_key AS idempotencyKey, request_json AS request, request_hash AS requestHash, state,
+  idempotency_key AS idempotencyKey, ${ofItem('request_json')} AS request,
+  ${ofItem('request_hash')} AS requestHash, state,
   generation_ids_json AS generationIds, task_id AS taskId, training_id AS trainingId,
   influencer_id AS influencerId, quoted_cost AS quotedCost,
   charged_cost AS chargedCost, refunded_credits AS refundedCredits, http_status AS httpStatus,

@@ -52,13 +52,21 @@ export function listOpenAttempts(j: JournalDb, runId: string): AttemptRecord[] {
     .map((row) => attemptRecordSchema.parse(row));
 }
 
-/** All attempts of one item, oldest first. */
-export function listAttempts(j: JournalDb, runId: string, itemKey: string): AttemptRecord[] {
-  return j
-    .stmt(
-      `SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE run_id = ? AND item_key = ?
-       ORDER BY attempt_no`,
-    )
-    .all(runId, itemKey)
-    .map((row) => attemptRecordSchema.parse(row));
+/** All attempts of one item, oldest first; without `itemKey`, the whole run's, by item. */
+export function listAttempts(j: JournalDb, runId: string, itemKey?: string): AttemptRecord[] {
+  const rows =
+    itemKey === undefined
+      ? j
+          .stmt(
+            `SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE run_id = ?
+             ORDER BY item_key, attempt_no`,
+          )
+          .all(runId)
+      : j
+          .stmt(
+            `SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE run_id = ? AND item_key = ?
+             ORDER BY attempt_no`,
+          )
+          .all(runId, itemKey);
+  return rows.map((row) => attemptRecordSchema.parse(row));
 }

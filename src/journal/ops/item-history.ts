@@ -34,7 +34,9 @@ export function itemHistory(j: JournalDb, jobName: string): ItemHistoryRow[] {
          EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = i.run_id AND a.item_key = i.item_key
                    AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)})) AS openAttempt,
          CASE WHEN i.source_item_key IS NULL THEN NULL ELSE (
-           SELECT json_extract(a.request_json, '$.generationId') FROM attempts a
+           SELECT json_extract(
+             CASE WHEN a.request_json = '' THEN i.request_json ELSE a.request_json END,
+             '$.generationId') FROM attempts a
            WHERE a.run_id = i.run_id AND a.item_key = i.item_key
              AND a.state = '${ATTEMPT_STATE.succeeded}'
            ORDER BY a.attempt_no DESC LIMIT 1) END AS sourceGenerationId
@@ -52,6 +54,22 @@ export function itemHistory(j: JournalDb, jobName: string): ItemHistoryRow[] {
  * request: that attempt is finished as it was sent.
  */
 export function replaceItemRequest(j: JournalDb, runId: string, item: NewItem): boolean {
+  return j.db.transaction(() => replaceRequest(j, runId, item)).immediate();
+}
+
+function replaceRequest(j: JournalDb, runId: string, item: NewItem): boolean {
+  // Finished attempts that share the item's request (stored '', columns.ts)
+  // keep the request they were sent with: it is written out first.
+  j.stmt(
+    `UPDATE attempts SET
+       request_json = CASE WHEN request_json = '' THEN (SELECT i.request_json FROM items i
+         WHERE i.run_id = attempts.run_id AND i.item_key = attempts.item_key) ELSE request_json END,
+       request_hash = CASE WHEN request_hash = '' THEN (SELECT i.request_hash FROM items i
+         WHERE i.run_id = attempts.run_id AND i.item_key = attempts.item_key) ELSE request_hash END
+     WHERE run_id = @runId AND item_key = @itemKey AND (request_json = '' OR request_hash = '')
+       AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = @runId AND a.item_key = @itemKey
+                         AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)}))`,
+  ).run({ runId, itemKey: item.itemKey });
   const result = j
     .stmt(
       `UPDATE items SET label = @label, model_id = @modelId, kind = @kind, request_json = @request,

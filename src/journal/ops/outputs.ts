@@ -8,15 +8,25 @@ import {
 import type { JournalDb } from '../sql.js';
 import { OUTPUT_COLUMNS } from './columns.js';
 
-/** A run's outputs (optionally in one state), in item then output order. */
-export function listOutputs(j: JournalDb, runId: string, state?: OutputState): OutputRecord[] {
+/**
+ * A run's outputs (optionally in one state, optionally of one item), in item
+ * then output order. One item's are found by key, not by filtering the run's:
+ * a run asks for them as each item finishes.
+ */
+export function listOutputs(
+  j: JournalDb,
+  runId: string,
+  state?: OutputState,
+  itemKey?: string,
+): OutputRecord[] {
+  const ofItem = itemKey === undefined ? '' : 'AND item_key = @itemKey';
   return j
     .stmt(
-      `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE run_id = @runId
+      `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE run_id = @runId ${ofItem}
          AND (@state IS NULL OR state = @state)
        ORDER BY rowid`,
     )
-    .all({ runId, state: state ?? null })
+    .all({ runId, state: state ?? null, ...(itemKey === undefined ? {} : { itemKey }) })
     .map((row) => outputRecordSchema.parse(row));
 }
 

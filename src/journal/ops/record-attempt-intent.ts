@@ -46,12 +46,16 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
         }
         return { kind: 'existing', attempt: previous };
       }
-      const held = j
-        .stmt('SELECT reserved_credits FROM items WHERE run_id = ? AND item_key = ?')
-        .pluck()
-        .get(input.runId, input.itemKey) as number | undefined;
-      if (held === undefined) throw new Error(`No item ${input.itemKey} in run ${input.runId}`);
-      const missing = Math.max(0, (input.quotedCost ?? 0) - held);
+      const item = j
+        .stmt(
+          `SELECT reserved_credits AS held, request_json AS request, request_hash AS hash
+           FROM items WHERE run_id = ? AND item_key = ?`,
+        )
+        .get(input.runId, input.itemKey) as
+        | { held: number; request: string; hash: string }
+        | undefined;
+      if (item === undefined) throw new Error(`No item ${input.itemKey} in run ${input.runId}`);
+      const missing = Math.max(0, (input.quotedCost ?? 0) - item.held);
       const reserve = reserveCredits(j, input.runId, input.itemKey, missing, input.spendCap);
       if (!reserve.ok) return { kind: 'over-budget', reserve };
       const now = j.now();
@@ -65,8 +69,11 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
         itemKey: input.itemKey,
         attemptNo: input.attemptNo,
         idempotencyKey: input.idempotencyKey,
-        request: JSON.stringify(input.request),
-        requestHash: input.requestHash,
+        // The same as the item's (nearly always): '' says so, and the reads
+        // put the item's back (columns.ts). A request is most of an
+        // attempt's bytes; a 100,000-item journal need not hold each twice.
+        request: sameAsItem(JSON.stringify(input.request), item.request),
+        requestHash: sameAsItem(input.requestHash, item.hash),
         quotedCost: input.quotedCost,
         now,
       });
@@ -81,4 +88,9 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
       };
     })
     .immediate();
+}
+
+/** '' (the item's value, see columns.ts) when `value` is the item's, else `value`. */
+function sameAsItem(value: string, items: string): string {
+  return value === items ? '' : value;
 }

@@ -4,8 +4,8 @@ import type { JournalDb } from '../sql.js';
 const EPSILON = 1e-9;
 
 export type ReserveResult =
-  // No sum on success: it is a scan of the run's items, paid on every create
-  // of a 100,000-item run for a figure nobody read.
+  // No total on success: summing a run's items on every reservation made each
+  // create cost time that grew with the run (issue 17.2); nobody read it.
   | { readonly ok: true }
   | {
       readonly ok: false;
