@@ -61,19 +61,28 @@ export function folderManifestRows(
 ): ManifestRow[] {
   const runs = runsInFolder(journal, outputDir, run.jobName);
   if (!runs.some((r) => r.runId === run.runId)) runs.push(run);
-  const foreign = existing.filter((row) => !row.runId || !journal.getRun(row.runId));
+  // One lookup per run, not per row: a folder holds 100,000 rows of a few runs.
+  const known = new Map<string, boolean>();
+  const isKnown = (runId: string): boolean => {
+    const cached = known.get(runId);
+    if (cached !== undefined) return cached;
+    const found = journal.getRun(runId) !== undefined;
+    known.set(runId, found);
+    return found;
+  };
+  const foreign = existing.filter((row) => !row.runId || !isKnown(row.runId));
   return markCurrentRows([...foreign, ...runs.flatMap((r) => runManifestRows(journal, r.runId))]);
 }
 
 /** The rows of one run (what its report shows). */
 export function runManifestRows(journal: Journal, runId: string): ManifestRow[] {
   const rows: ManifestRow[] = [];
-  const outputs = journal.listOutputs(runId);
+  const outputs = outputsByItem(journal.listOutputs(runId));
   for (const item of journal.listItems(runId)) {
     if (item.kind === 'training') continue;
     const attempts = journal.listAttempts(runId, item.itemKey);
     const last = attempts.at(-1);
-    const own = outputs.filter((o) => o.itemKey === item.itemKey);
+    const own = outputs.get(item.itemKey) ?? [];
     const failed = isStateIn(FAILED_ITEM_STATES, item.state);
     // An item that failed for good after its generation succeeded (a download
     // that can never succeed, a protected name) was charged: its outputs are
@@ -122,6 +131,20 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
   }
   const jobName = journal.getRun(runId)?.jobName;
   return jobName === undefined ? rows : withReviews(rows, journal.latestReviews(jobName));
+}
+
+/**
+ * A run's outputs grouped by item, in listing order: looked up per item, a
+ * filter over all of them made 100,000 outputs cost minutes (quadratic).
+ */
+function outputsByItem(outputs: readonly OutputRecord[]): Map<string, OutputRecord[]> {
+  const byItem = new Map<string, OutputRecord[]>();
+  for (const output of outputs) {
+    const list = byItem.get(output.itemKey);
+    if (list) list.push(output);
+    else byItem.set(output.itemKey, [output]);
+  }
+  return byItem;
 }
 
 /**
