@@ -6,6 +6,7 @@ import { journalThroughput } from './journal-throughput.js';
 import { largeJob } from './large-job.js';
 import { limiterAccuracy } from './limiter.js';
 import { limiterChoice } from './limiter-choice.js';
+import { reportPages } from './report-pages.js';
 import { runCampaign } from './run-campaign.js';
 import type { Benchmark } from './types.js';
 
@@ -17,5 +18,6 @@ export const BENCHMARKS: Record<string, Benchmark> = {
   largeJob,
   limiterAccuracy,
   limiterChoice,
+  reportPages,
   runCampaign,
 };
