@@ -173,6 +173,10 @@ export class Journal {
   listAttempts(runId: string, itemKey: string) {
     return this.#guard(() => ops.listAttempts(this.#j, runId, itemKey));
   }
+  /** Every attempt of a run, by item key (each item's oldest first). */
+  listRunAttempts(runId: string) {
+    return this.#guard(() => ops.listRunAttempts(this.#j, runId));
+  }
   /** Creates attempted since `since` in any run of this journal (rate gate seeding). */
   recentCreates(since: number): RecentCreate[] {
     return this.#guard(() => ops.recentCreates(this.#j, since));

@@ -78,9 +78,10 @@ export function folderManifestRows(
 export function runManifestRows(journal: Journal, runId: string): ManifestRow[] {
   const rows: ManifestRow[] = [];
   const outputs = outputsByItem(journal.listOutputs(runId));
+  const attemptsByItem = journal.listRunAttempts(runId);
   for (const item of journal.listItems(runId)) {
     if (item.kind === 'training') continue;
-    const attempts = journal.listAttempts(runId, item.itemKey);
+    const attempts = attemptsByItem.get(item.itemKey) ?? [];
     const last = attempts.at(-1);
     const own = outputs.get(item.itemKey) ?? [];
     const failed = isStateIn(FAILED_ITEM_STATES, item.state);
