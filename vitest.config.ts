@@ -6,6 +6,7 @@ export default defineConfig({
     // Wall-clock figures run alone after the suite: vitest.timing.config.ts.
     exclude: [
       'test/review/review-large-browser.test.ts',
+      'test/review/pages-100k-browser.test.ts',
       'test/limits/fair-share-cli.test.ts',
       '**/node_modules/**',
     ],

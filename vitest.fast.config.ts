@@ -31,6 +31,7 @@ export default mergeConfig(
         'test/review/review-browser.test.ts',
         'test/review/review-accept-browser.test.ts',
         'test/review/review-large-browser.test.ts',
+        'test/review/pages-100k-browser.test.ts',
         'test/review/review-cli.test.ts',
         'test/cli/emulator.test.ts',
         'test/cli/run-semantics.test.ts',

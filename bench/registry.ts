@@ -6,6 +6,7 @@ import { journalThroughput } from './journal-throughput.js';
 import { largeJob } from './large-job.js';
 import { limiterAccuracy } from './limiter.js';
 import { limiterChoice } from './limiter-choice.js';
+import { reportPages } from './report-pages.js';
 import { runCampaign } from './run-campaign.js';
 import { scaleRun } from './scale-run.js';
 import type { Benchmark } from './types.js';
@@ -18,6 +19,7 @@ export const BENCHMARKS: Record<string, Benchmark> = {
   largeJob,
   limiterAccuracy,
   limiterChoice,
+  reportPages,
   runCampaign,
   scaleRun,
 };

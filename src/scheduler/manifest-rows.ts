@@ -61,7 +61,16 @@ export function folderManifestRows(
 ): ManifestRow[] {
   const runs = runsInFolder(journal, outputDir, run.jobName);
   if (!runs.some((r) => r.runId === run.runId)) runs.push(run);
-  const foreign = existing.filter((row) => !row.runId || !journal.getRun(row.runId));
+  // One lookup per run, not per row: a folder holds 100,000 rows of a few runs.
+  const known = new Map<string, boolean>();
+  const isKnown = (runId: string): boolean => {
+    const cached = known.get(runId);
+    if (cached !== undefined) return cached;
+    const found = journal.getRun(runId) !== undefined;
+    known.set(runId, found);
+    return found;
+  };
+  const foreign = existing.filter((row) => !row.runId || !isKnown(row.runId));
   return markCurrentRows([...foreign, ...runs.flatMap((r) => runManifestRows(journal, r.runId))]);
 }
 

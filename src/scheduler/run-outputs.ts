@@ -9,6 +9,7 @@ import {
   type ManifestRow,
   ManifestWriter,
   type ReportData,
+  readManifest,
   writeReport,
 } from '../outputs/index.js';
 import { TRAINING_STEP } from './item-identity.js';
@@ -30,14 +31,10 @@ export function writeRunOutputs(
 ): ManifestRow[] {
   const run = journal.getRun(runId);
   if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
-  const manifest = ManifestWriter.open(outputDir);
-  let rows: ManifestRow[];
-  try {
-    rows = folderManifestRows(journal, run, outputDir, manifest.rows());
-    manifest.rewrite(rows);
-  } finally {
-    manifest.close();
-  }
+  // The rows on disk only for those the journal does not know (kept): the
+  // rest is rebuilt, so the files are replaced without `open`'s repair pass.
+  const rows = folderManifestRows(journal, run, outputDir, readManifest(outputDir));
+  ManifestWriter.replace(outputDir, rows);
   const own = rows.filter((row) => row.runId === runId);
   writeReport(outputDir, reportDataFromJournal(journal, runId, own, status));
   return own;

@@ -1,38 +1,15 @@
 /**
- * Headless Debian Chromium for browser tests (`.ci/run` installs it). The
- * flags keep it off this machine's closed network. A missing browser fails
- * the test with the install command: a browser test never skips.
+ * Headless Debian Chromium for browser tests (`.ci/run` installs it; launched
+ * by chromium-launch.ts). A missing browser fails the test with the install
+ * command: a browser test never skips.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { launchChromium } from './chromium-launch.js';
 import { until } from './until.js';
-
-export const CHROMIUM = process.env.IBATCH_CHROMIUM ?? '/usr/bin/chromium';
-
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: install it with ` +
-        '`apt-get install -y --no-install-recommends chromium` (or set IBATCH_CHROMIUM)',
-    );
-  }
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
 
 /** One browser for the test file: launched before its tests, closed after. */
 export function useChromium(): () => Browser {

@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
-import type { ReviewedOutput } from '../../src/review/server/index.js';
+import { buildListing, type ReviewedOutput } from '../../src/review/server/index.js';
 import { tempDir } from '../helpers/index.js';
 import { JOB_NAME, pipelineRun, type RunDone, reviewServer } from './helpers.js';
 
@@ -219,6 +219,49 @@ describe('ibatch review server', () => {
       decision: 'cleared',
       reviewer: 'test',
     });
+  });
+
+  it('applies its own decisions to the listing as a rebuild from the journal would show them', async () => {
+    const { base, token } = await reviewServer(run);
+    const outputs = await listing(base, token);
+    const photo = outputs.find((o) => o.step === 'photos' && o.file);
+    const clip = outputs.find((o) => o.step === 'clips' && o.file);
+    if (!photo || !clip) throw new Error('no photo or clip');
+    const decide = async (decision: object) => {
+      const res = await fetch(`${base}/api/decisions`, {
+        method: 'POST',
+        headers: { 'X-Ibatch-Token': token, 'Content-Type': 'application/json' },
+        body: JSON.stringify(decision),
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      // What another connection builds from the journal alone.
+      const reader = await openJournal(run.journalPath, { readonly: true });
+      const rebuilt = buildListing(reader, JOB_NAME).outputs;
+      reader.close();
+      expect(await listing(base, token)).toEqual(rebuilt);
+      return rebuilt;
+    };
+    const whole = { runId: photo.runId, item: photo.item, n: null };
+    const one = { runId: photo.runId, item: photo.item, n: photo.n };
+    // A whole item, then one output of it over that, then a filter, then cleared.
+    await decide({ targets: [whole], decision: 'approved', note: 'keep' });
+    const own = await decide({ targets: [one], decision: 'rejected', prompt: 'at dusk' });
+    expect(own.find((o) => o.id === photo.id)).toMatchObject({
+      review: 'rejected',
+      editedPrompt: 'at dusk',
+    });
+    const clips = await decide({ filter: { step: 'clips' }, decision: 'approved' });
+    expect(clips.find((o) => o.id === clip.id)?.review).toBe('approved');
+    const cleared = await decide({
+      targets: [whole, { runId: clip.runId, item: clip.item, n: null }],
+      decision: 'cleared',
+    });
+    expect(cleared.find((o) => o.id === photo.id)).toMatchObject({
+      review: 'unreviewed',
+      reviewer: null,
+      note: null,
+    });
+    await decide({ filter: { step: 'clips' }, decision: 'cleared' });
   });
 
   it('serves listed output files only, never a path out of the folder or through a link', async () => {

@@ -12,7 +12,12 @@ export { costBreakdown } from './costs.js';
 export { createRun } from './create-run.js';
 export { getDelivery, recordDelivery } from './deliveries.js';
 export { appendEvent, listEvents } from './events.js';
-export { getAttempt, getOpenAttempt, listAttempts, listOpenAttempts } from './get-attempts.js';
+export {
+  getAttempt,
+  getOpenAttempt,
+  listAttempts,
+  listOpenAttempts,
+} from './get-attempts.js';
 export { getItem, listItems } from './get-items.js';
 export { findUnfinishedRun, getRun, listRuns } from './get-run.js';
 export {

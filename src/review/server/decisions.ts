@@ -6,8 +6,8 @@
  * next attempt sends it (src/scheduler/remake.ts), and its request records it.
  */
 import { z } from 'zod';
-import { type Journal, REVIEW_DECISION } from '../../journal/index.js';
-import { filterOutputs, outputId, type ReviewListing } from './listing.js';
+import { type Journal, REVIEW_DECISION, type ReviewRecord } from '../../journal/index.js';
+import { filterOutputs, outputId, positionsOf, type ReviewListing } from './listing.js';
 
 const MAX_NOTE = 2000;
 const MAX_PROMPT = 20_000;
@@ -47,13 +47,16 @@ export interface DecisionContext {
   readonly reviewer: string;
 }
 
-/** Records the decision; the ids of the outputs it changed, or why it was refused. */
+/**
+ * Records the decision: the ids of the outputs it changed and the records
+ * written (oldest first), or why it was refused.
+ */
 export function decide(
   journal: Journal,
   listing: ReviewListing,
   context: DecisionContext,
   body: unknown,
-): { ids: string[] } | { error: string } {
+): { ids: string[]; recorded: ReviewRecord[] } | { error: string } {
   const parsed = bodySchema.safeParse(body);
   if (!parsed.success) {
     return { error: `not a decision: ${parsed.error.issues.map((i) => i.message).join('; ')}` };
@@ -62,17 +65,15 @@ export function decide(
   const targets = parsed.data.targets ?? filteredTargets(listing, parsed.data.filter ?? {});
   const changed = new Set<string>();
   for (const t of targets) {
-    const affected = listing.outputs.filter(
-      (o) => o.runId === t.runId && o.item === t.item && (t.n === null || o.n === t.n),
-    );
+    const affected = positionsOf(listing, t.runId, t.item, t.n);
     if (affected.length === 0) {
       return { error: `no output ${outputId(t.runId, t.item, t.n)} in this job's listing` };
     }
-    for (const o of affected) changed.add(o.id);
+    for (const i of affected) changed.add(listing.outputs[i]?.id ?? '');
   }
   const text = note?.trim() ? note.trim() : null;
   const edited = prompt?.trim() ? prompt.trim() : null;
-  for (const t of targets) {
+  const recorded = targets.map((t) =>
     journal.recordReview({
       jobName: context.jobName,
       runId: t.runId,
@@ -82,9 +83,9 @@ export function decide(
       reviewer: context.reviewer,
       note: text,
       prompt: edited,
-    });
-  }
-  return { ids: [...changed] };
+    }),
+  );
+  return { ids: [...changed], recorded };
 }
 
 function filteredTargets(

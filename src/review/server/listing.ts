@@ -9,8 +9,8 @@
 import {
   type Journal,
   REVIEW_DECISION,
-  type ReviewDecision,
   ReviewIndex,
+  type ReviewRecord,
 } from '../../journal/index.js';
 import { type CostSummary, type ManifestRow, summarizeCosts } from '../../outputs/index.js';
 import { folderManifestRows, recordedOutputDir } from '../../scheduler/index.js';
@@ -68,34 +68,27 @@ export function buildListing(journal: Journal, jobName: string): ReviewListing {
     if (!row.sourceFile || !row.file) continue;
     dependants.set(row.sourceFile, [...(dependants.get(row.sourceFile) ?? []), row.file]);
   }
-  const outputs = current.map((row) => {
-    const decision = decisions.of(row.runId ?? '', row.item, row.n ?? null);
-    return {
-      id: outputId(row.runId ?? '', row.item, row.n ?? null),
-      runId: row.runId ?? '',
-      step: row.step,
-      item: row.item,
-      n: row.n ?? null,
-      kind: row.kind,
-      status: row.status,
-      file: row.file ?? null,
-      contentType: row.contentType ?? null,
-      modelId: row.modelId,
-      label: row.label ?? null,
-      vars: row.vars ?? {},
-      prompt: row.prompt ?? null,
-      creditsCost: row.creditsCost,
-      at: row.at ?? null,
-      error: row.error ?? null,
-      sourceFile: row.sourceFile ?? null,
-      dependants: row.file ? (dependants.get(row.file) ?? []) : [],
-      review: stateOf(decision?.decision),
-      reviewer: decision?.reviewer ?? null,
-      reviewedAt: decision ? new Date(decision.at).toISOString() : null,
-      note: decision?.note ?? null,
-      editedPrompt: decision?.decision === REVIEW_DECISION.rejected ? decision.prompt : null,
-    };
-  });
+  const outputs = current.map((row) => ({
+    id: outputId(row.runId ?? '', row.item, row.n ?? null),
+    runId: row.runId ?? '',
+    step: row.step,
+    item: row.item,
+    n: row.n ?? null,
+    kind: row.kind,
+    status: row.status,
+    file: row.file ?? null,
+    contentType: row.contentType ?? null,
+    modelId: row.modelId,
+    label: row.label ?? null,
+    vars: row.vars ?? {},
+    prompt: row.prompt ?? null,
+    creditsCost: row.creditsCost,
+    at: row.at ?? null,
+    error: row.error ?? null,
+    sourceFile: row.sourceFile ?? null,
+    dependants: row.file ? (dependants.get(row.file) ?? []) : [],
+    ...reviewFields(decisions.of(row.runId ?? '', row.item, row.n ?? null)),
+  }));
   // Every run's rows count (an older, superseded file was paid for too).
   // Error texts and notes can quote the service: redacted like every sink.
   return redactDeep({ jobName, outputDir, outputs, spend: summarizeCosts(rows) });
@@ -104,10 +97,83 @@ export function buildListing(journal: Journal, jobName: string): ReviewListing {
 export const outputId = (runId: string, item: string, n: number | null): string =>
   `${runId}/${item}/${n ?? ''}`;
 
-function stateOf(decision: ReviewDecision | undefined): ReviewState {
-  if (decision === REVIEW_DECISION.approved) return 'approved';
-  if (decision === REVIEW_DECISION.rejected) return 'rejected';
-  return 'unreviewed';
+type ReviewFields = Pick<
+  ReviewedOutput,
+  'review' | 'reviewer' | 'reviewedAt' | 'note' | 'editedPrompt'
+>;
+
+/** What an output shows of the decision in force on it (none, or a cleared one: unreviewed). */
+function reviewFields(decision: ReviewRecord | undefined): ReviewFields {
+  const review: ReviewState =
+    decision?.decision === REVIEW_DECISION.approved
+      ? 'approved'
+      : decision?.decision === REVIEW_DECISION.rejected
+        ? 'rejected'
+        : 'unreviewed';
+  if (review === 'unreviewed' || !decision) {
+    return { review, reviewer: null, reviewedAt: null, note: null, editedPrompt: null };
+  }
+  return {
+    review,
+    reviewer: decision.reviewer,
+    reviewedAt: new Date(decision.at).toISOString(),
+    note: decision.note ?? null,
+    editedPrompt: review === 'rejected' ? decision.prompt : null,
+  };
+}
+
+// Each listing's outputs by item (positions in `outputs`): a decision names
+// items, and a search over all 100,000 outputs per target was quadratic.
+const itemIndexes = new WeakMap<ReviewListing, Map<string, number[]>>();
+
+function itemIndex(listing: ReviewListing): Map<string, number[]> {
+  let index = itemIndexes.get(listing);
+  if (!index) {
+    index = new Map();
+    for (const [i, o] of listing.outputs.entries()) {
+      const key = outputId(o.runId, o.item, null);
+      const positions = index.get(key);
+      if (positions) positions.push(i);
+      else index.set(key, [i]);
+    }
+    itemIndexes.set(listing, index);
+  }
+  return index;
+}
+
+/** The positions in `listing.outputs` of output `n` of an item made by `runId` (`n` null: all of them). */
+export function positionsOf(
+  listing: ReviewListing,
+  runId: string,
+  item: string,
+  n: number | null,
+): number[] {
+  const all = itemIndex(listing).get(outputId(runId, item, null)) ?? [];
+  return n === null ? all : all.filter((i) => listing.outputs[i]?.n === n);
+}
+
+/**
+ * The listing once `recorded` (decisions this server just committed, oldest
+ * first) hold: the same outputs in the same places, only the review fields
+ * of those they name changed. What a rebuild would show, since the decision
+ * just recorded is the newest on every output it names (`ReviewIndex`), and
+ * at 100,000 outputs a rebuild takes seconds per keypress.
+ */
+export function withDecisions(
+  listing: ReviewListing,
+  recorded: readonly ReviewRecord[],
+): ReviewListing {
+  const outputs = [...listing.outputs];
+  for (const review of recorded) {
+    const fields = redactDeep(reviewFields(review));
+    for (const i of positionsOf(listing, review.runId, review.itemKey, review.n)) {
+      const output = outputs[i];
+      if (output) outputs[i] = { ...output, ...fields };
+    }
+  }
+  const next = { ...listing, outputs };
+  itemIndexes.set(next, itemIndex(listing));
+  return next;
 }
 
 export interface ListingFilter {

@@ -15,7 +15,13 @@ import type { AddressInfo } from 'node:net';
 import type { Journal } from '../../journal/index.js';
 import { decide } from './decisions.js';
 import { serveFile } from './files.js';
-import { buildListing, filterOutputs, type ReviewListing, summaryOf } from './listing.js';
+import {
+  buildListing,
+  filterOutputs,
+  type ReviewListing,
+  summaryOf,
+  withDecisions,
+} from './listing.js';
 import { renderReviewPage, SCRIPT_HASH, STYLE_HASH } from './page.js';
 import { postRefusal, requestToken, setSafetyHeaders, tokenMatches } from './security.js';
 
@@ -47,20 +53,19 @@ export async function startReviewServer(
   const { journal, jobName, token } = options;
   // Built once up front (a job with no run fails here, before listening).
   // A first page (a reload, a new filter) and a decision read it fresh: built
-  // again only when the journal changed since (another process committed, or
-  // this server recorded a decision), since building it reads every run's
-  // items, attempts and outputs (about a second at 10,000 outputs) and a
-  // filter must answer at once. Later pages read the same listing, so paging
-  // is stable.
+  // again only when another process committed to the journal since, since
+  // building it reads every run's items, attempts and outputs (seconds at
+  // 100,000 outputs) and a filter must answer at once. This server's own
+  // decisions only change review fields: applied in place (`withDecisions`;
+  // its own commits leave changeCount alone). Later pages read the same
+  // listing, so paging is stable.
   let listing = buildListing(journal, jobName);
   let builtAt = journal.changeCount();
-  let decided = false;
   const fresh = (): ReviewListing => {
     const now = journal.changeCount();
-    if (now !== builtAt || decided) {
+    if (now !== builtAt) {
       listing = buildListing(journal, jobName);
       builtAt = now;
-      decided = false;
     }
     return listing;
   };
@@ -91,8 +96,7 @@ export async function startReviewServer(
       const body = await readJson(req);
       const result = decide(journal, fresh(), { jobName, reviewer: options.reviewer }, body);
       if ('error' in result) return sendJson(res, 400, result);
-      // Its own commit leaves changeCount alone: the listing is built again.
-      decided = true;
+      listing = withDecisions(listing, result.recorded);
       const after = fresh();
       const ids = new Set(result.ids);
       return sendJson(res, 200, {
