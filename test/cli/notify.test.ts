@@ -241,6 +241,8 @@ interface MidRunStop {
   readonly exit: number;
   readonly status: string;
   readonly stopReason: string;
+  /** Words the event's message must carry. */
+  readonly says?: string;
 }
 
 const MID_RUN_STOPS: readonly [string, MidRunStop][] = [
@@ -261,6 +263,16 @@ const MID_RUN_STOPS: readonly [string, MidRunStop][] = [
       exit: 4,
       status: 'stopped_unreachable',
       stopReason: 'unreachable',
+    },
+  ],
+  [
+    'SIGINT mid-run (exit 130)',
+    {
+      during: async (_e, run) => run.child.kill('SIGINT'),
+      exit: 130,
+      status: 'interrupted',
+      stopReason: 'interrupted',
+      says: RESUME_AFTER_INTERRUPT,
     },
   ],
 ];
@@ -304,6 +316,7 @@ describe('run --notify: each way a run stops', () => {
       expect(await statusOf(ws)).toMatchObject({ status: c.status, finished: false });
       expect((event.credits as { charged: number }).charged).toBeGreaterThan(0);
       expect((event.counts as { pending: number }).pending).toBeGreaterThan(0);
+      if (c.says) expect(String(event.message)).toContain(c.says);
     },
     60_000,
   );
@@ -338,32 +351,6 @@ describe('run --notify: each way a run stops', () => {
     defer(() => client.disconnect());
     const stats = await client.info('commandstats');
     expect(stats).toMatch(/cmdstat_eval(sha)?:calls=[1-9]/);
-  }, 60_000);
-
-  it('SIGINT mid-run (exit 130): run.stopped, interrupted, with the run and the resume wording', async () => {
-    const e = await testEmulator({ timeScale: SCALE });
-    const receiver = await testReceiver();
-    const ws = workspace(withNotify(imageJob({ name: 'int-job', n: 20 }), [receiver.url()]));
-    const run = spawnCli(['run', 'job.yaml'], { env: slowEnv(e, SCALE), cwd: ws.dir });
-    await until(async () => (await charges(e)).length >= 1, {
-      timeoutMs: 20_000,
-      what: 'a first charge',
-    });
-    run.child.kill('SIGINT');
-    const exit = await run.exited;
-    expect(exit.code, exit.stderr).toBe(130);
-    expect(receiver.received).toHaveLength(1);
-    const event = eventOf(receiver.received[0]);
-    expect(event).toMatchObject({
-      event: 'run.stopped',
-      status: 'interrupted',
-      exitCode: 130,
-      stopReason: 'interrupted',
-      runId: expect.any(String),
-      resume: 'ibatch run job.yaml',
-    });
-    expect(String(event.message)).toContain(RESUME_AFTER_INTERRUPT);
-    expect((event.credits as { charged: number }).charged).toBeGreaterThan(0);
   }, 60_000);
 
   it('an invalid job file (exit 2) sends nothing and spends nothing; a bad URL is named at file:line', async () => {
