@@ -23,7 +23,7 @@ const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, string>> = {
   itemsFailed: 'the run finished but some items failed for good; the rest are done',
   invalid: 'invalid job file, arguments or inputs; nothing was spent',
   credits: 'stopped by credits (budget, --max-spend or the balance); resumable',
-  unreachable: 'the service was unreachable, or the --deliver store failed; resumable',
+  unreachable: 'service unreachable, or the --deliver/deliver: store failed; resumable',
   unauthorized: 'the API key was refused: fix, then resume',
   interrupted: 'interrupted (SIGINT, SIGTERM, SIGHUP); resumable',
 };

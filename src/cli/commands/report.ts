@@ -25,7 +25,7 @@ export const reportCommand: CommandModule = {
       ['report campaign.yaml --out share/', 'write them into share/ instead'],
     ])
       .description(
-        'rebuild report.html and the manifest of a run from the journal (spends nothing)',
+        'rebuild report.html (and its report-data/ pages) and the manifest of a run from the journal (spends nothing)',
       )
       .argument('[job-or-run...]', 'job file (YAML) and/or run id; default: the newest run')
       .option(
