@@ -114,7 +114,7 @@ export function freshOption(options: NextRunOptions): { fresh?: true | readonly 
 /** `--journal`, else IBATCH_JOURNAL, else (nothing here) the default beside the job. */
 export function journalOption(
   io: { readonly env: NodeJS.ProcessEnv; readonly cwd: string },
-  options: NextRunOptions,
+  options: { readonly journal?: string },
 ): { journalPath?: string } {
   const explicit = options.journal ?? io.env.IBATCH_JOURNAL;
   return explicit ? { journalPath: path.resolve(io.cwd, explicit) } : {};

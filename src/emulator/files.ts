@@ -5,6 +5,7 @@
  * uploaded) and `/browser-upload/<assetId>` (a minimal upload page).
  */
 import type { ServerResponse } from 'node:http';
+import { MEDIA_TYPES } from '../contract/index.js';
 import type { EmulatorContext } from './context.js';
 import { notFound } from './http-error.js';
 import { jpegFor, webpFor } from './image-formats.js';
@@ -26,17 +27,17 @@ export const OUTPUT_SEGMENTS = {
 
 /** The extension of each image format's output URL (`imageFormat`). */
 export const IMAGE_EXT: Readonly<Record<ImageFormat, string>> = {
-  png: 'png',
-  jpeg: 'jpg',
-  webp: 'webp',
+  png: MEDIA_TYPES.png.ext,
+  jpeg: MEDIA_TYPES.jpeg.ext,
+  webp: MEDIA_TYPES.webp.ext,
 };
 
 /** Each output extension's type and per-generation bytes. */
 const OUTPUT_MEDIA: Readonly<Record<string, { mime: string; bytes: (id: string) => Buffer }>> = {
-  png: { mime: 'image/png', bytes: pngFor },
-  jpg: { mime: 'image/jpeg', bytes: jpegFor },
-  webp: { mime: 'image/webp', bytes: webpFor },
-  mp4: { mime: VIDEO_MIME, bytes: videoFor },
+  [MEDIA_TYPES.png.ext]: { mime: MEDIA_TYPES.png.mime, bytes: pngFor },
+  [MEDIA_TYPES.jpeg.ext]: { mime: MEDIA_TYPES.jpeg.mime, bytes: jpegFor },
+  [MEDIA_TYPES.webp.ext]: { mime: MEDIA_TYPES.webp.mime, bytes: webpFor },
+  [MEDIA_TYPES.mp4.ext]: { mime: VIDEO_MIME, bytes: videoFor },
 };
 
 /** What a CDN's error page looks like. */

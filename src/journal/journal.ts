@@ -192,10 +192,10 @@ export class Journal {
     return this.#guard(() => ops.markOutputFailed(this.#j, runId, itemKey, n, error));
   }
   getOutput(runId: string, itemKey: string, n: number) {
-    return ops.getOutput(this.#j, runId, itemKey, n);
+    return this.#guard(() => ops.getOutput(this.#j, runId, itemKey, n));
   }
   findDownloadedOutput(generationId: string, runId: string) {
-    return ops.findDownloadedOutput(this.#j, generationId, runId);
+    return this.#guard(() => ops.findDownloadedOutput(this.#j, generationId, runId));
   }
 
   // Assets and influencers (reused across runs)

@@ -28,3 +28,12 @@ export function createJournalDb(db: Database.Database, now: () => number = Date.
     },
   };
 }
+
+/**
+ * The service base URL a run spent on, as SQL over its `options_json`
+ * (`alias` names the runs row; '' for runs older than the field): budget,
+ * resume and "done" are per service. `serviceOfRun` (records.ts) reads it
+ * from a run record.
+ */
+export const runServiceSql = (alias: string): string =>
+  `COALESCE(json_extract(${alias}.options_json, '$.service'), '')`;

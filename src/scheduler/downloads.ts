@@ -22,6 +22,7 @@ import {
   DownloadError,
   diskFullCode,
   downloadOutput,
+  type ManifestRow,
   type ManifestWriter,
   OutputDiskFullError,
   ProtectedPathError,
@@ -203,7 +204,7 @@ export class DownloadStage {
       ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, file);
       const row = downloadedOutputRow(ctx.journal, output);
       if (row) this.manifest.append(row);
-      await this.#sidecar(output, result);
+      await this.#sidecar(output, result, row);
     } catch (error) {
       if (ctx.stop.hardStop.signal.aborted) return;
       // The file, or its manifest line, found no room on the disk.
@@ -291,10 +292,10 @@ export class DownloadStage {
    * file, and never fails the output: the file is recorded already, and the
    * next run's check writes a missing sidecar again.
    */
-  async #sidecar(output: OutputRecord, facts?: DownloadFacts): Promise<void> {
+  async #sidecar(output: OutputRecord, facts?: DownloadFacts, row?: ManifestRow): Promise<void> {
     const { ctx } = this;
     try {
-      if (await writeOutputSidecar(ctx.journal, ctx.outputDir, output, facts)) return;
+      if (await writeOutputSidecar(ctx.journal, ctx.outputDir, output, facts, row)) return;
       const message = `the provenance sidecar of ${output.file ?? output.itemKey} was not written: a file already has its name`;
       ctx.record('output.sidecar_exists', message, output.itemKey);
       ctx.emit({ type: 'warning', message });

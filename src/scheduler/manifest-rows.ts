@@ -71,11 +71,23 @@ export function folderManifestRows(
     return found;
   };
   const foreign = existing.filter((row) => !row.runId || !isKnown(row.runId));
-  return markCurrentRows([...foreign, ...runs.flatMap((r) => runManifestRows(journal, r.runId))]);
+  // Every run here is the job's: its decisions are read once for all of them.
+  const reviews = journal.latestReviews(run.jobName);
+  return markCurrentRows([
+    ...foreign,
+    ...runs.flatMap((r) => runManifestRows(journal, r.runId, reviews)),
+  ]);
 }
 
-/** The rows of one run (what its report shows). */
-export function runManifestRows(journal: Journal, runId: string): ManifestRow[] {
+/**
+ * The rows of one run (what its report shows), with the job's review
+ * decisions (`reviews`, read from the journal when not given).
+ */
+export function runManifestRows(
+  journal: Journal,
+  runId: string,
+  reviews?: readonly ReviewRecord[],
+): ManifestRow[] {
   const rows: ManifestRow[] = [];
   // Read once and grouped by item: per item (a query, a filter of the run's
   // outputs) a 20,000-item run's rows took seconds (issue 17.2).
@@ -92,7 +104,7 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
     // listed like a succeeded item's, each with why it has no file.
     const paidFor = failed && own.some((o) => o.url !== null);
     if (item.state === ITEM_STATE.succeeded || paidFor) {
-      const winning = attempts.find((a) => a.state === ATTEMPT_STATE.succeeded) ?? last;
+      const winning = succeededAttempt(attempts) ?? last;
       const common = { ...itemColumns(journal, item, winning), attempt: winning?.attemptNo };
       const creditsCost = generationCharge(winning);
       for (const output of own) {
@@ -132,8 +144,14 @@ export function runManifestRows(journal: Journal, runId: string): ManifestRow[] 
       });
     }
   }
+  if (reviews) return withReviews(rows, reviews);
   const jobName = journal.getRun(runId)?.jobName;
   return jobName === undefined ? rows : withReviews(rows, journal.latestReviews(jobName));
+}
+
+/** The attempt whose generation made an item's outputs. */
+export function succeededAttempt(attempts: readonly AttemptRecord[]): AttemptRecord | undefined {
+  return attempts.find((a) => a.state === ATTEMPT_STATE.succeeded);
 }
 
 /** Records by item key, in their order. */
@@ -182,9 +200,7 @@ export function downloadedOutputRow(
   const item = journal.getItem(output.runId, output.itemKey);
   const record = journal.getOutput(output.runId, output.itemKey, output.n);
   if (!item || !record) return undefined;
-  const winning = journal
-    .listAttempts(output.runId, output.itemKey)
-    .find((a) => a.state === ATTEMPT_STATE.succeeded);
+  const winning = succeededAttempt(journal.listAttempts(output.runId, output.itemKey));
   const common = { ...itemColumns(journal, item, winning), attempt: winning?.attemptNo };
   const row = fileRow(common, generationCharge(winning), record);
   return row ? { ...row, current: true } : undefined;

@@ -5,8 +5,8 @@
  * same generation, model, prompt, job and run as the manifest row.
  */
 import { readFile } from 'node:fs/promises';
-import { ATTEMPT_STATE, type Journal, type OutputRecord } from '../journal/index.js';
-import { resolveInside } from '../outputs/index.js';
+import type { Journal, OutputRecord } from '../journal/index.js';
+import { type ManifestRow, resolveInside } from '../outputs/index.js';
 import {
   AI_DIGITAL_SOURCE_TYPE,
   type EmbeddedFacts,
@@ -18,7 +18,7 @@ import {
 } from '../provenance/index.js';
 import { redactDeep } from '../shared/index.js';
 import { VERSION } from '../version.js';
-import { downloadedOutputRow } from './manifest-rows.js';
+import { downloadedOutputRow, succeededAttempt } from './manifest-rows.js';
 
 type OutputKey = Pick<OutputRecord, 'runId' | 'itemKey' | 'n' | 'generationId'>;
 
@@ -62,15 +62,15 @@ export async function writeOutputSidecar(
   outputDir: string,
   output: Pick<OutputRecord, 'runId' | 'itemKey' | 'n'>,
   facts?: DownloadFacts,
+  /** The output's manifest row when the caller has it already. */
+  known?: ManifestRow,
 ): Promise<boolean> {
-  const row = downloadedOutputRow(journal, output);
+  const row = known ?? downloadedOutputRow(journal, output);
   const item = journal.getItem(output.runId, output.itemKey);
   const run = journal.getRun(output.runId);
   if (!row?.file || !row.sha256 || !item || !run) return false;
   const file = resolveInside(outputDir, row.file);
-  const winning = journal
-    .listAttempts(output.runId, output.itemKey)
-    .find((a) => a.state === ATTEMPT_STATE.succeeded);
+  const winning = succeededAttempt(journal.listAttempts(output.runId, output.itemKey));
   const sent = inputOf(winning?.request);
   const created = winning?.submittedAt ?? winning?.createdAt;
   const provenance: Provenance = {

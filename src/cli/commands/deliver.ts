@@ -21,6 +21,7 @@ import { recordedOutputDir } from '../../scheduler/index.js';
 import { type Logger, redactDeep, UsageError } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
+import { journalOption } from '../options.js';
 import { shellQuote } from '../resume-command.js';
 import { reportJobErrors } from './validate.js';
 
@@ -133,11 +134,10 @@ export const deliverCommand: CommandModule = {
       .option('--json', 'print one JSON document on stdout')
       .action(async (job: string, options: DeliverCliOptions) => {
         try {
-          const journal = options.journal ?? io.env.IBATCH_JOURNAL;
           const result = await deliverJob(io, {
             jobPath: path.resolve(io.cwd, job),
             displayPath: job,
-            ...(journal ? { journalPath: path.resolve(io.cwd, journal) } : {}),
+            ...journalOption(io, options),
             ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
             ...(options.to ? { to: options.to } : {}),
             ...(options.approved ? { approved: true } : {}),

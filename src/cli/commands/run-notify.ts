@@ -19,6 +19,7 @@ import {
   runEndEvent,
   sendNotifications,
 } from '../../notify/index.js';
+import { REPORT_FILE } from '../../outputs/index.js';
 import {
   countsOf,
   type RunEvent,
@@ -155,6 +156,6 @@ export class RunNotifier {
 }
 
 function reportIn(outputDir: string): string | null {
-  const report = path.join(outputDir, 'report.html');
+  const report = path.join(outputDir, REPORT_FILE);
   return existsSync(report) ? report : null;
 }

@@ -20,7 +20,7 @@ export const ITEM_COLUMNS = `run_id AS runId, item_key AS itemKey, step_id AS st
  * (see record-attempt-intent.ts: the common case, written once, not twice);
  * the SELECT puts the item's value back, so readers never see ''.
  */
-const ofItem = (column: string) =>
+export const ofItem = (column: string) =>
   `CASE WHEN attempts.${column} = '' THEN (SELECT i.${column} FROM items i
      WHERE i.run_id = attempts.run_id AND i.item_key = attempts.item_key)
    ELSE attempts.${column} END`;

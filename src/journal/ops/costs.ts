@@ -7,7 +7,7 @@
  * attempt columns (refresh-item-money.ts), so the figures agree with
  * `status` and the budget.
  */
-import type { JournalDb } from '../sql.js';
+import { type JournalDb, runServiceSql } from '../sql.js';
 import { netCredits } from './summaries.js';
 
 export type CostGrouping =
@@ -104,7 +104,7 @@ export function costBreakdown(j: JournalDb, query: CostQuery): CostBreakdown {
   }));
   const services = j
     .stmt(
-      `SELECT DISTINCT COALESCE(json_extract(r.options_json, '$.service'), '') ${CHARGED}
+      `SELECT DISTINCT ${runServiceSql('r')} ${CHARGED}
        ORDER BY 1`,
     )
     .pluck()

@@ -7,6 +7,7 @@
 import { ATTEMPT_STATE, OPEN_ATTEMPT_STATES, sqlStates } from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { itemColumns, type NewItem } from './add-items.js';
+import { ofItem } from './columns.js';
 
 export interface ItemHistoryRow {
   readonly runId: string;
@@ -58,26 +59,27 @@ export function replaceItemRequest(j: JournalDb, runId: string, item: NewItem): 
 }
 
 function replaceRequest(j: JournalDb, runId: string, item: NewItem): boolean {
+  // An open attempt is finished as it was sent: nothing changes.
+  const open = j
+    .stmt(
+      `SELECT EXISTS (SELECT 1 FROM attempts WHERE run_id = ? AND item_key = ?
+         AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})) AS open`,
+    )
+    .get(runId, item.itemKey) as { open: number };
+  if (open.open !== 0) return false;
   // Finished attempts that share the item's request (stored '', columns.ts)
   // keep the request they were sent with: it is written out first.
   j.stmt(
-    `UPDATE attempts SET
-       request_json = CASE WHEN request_json = '' THEN (SELECT i.request_json FROM items i
-         WHERE i.run_id = attempts.run_id AND i.item_key = attempts.item_key) ELSE request_json END,
-       request_hash = CASE WHEN request_hash = '' THEN (SELECT i.request_hash FROM items i
-         WHERE i.run_id = attempts.run_id AND i.item_key = attempts.item_key) ELSE request_hash END
-     WHERE run_id = @runId AND item_key = @itemKey AND (request_json = '' OR request_hash = '')
-       AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = @runId AND a.item_key = @itemKey
-                         AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)}))`,
+    `UPDATE attempts SET request_json = ${ofItem('request_json')},
+       request_hash = ${ofItem('request_hash')}
+     WHERE run_id = @runId AND item_key = @itemKey AND (request_json = '' OR request_hash = '')`,
   ).run({ runId, itemKey: item.itemKey });
   const result = j
     .stmt(
       `UPDATE items SET label = @label, model_id = @modelId, kind = @kind, request_json = @request,
          request_hash = @requestHash, expected_outputs = @expectedOutputs, quoted_cost = NULL,
          source_item_key = @sourceItemKey, vars_json = @vars, updated_at = @now
-       WHERE run_id = @runId AND item_key = @itemKey
-         AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = @runId AND a.item_key = @itemKey
-                           AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)}))`,
+       WHERE run_id = @runId AND item_key = @itemKey`,
     )
     .run({ runId, ...itemColumns(item), now: j.now() });
   return result.changes === 1;

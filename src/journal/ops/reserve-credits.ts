@@ -1,4 +1,4 @@
-import type { JournalDb } from '../sql.js';
+import { type JournalDb, runServiceSql } from '../sql.js';
 
 /** Float sums of credits must not refuse an exact fit. */
 const EPSILON = 1e-9;
@@ -37,8 +37,7 @@ export interface RunSpendCap {
  */
 const JOB_RUNS = `SELECT o.run_id FROM runs o, runs me
   WHERE me.run_id = @runId AND o.job_name = me.job_name
-    AND COALESCE(json_extract(o.options_json, '$.service'), '')
-      = COALESCE(json_extract(me.options_json, '$.service'), '')`;
+    AND ${runServiceSql('o')} = ${runServiceSql('me')}`;
 
 const COMMITTED = 'COALESCE(SUM(reserved_credits + charged_credits - refunded_credits), 0)';
 

@@ -1,5 +1,5 @@
 import type { ItemState } from '../records.js';
-import type { JournalDb } from '../sql.js';
+import { type JournalDb, runServiceSql } from '../sql.js';
 
 export interface Spend {
   /** Credits held by items not yet accepted by the service. */
@@ -64,7 +64,7 @@ export function jobSpend(j: JournalDb, jobName: string, service: string | null):
          COALESCE(SUM(refunded_credits), 0) AS refunded
        FROM items WHERE run_id IN (
          SELECT run_id FROM runs WHERE job_name = @jobName
-           AND COALESCE(json_extract(options_json, '$.service'), '') = COALESCE(@service, ''))`,
+           AND ${runServiceSql('runs')} = COALESCE(@service, ''))`,
     )
     .get({ jobName, service }) as SpendRow;
   return toSpend(row);

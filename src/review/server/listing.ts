@@ -15,6 +15,7 @@ import {
 import { type CostSummary, type ManifestRow, summarizeCosts } from '../../outputs/index.js';
 import { folderManifestRows, recordedOutputDir } from '../../scheduler/index.js';
 import { redactDeep, UsageError } from '../../shared/index.js';
+import { newestRunOf } from '../outputs.js';
 
 export type ReviewState = 'approved' | 'rejected' | 'unreviewed';
 
@@ -56,8 +57,7 @@ export interface ReviewListing {
 
 /** The listing of `jobName` (a usage error when the journal has no run of it). */
 export function buildListing(journal: Journal, jobName: string): ReviewListing {
-  const newest = journal.listRuns(jobName, 1)[0];
-  if (!newest) throw new UsageError(`No run of job "${jobName}" in the journal ${journal.path}`);
+  const newest = newestRunOf(journal, jobName);
   const outputDir = recordedOutputDir(newest);
   if (!outputDir) throw new UsageError(`run ${newest.runId} has no output folder recorded`);
   const rows = folderManifestRows(journal, newest, outputDir);
