@@ -221,7 +221,12 @@ const SERVED_SEGMENT: Readonly<Record<string, string>> = {
 
 /** The poll view of a generation (status string in the lower-case vocabulary). */
 export function generationView(ctx: EmulatorContext, record: GenerationRecord) {
-  const phase = phaseOf(record, ctx.now());
+  // One clock reading for the phase and the refunds: the request's own
+  // settle read the clock earlier, and a failure that became terminal since
+  // must show its refund in the same view (the service books it at once).
+  const now = ctx.now();
+  ctx.store.settle(now);
+  const phase = phaseOf(record, now);
   const noUrlSuccess = phase === 'blocked' && record.blockStyle === 'success-no-url';
   const hasOutput = phase === 'success';
   const status = noUrlSuccess ? 'success' : phase;
