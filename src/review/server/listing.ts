@@ -91,7 +91,11 @@ export function buildListing(journal: Journal, jobName: string): ReviewListing {
   }));
   // Every run's rows count (an older, superseded file was paid for too).
   // Error texts and notes can quote the service: redacted like every sink.
-  return redactDeep({ jobName, outputDir, outputs, spend: summarizeCosts(rows) });
+  const listing = redactDeep({ jobName, outputDir, outputs, spend: summarizeCosts(rows) });
+  // Each output's search text is made with the listing, not at the first
+  // filter, which a person typing is waiting on.
+  for (const output of listing.outputs) searchText(output);
+  return listing;
 }
 
 export const outputId = (runId: string, item: string, n: number | null): string =>

@@ -112,7 +112,7 @@ function bulk(decision){var n=st.total;if(!n||!confirm(decision+' all '+n+' outp
 post({filter:filter(),decision:decision,note:null}).then(function(){load(true);}).catch(function(e){$('error').textContent=String(e);});}
 $('bulk-approve').addEventListener('click',function(){bulk('approved');});$('bulk-reject').addEventListener('click',function(){bulk('rejected');});
 $('more').addEventListener('click',function(){load(false);});
-var timer;function refilter(){clearTimeout(timer);timer=setTimeout(function(){load(true);},100);}
+var timer;function refilter(){clearTimeout(timer);timer=setTimeout(function(){load(true);},40);}
 [fStep,fStatus,fReview].forEach(function(s){s.addEventListener('change',function(){load(true);});});fText.addEventListener('input',refilter);
 if('IntersectionObserver' in window)new IntersectionObserver(function(es){if(es.some(function(e){return e.isIntersecting;}))load(false);}).observe($('more'));
 document.addEventListener('keydown',function(e){if(st.dlg||e.ctrlKey||e.metaKey||e.altKey)return;var t=e.target.tagName;
