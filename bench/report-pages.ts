@@ -1,8 +1,9 @@
 /**
  * report.html and the review page at 10,000 and 100,000 outputs (issue
- * 17.2), side by side in one run: `ibatch report` through the real CLI
- * (`node bin/ibatch.js report`, so `npm run build` first) on a finished run's
- * journal (bench/large-outputs.ts), the size of the report.html it writes,
+ * 17.2), side by side in one run: `ibatch status` and `ibatch report`
+ * through the real CLI (`node bin/ibatch.js`, so `npm run build` first) on a
+ * finished run's journal (bench/large-outputs.ts), the size of the
+ * report.html it writes,
  * and in headless Chromium the time to the first cards of the report (from
  * `file:`) and of the review page (served as `ibatch review` serves it), and
  * a decision's round trip on that page.
@@ -26,19 +27,20 @@ const SIZES = [10_000, 100_000] as const;
 interface PageFigures {
   readonly htmlBytes: number;
   readonly reportMs: number;
+  readonly statusMs: number;
   readonly reportPaintMs: number;
   readonly reviewPaintMs: number;
   readonly decisionMs: number;
 }
 
-/** `ibatch report` on the fixture's journal: its wall time, process start to exit. */
-function timedReport(dir: string, fixture: LargeFixture): number {
+/** `ibatch COMMAND` on the fixture's journal: its wall time, process start to exit. */
+function timedCli(dir: string, fixture: LargeFixture, args: readonly string[]): number {
   const start = performance.now();
-  const result = spawnSync(process.execPath, [BIN, 'report', '--journal', fixture.journalPath], {
+  const result = spawnSync(process.execPath, [BIN, ...args, '--journal', fixture.journalPath], {
     cwd: dir,
     encoding: 'utf8',
   });
-  if (result.status !== 0) throw new Error(`report exited ${result.status}: ${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${args[0]} exited ${result.status}: ${result.stderr}`);
   return performance.now() - start;
 }
 
@@ -91,13 +93,15 @@ async function measure(browser: Browser, count: number): Promise<PageFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'ibatch-bench-pages-'));
   try {
     const fixture = await buildLargeOutputs(dir, count);
-    const reportMs = timedReport(dir, fixture);
+    const statusMs = timedCli(dir, fixture, ['status', fixture.runId, '--json']);
+    const reportMs = timedCli(dir, fixture, ['report']);
     const file = join(fixture.out, REPORT_FILE);
     const report = await firstPaint(browser, pathToFileURL(file).href, 'article.tile img');
     await report.page.close();
     return {
       htmlBytes: statSync(file).size,
       reportMs,
+      statusMs,
       reportPaintMs: report.ms,
       ...(await reviewFigures(browser, fixture)),
     };
@@ -138,6 +142,7 @@ export const reportPages: Benchmark = async () => {
     }
   };
   row('report.html size', 'bytes', (f) => f.htmlBytes, 5_000_000, 'the rest in report-data/');
+  row('ibatch status', 'ms', (f) => f.statusMs, undefined, 'node bin/ibatch.js status RUN --json');
   row('ibatch report', 'ms', (f) => f.reportMs, 60_000, 'node bin/ibatch.js report, start to exit');
   row(
     'report.html first cards',

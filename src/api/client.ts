@@ -2,7 +2,6 @@
  * `createClient`: one typed method per service endpoint, plus the presigned
  * upload. The only place in ibatch that talks HTTP to the service.
  */
-import { Agent, Pool } from 'undici';
 import {
   type Account,
   AccountSchema,
@@ -34,6 +33,7 @@ import {
   registerSecret,
   silentLogger,
   UsageError,
+  undici,
 } from '../shared/index.js';
 import { USER_AGENT } from '../version.js';
 import { parseBaseUrl } from './base-url.js';
@@ -103,6 +103,7 @@ export function createClient(options: ClientOptions): ServiceClient {
   const logger = options.logger ?? silentLogger();
   const sleep = options.sleep ?? defaultSleep;
   const connect = { timeout: limits.connectTimeoutMs };
+  const { Agent, Pool } = undici();
   const pool = new Pool(baseUrl.origin, {
     connections: limits.connections,
     connect,

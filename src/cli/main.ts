@@ -8,12 +8,13 @@ import { ensureIbatchError, UnexpectedError } from '../shared/errors.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { redact, registerSecret } from '../shared/redact.js';
 import { VERSION } from '../version.js';
-import type { CliIo } from './command.js';
-import { COMMANDS } from './commands/index.js';
+import type { CliIo, CommandModule } from './command.js';
+import { commandsFor } from './commands/index.js';
 import { pointAtHelp, withExamples } from './help.js';
 import { guardedOutput } from './output-streams.js';
 
-export function buildProgram(io: CliIo): Command {
+/** The program with `commands` (`commandsFor`: the ones the arguments need). */
+export function buildProgram(io: CliIo, commands: readonly CommandModule[]): Command {
   const program = new Command('ibatch')
     .description('Run declarative YAML job files against the AI-influencer media service.')
     .version(VERSION)
@@ -32,7 +33,7 @@ export function buildProgram(io: CliIo): Command {
     ['run jobs/quickstart.yaml --emulator', 'try it on the built-in emulator'],
     ['run --help', 'options, exit codes and environment variables of run'],
   ]);
-  for (const command of COMMANDS) command.register(program, io);
+  for (const command of commands) command.register(program, io);
   pointAtHelp(program);
   return program;
 }
@@ -42,7 +43,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   // Known from the start, so every command (`status`, `report`...) redacts it,
   // not only those that go on to connect.
   registerSecret(io.env.IBATCH_API_KEY);
-  const program = buildProgram(io);
+  const program = buildProgram(io, await commandsFor(argv));
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return io.exitCode;

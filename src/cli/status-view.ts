@@ -17,7 +17,7 @@ import {
   type Spend,
   serviceOfRun,
 } from '../journal/index.js';
-import { outputRows, type ReviewCounts, reviewCounts } from '../review/index.js';
+import { type ReviewCounts, reviewCounts } from '../review/index.js';
 import { itemsLeftAlone, recordedOutputDir } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { countsText, formatWait, stepCounts } from './progress-format.js';
@@ -217,7 +217,7 @@ export function buildStatus(
     })),
     resume: finished ? null : resumeRun(selected, journal.path),
     job: jobStatus(journal, selected, select.jobFile),
-    review: outputDir ? reviewCounts(outputRows(journal, selected.jobName, outputDir)) : [],
+    review: outputDir ? reviewCounts(journal, selected.jobName, outputDir) : [],
   };
 }
 

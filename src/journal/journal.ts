@@ -185,6 +185,10 @@ export class Journal {
   listOutputs(runId: string, state?: OutputState, itemKey?: string) {
     return this.#guard(() => ops.listOutputs(this.#j, runId, state, itemKey));
   }
+  /** The run's output files its manifest lists, lean (three columns each). */
+  listOutputFiles(runId: string) {
+    return this.#guard(() => ops.listOutputFiles(this.#j, runId));
+  }
   markOutputDownloaded(runId: string, itemKey: string, n: number, file: DownloadedOutput) {
     return this.#guard(() => ops.markOutputDownloaded(this.#j, runId, itemKey, n, file));
   }

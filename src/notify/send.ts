@@ -7,7 +7,7 @@
  * depends on it.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import {
   DEFAULT_RETRY_OPTIONS,
   type Failure,
@@ -15,7 +15,7 @@ import {
   RetryCounter,
   type RetryOptions,
 } from '../api/index.js';
-import { type Logger, sleep } from '../shared/index.js';
+import { type Logger, sleep, undici } from '../shared/index.js';
 import { USER_AGENT } from '../version.js';
 import type { RunEndEvent } from './event.js';
 import { slackMessage } from './slack.js';
@@ -71,7 +71,7 @@ export async function sendNotifications(
   const deadline = AbortSignal.timeout(totalMs);
   // Our own pool, destroyed at the end: no socket (a hung one least of all)
   // outlives the bound or keeps the process alive.
-  const agent = new Agent({ connect: { timeout: attemptMs } });
+  const agent = new (undici().Agent)({ connect: { timeout: attemptMs } });
   const post = { agent, deadline, deadlineAt: Date.now() + totalMs, attemptMs, options };
   try {
     return await Promise.all(targets.map((target) => deliver(target, event, post)));

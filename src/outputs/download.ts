@@ -14,8 +14,9 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { type Dispatcher, request, errors as undiciErrors } from 'undici';
+import type { Dispatcher } from 'undici';
 import { type MediaCategory, type MediaType, meaningOfStatus } from '../contract/index.js';
+import { undici } from '../shared/index.js';
 import { categoryOfMime, mediaTypeForMime, SNIFF_BYTES, sniffMediaType } from '../uploads/index.js';
 import { DOWNLOAD_FAILURES, DownloadError, diskFullCode, OutputDiskFullError } from './errors.js';
 import { PartFile } from './part-file.js';
@@ -136,7 +137,7 @@ async function fetchFollowingSameOrigin(
   let url = first;
   const origin = url.origin;
   for (let hop = 0; ; hop++) {
-    const response = await request(url, {
+    const response = await undici().request(url, {
       method: 'GET',
       signal,
       headersTimeout: idle,
@@ -313,9 +314,10 @@ function toDownloadError(error: unknown, options: DownloadOptions): DownloadErro
       cause: error,
     });
   }
+  const { errors } = undici();
   const timedOut =
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.BodyTimeoutError ||
     (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'));
   const reason = timedOut ? DOWNLOAD_FAILURES.timeout : DOWNLOAD_FAILURES.network;
   const detail = error instanceof Error ? error.message : String(error);

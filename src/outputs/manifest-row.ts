@@ -139,10 +139,13 @@ export function manifestRowKey(row: Pick<ManifestRow, 'runId' | 'step' | 'item' 
 /**
  * Sets `current` on rows listed in run order (oldest run first): an item's
  * current run is the newest one in which it succeeded, else the newest one
- * that has a row for it.
+ * that has a row for it. Any rows with those columns: `status` counts files
+ * from a lean read (review/counts.ts).
  */
-export function markCurrentRows(rows: readonly ManifestRow[]): ManifestRow[] {
-  const itemOf = (row: ManifestRow) => `${row.step}\u0000${row.item}`;
+export function markCurrentRows<
+  Row extends Pick<ManifestRow, 'runId' | 'step' | 'item' | 'status'>,
+>(rows: readonly Row[]): (Row & { current: boolean })[] {
+  const itemOf = (row: Row) => `${row.step}\u0000${row.item}`;
   const newestSucceeded = new Map<string, string | undefined>();
   const newestAny = new Map<string, string | undefined>();
   for (const row of rows) {

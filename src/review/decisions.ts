@@ -5,9 +5,16 @@
  * job lock: a reviewer decides while a run goes on.
  */
 import { userInfo } from 'node:os';
-import type { Journal, ReviewDecision, ReviewRecord } from '../journal/index.js';
-import type { ManifestRow } from '../outputs/index.js';
-import type { ReviewedOutput } from './outputs.js';
+import {
+  ITEM_STATE,
+  type Journal,
+  type ReviewDecision,
+  ReviewIndex,
+  type ReviewRecord,
+} from '../journal/index.js';
+import { markCurrentRows } from '../outputs/index.js';
+import { folderRuns } from '../scheduler/index.js';
+import { newestRunOf, type ReviewedOutput } from './outputs.js';
 
 export interface DecisionOptions {
   /** @default the OS user */
@@ -55,17 +62,36 @@ export interface ReviewCounts {
   readonly unreviewed: number;
 }
 
-/** Counts the current output files per step and decision, in step order of the rows. */
-export function reviewCounts(rows: readonly ManifestRow[]): ReviewCounts[] {
+/**
+ * The current output files of the job in `outputDir` per step and review
+ * state, in step order (what `status` shows): the rows of `outputRows` with
+ * a file and `current`, read lean: the files alone (`listOutputFiles`), not
+ * every manifest row, with the same runs (`folderRuns`), the same `current`
+ * rule (`markCurrentRows`) and the decision in force (`ReviewIndex`). The
+ * full rows of a 20,000-output folder took 0.6 s of `status` (issue 17.2).
+ */
+export function reviewCounts(journal: Journal, jobName: string, outputDir: string): ReviewCounts[] {
+  const runs = folderRuns(journal, newestRunOf(journal, jobName), outputDir);
+  const files = runs.flatMap(({ runId }) =>
+    journal.listOutputFiles(runId).map((file) => ({
+      runId,
+      step: file.stepId,
+      item: file.itemKey,
+      n: file.n,
+      // The only rows with a file: a downloaded output's, which says succeeded.
+      status: ITEM_STATE.succeeded,
+    })),
+  );
+  const decisions = new ReviewIndex(journal.latestReviews(jobName));
   const counts = new Map<string, { approved: number; rejected: number; unreviewed: number }>();
-  for (const row of rows) {
-    if (!row.current || !row.file) continue;
+  for (const row of markCurrentRows(files)) {
+    if (!row.current) continue;
     let entry = counts.get(row.step);
     if (!entry) {
       entry = { approved: 0, rejected: 0, unreviewed: 0 };
       counts.set(row.step, entry);
     }
-    entry[row.review ?? 'unreviewed'] += 1;
+    entry[decisions.of(row.runId, row.item, row.n)?.decision ?? 'unreviewed'] += 1;
   }
   return [...counts].map(([step, c]) => ({ step, ...c }));
 }

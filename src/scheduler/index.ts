@@ -12,7 +12,7 @@ export {
 export { countItems, countsOf } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
 export { parseInferenceTime } from './latency.js';
-export { folderManifestRows, recordedOutputDir } from './manifest-rows.js';
+export { folderManifestRows, folderRuns, recordedOutputDir } from './manifest-rows.js';
 export { itemsLeftAlone, type NextRun, nextRun, scopeOf } from './next-run.js';
 export { type PlanNextRunInput, planNextRun } from './plan-next-run.js';
 export {

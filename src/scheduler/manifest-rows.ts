@@ -47,6 +47,13 @@ export function runsInFolder(journal: Journal, outputDir: string, jobName?: stri
     });
 }
 
+/** The runs whose rows the manifest of `outputDir` lists as `run` leaves it, in run order. */
+export function folderRuns(journal: Journal, run: RunRecord, outputDir: string): RunRecord[] {
+  const runs = runsInFolder(journal, outputDir, run.jobName);
+  if (!runs.some((r) => r.runId === run.runId)) runs.push(run);
+  return runs;
+}
+
 /**
  * The manifest of `outputDir` as `run` leaves it: every run of its job there,
  * in run order. Rows of `existing` (the manifest on disk) whose run this
@@ -59,8 +66,7 @@ export function folderManifestRows(
   outputDir: string,
   existing: readonly ManifestRow[] = [],
 ): ManifestRow[] {
-  const runs = runsInFolder(journal, outputDir, run.jobName);
-  if (!runs.some((r) => r.runId === run.runId)) runs.push(run);
+  const runs = folderRuns(journal, run, outputDir);
   // One lookup per run, not per row: a folder holds 100,000 rows of a few runs.
   const known = new Map<string, boolean>();
   const isKnown = (runId: string): boolean => {

@@ -9,3 +9,4 @@ export * from './prng.js';
 export * from './redact.js';
 export * from './request-gate.js';
 export * from './sleep.js';
+export { undici } from './undici.js';

@@ -40,6 +40,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { commandsFor } from '../../src/cli/commands/index.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { outputTemplateProblem } from '../../src/outputs/index.js';
 import { capture, REPO } from '../helpers/index.js';
@@ -119,13 +120,16 @@ function read(file: string): { chunks: Chunk[]; paragraphs: Prose[] } {
   return { chunks, paragraphs };
 }
 
-const program = buildProgram({
-  stdout: capture(),
-  stderr: capture(),
-  env: {},
-  cwd: REPO,
-  exitCode: 0,
-});
+const program = buildProgram(
+  {
+    stdout: capture(),
+    stderr: capture(),
+    env: {},
+    cwd: REPO,
+    exitCode: 0,
+  },
+  await commandsFor(),
+);
 const commands = new Map<string, Command>(program.commands.map((c) => [c.name(), c]));
 
 function flagsOf(command: Command | undefined): Set<string> {

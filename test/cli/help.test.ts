@@ -7,17 +7,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { commandsFor } from '../../src/cli/commands/index.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { EXIT } from '../../src/shared/index.js';
 import { capture, repoPath, runCliCaptured, tempDir } from '../helpers/index.js';
 
-const COMMAND_NAMES = buildProgram({
-  stdout: capture(),
-  stderr: capture(),
-  env: {},
-  cwd: '.',
-  exitCode: 0,
-}).commands.map((command) => command.name());
+const COMMAND_NAMES = buildProgram(
+  {
+    stdout: capture(),
+    stderr: capture(),
+    env: {},
+    cwd: '.',
+    exitCode: 0,
+  },
+  await commandsFor(),
+).commands.map((command) => command.name());
 
 async function help(args: readonly string[]): Promise<string> {
   const result = await runCliCaptured([...args, '--help'], {}, tempDir('help'));
@@ -27,6 +31,15 @@ async function help(args: readonly string[]): Promise<string> {
 }
 
 describe('--help', () => {
+  it('of a command loads that command alone, under its name (the others load on demand)', async () => {
+    for (const name of COMMAND_NAMES) {
+      const io = { stdout: capture(), stderr: capture(), env: {}, cwd: '.', exitCode: 0 };
+      const program = buildProgram(io, await commandsFor([name, '--help']));
+      expect(program.commands.map((command) => command.name())).toEqual([name]);
+    }
+    expect(await commandsFor(['--version'])).toEqual([]);
+  });
+
   it('knows the commands of the interface', () => {
     expect(COMMAND_NAMES).toEqual(
       expect.arrayContaining(['validate', 'plan', 'run', 'status', 'report', 'emulator']),

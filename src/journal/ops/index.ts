@@ -30,6 +30,7 @@ export { itemHistory, removeUnattemptedItem, replaceItemRequest } from './item-h
 export {
   findDownloadedOutput,
   getOutput,
+  listOutputFiles,
   listOutputs,
   markOutputDownloaded,
   markOutputFailed,

@@ -1,9 +1,12 @@
 import { redact } from '../../shared/index.js';
 import {
+  FAILED_ITEM_STATES,
+  ITEM_STATE,
   OUTPUT_STATE,
   type OutputRecord,
   type OutputState,
   outputRecordSchema,
+  sqlStates,
 } from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { OUTPUT_COLUMNS } from './columns.js';
@@ -60,6 +63,37 @@ export function findDownloadedOutput(
     )
     .get({ generationId, runId });
   return row === undefined ? undefined : outputRecordSchema.parse(row);
+}
+
+/** One output file of a run as `listOutputFiles` names it. */
+export interface OutputFile {
+  readonly stepId: string;
+  readonly itemKey: string;
+  readonly n: number;
+}
+
+/**
+ * The output files a run's manifest rows list with a `file`
+ * (scheduler/manifest-rows.ts `runManifestRows`): each downloaded output of
+ * a generation item that succeeded, or that failed for good after it was
+ * paid for (an output with a URL), in item then output order. A lean read
+ * (three columns, no record parsing) for what counts files, like the review
+ * counts of `status`: the full rows of a 100,000-output run take seconds.
+ */
+export function listOutputFiles(j: JournalDb, runId: string): OutputFile[] {
+  return j
+    .stmt(
+      `SELECT i.step_id AS stepId, o.item_key AS itemKey, o.n AS n
+       FROM outputs o JOIN items i ON i.run_id = o.run_id AND i.item_key = o.item_key
+       WHERE o.run_id = ? AND o.state = '${OUTPUT_STATE.downloaded}'
+         AND o.file <> '' AND o.sha256 <> '' AND i.kind <> 'training'
+         AND (i.state = '${ITEM_STATE.succeeded}'
+           OR (i.state IN (${sqlStates(FAILED_ITEM_STATES)}) AND EXISTS (
+             SELECT 1 FROM outputs u
+             WHERE u.run_id = o.run_id AND u.item_key = o.item_key AND u.url IS NOT NULL)))
+       ORDER BY i.rowid, o.rowid`,
+    )
+    .all(runId) as OutputFile[];
 }
 
 export interface DownloadedOutput {

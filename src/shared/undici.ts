@@ -1,0 +1,16 @@
+/**
+ * undici (HTTP client), required on first use rather than imported: loading
+ * it is ~50 ms of every start-up, which the commands that never connect
+ * (`status`, `report`, `costs`, `validate --offline`...) need not pay
+ * (issue 17.2). The same module instance an `import 'undici'` gives.
+ */
+import { createRequire } from 'node:module';
+
+type Undici = typeof import('undici');
+
+let loaded: Undici | undefined;
+
+export function undici(): Undici {
+  loaded ??= createRequire(import.meta.url)('undici') as Undici;
+  return loaded;
+}
