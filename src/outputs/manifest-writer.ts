@@ -12,20 +12,16 @@
  * and has one column per template variable (`manifestCsvColumns`): a row
  * naming a variable the header lacks rewrites the CSV with the new column.
  */
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
-import { writeFileAtomicSync } from './fs-durable.js';
+import { AtomicFileSync } from './fs-durable.js';
 import {
+  addVarNames,
+  CurrentMarker,
+  csvColumnsOf,
   type ManifestCsvColumn,
   type ManifestRow,
   ManifestRowSchema,
@@ -74,14 +70,46 @@ export class ManifestWriter {
   }
 
   /**
-   * Replaces the manifest of `outputDir` with `rows` (a rebuild from the
-   * journal) without `open`'s repair pass: at 100,000 rows that pass reads,
-   * checks and writes both files once more for nothing.
+   * Replaces the manifest of `outputDir` (a rebuild from the journal) with
+   * `rows`, listed in run order (oldest run first) and marked `current` here
+   * (`CurrentMarker`), without `open`'s repair pass and without holding them:
+   * `rows` is iterated twice (the CSV header and the marks need every row
+   * first), then each row is checked and written, and handed to `onRow`
+   * (the report's rows come from the same pass). Both files stay atomic.
    */
-  static replace(outputDir: string, rows: readonly ManifestRow[]): void {
-    const writer = new ManifestWriter(path.resolve(outputDir));
-    mkdirSync(writer.outputDir, { recursive: true });
-    writer.rewrite(rows);
+  static replace(
+    outputDir: string,
+    rows: () => Iterable<ManifestRow>,
+    onRow?: (row: ManifestRow) => void,
+  ): void {
+    const dir = path.resolve(outputDir);
+    mkdirSync(dir, { recursive: true });
+    const marker = new CurrentMarker();
+    const names = new Set<string>();
+    // A key seen twice is written once, where it first appears, with its last
+    // row (what a Map of rows by key does): rare, so only those are kept.
+    const keys = new Set<string>();
+    const repeated = new Map<string, ManifestRow>();
+    for (const row of rows()) {
+      marker.see(row);
+      addVarNames(names, row);
+      const key = manifestRowKey(row);
+      if (keys.has(key)) repeated.set(key, row);
+      else keys.add(key);
+    }
+    keys.clear();
+    function* checked(): Generator<ManifestRow> {
+      for (const raw of rows()) {
+        const key = manifestRowKey(raw);
+        const last = repeated.get(key);
+        if (last !== undefined && keys.has(key)) continue;
+        if (last !== undefined) keys.add(key);
+        const row = checkedRow(marker.mark(last ?? raw));
+        onRow?.(row);
+        yield row;
+      }
+    }
+    writeManifestFiles(dir, checked(), csvColumnsOf(names));
   }
 
   /** The rows currently in the manifest, in file order. */
@@ -131,9 +159,7 @@ export class ManifestWriter {
     this.csvColumns = manifestCsvColumns(rows);
     this.csvVars = new Set(rows.flatMap((row) => Object.keys(row.vars ?? {})));
     // Rows in the map are checked already (`checkedRow` on the way in).
-    const files = renderCheckedManifest(rows);
-    writeFileAtomicSync(path.join(this.outputDir, MANIFEST_JSONL), files.jsonl);
-    writeFileAtomicSync(path.join(this.outputDir, MANIFEST_CSV), files.csv);
+    writeManifestFiles(this.outputDir, rows, this.csvColumns);
   }
 
   private handles(): [number, number] {
@@ -164,6 +190,37 @@ function renderCheckedManifest(checked: readonly ManifestRow[]): { jsonl: string
   };
 }
 
+/**
+ * Writes both files of checked `rows` in one pass, each atomically (temp,
+ * fsync, rename, folder fsync; the JSONL first), a megabyte at a time.
+ */
+function writeManifestFiles(
+  dir: string,
+  rows: Iterable<ManifestRow>,
+  columns: readonly ManifestCsvColumn[],
+): void {
+  const jsonl = new AtomicFileSync(path.join(dir, MANIFEST_JSONL));
+  const csv = new AtomicFileSync(path.join(dir, MANIFEST_CSV));
+  try {
+    csv.write(UTF8_BOM + csvLine(columns.map((c) => c.header)));
+    for (const row of rows) {
+      jsonl.write(`${JSON.stringify(row)}\n`);
+      csv.write(csvLine(columns.map((c) => c.cell(row))));
+    }
+  } catch (error) {
+    jsonl.abort();
+    csv.abort();
+    throw error;
+  }
+  try {
+    jsonl.commit();
+  } catch (error) {
+    csv.abort();
+    throw error;
+  }
+  csv.commit();
+}
+
 /** The whole CSV document for `rows`: the BOM, the header, the rows. */
 function renderManifestCsv(rows: readonly ManifestRow[]): string {
   const columns = manifestCsvColumns(rows);
@@ -175,21 +232,49 @@ function renderManifestCsv(rows: readonly ManifestRow[]): string {
 }
 
 /**
- * Reads `manifest.jsonl` of `outputDir`. Lines that do not parse or validate
+ * Reads `manifest.jsonl` of `outputDir` (a megabyte at a time), keeping the
+ * rows `keep` accepts (all by default). Lines that do not parse or validate
  * (a line torn by a crash mid-write) are skipped; duplicate keys keep the last.
  */
-export function readManifest(outputDir: string): ManifestRow[] {
-  const file = path.join(outputDir, MANIFEST_JSONL);
-  if (!existsSync(file)) return [];
+export function readManifest(
+  outputDir: string,
+  keep: (row: ManifestRow) => boolean = () => true,
+): ManifestRow[] {
   const byKey = new Map<string, ManifestRow>();
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
+  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
     if (line.trim() === '') continue;
     try {
       const row = ManifestRowSchema.parse(JSON.parse(line));
-      byKey.set(manifestRowKey(row), row);
+      if (keep(row)) byKey.set(manifestRowKey(row), row);
     } catch {
       // torn or foreign line: the journal can rebuild it with `rewrite`
     }
   }
   return [...byKey.values()];
+}
+
+/** The lines of a file, read in pieces (none when it does not exist). */
+function* manifestLines(file: string): Generator<string> {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      const lines = (rest + decoder.write(buffer.subarray(0, n))).split('\n');
+      rest = lines.pop() ?? '';
+      yield* lines;
+    }
+    yield rest + decoder.end();
+  } finally {
+    closeSync(fd);
+  }
 }

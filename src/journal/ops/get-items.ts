@@ -13,6 +13,9 @@ export interface ItemFilter {
   /** Only items in one of these states. */
   readonly states?: readonly ItemState[];
   readonly stepId?: string;
+  /** Only items after this one (insertion order): with `limit`, a page of a long run. */
+  readonly after?: string;
+  readonly limit?: number;
 }
 
 /** A run's items in expansion (insertion) order, optionally filtered. */
@@ -24,8 +27,15 @@ export function listItems(j: JournalDb, runId: string, filter: ItemFilter = {}):
        WHERE run_id = @runId
          AND (@stepId IS NULL OR step_id = @stepId)
          AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
-       ORDER BY rowid`,
+         AND rowid > coalesce((SELECT rowid FROM items WHERE run_id = @runId AND item_key = @after), 0)
+       ORDER BY rowid LIMIT @limit`,
     )
-    .all({ runId, stepId: filter.stepId ?? null, states: states && JSON.stringify(states) });
+    .all({
+      runId,
+      stepId: filter.stepId ?? null,
+      states: states && JSON.stringify(states),
+      after: filter.after ?? null,
+      limit: filter.limit ?? -1,
+    });
   return rows.map((row) => itemRecordSchema.parse(row));
 }

@@ -16,6 +16,7 @@ export {
   getAttempt,
   getOpenAttempt,
   listAttempts,
+  listAttemptsOfItems,
   listOpenAttempts,
 } from './get-attempts.js';
 export { getItem, listItems } from './get-items.js';
@@ -31,6 +32,7 @@ export {
   findDownloadedOutput,
   getOutput,
   listOutputs,
+  listOutputsOfItems,
   markOutputDownloaded,
   markOutputFailed,
 } from './outputs.js';
