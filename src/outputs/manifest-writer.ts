@@ -12,6 +12,7 @@
  * and has one column per template variable (`manifestCsvColumns`): a row
  * naming a variable the header lacks rewrites the CSV with the new column.
  */
+import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -46,7 +47,12 @@ const UTF8_BOM = '\uFEFF';
 export type AppendResult = 'appended' | 'unchanged' | 'replaced';
 
 export class ManifestWriter {
-  private readonly rowsByKey = new Map<string, ManifestRow>();
+  /**
+   * A digest of each recorded row's JSON by key, not the rows: a 20,000-item
+   * run appends 20,000 rows, and only "same as recorded?" is asked of them
+   * (a rewrite, rare, reads the rows back from the file; issue 17.2).
+   */
+  private readonly digests = new Map<string, string>();
   private jsonlFd: number | undefined;
   private csvFd: number | undefined;
   /** The columns of the CSV on disk, and the template variables they hold. */
@@ -63,9 +69,7 @@ export class ManifestWriter {
   static open(outputDir: string): ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir));
     mkdirSync(writer.outputDir, { recursive: true });
-    for (const row of readManifest(writer.outputDir))
-      writer.rowsByKey.set(manifestRowKey(row), redactDeep(row));
-    writer.rewriteFiles();
+    writer.rewriteFiles(readManifest(writer.outputDir).map((row) => redactDeep(row)));
     return writer;
   }
 
@@ -112,9 +116,9 @@ export class ManifestWriter {
     writeManifestFiles(dir, checked(), csvColumnsOf(names));
   }
 
-  /** The rows currently in the manifest, in file order. */
+  /** The rows currently in the manifest, in file order (read from it). */
   rows(): ManifestRow[] {
-    return [...this.rowsByKey.values()];
+    return readManifest(this.outputDir);
   }
 
   /**
@@ -125,16 +129,22 @@ export class ManifestWriter {
   append(input: ManifestRow): AppendResult {
     const row = checkedRow(input);
     const key = manifestRowKey(row);
-    const previous = this.rowsByKey.get(key);
-    if (previous && JSON.stringify(previous) === JSON.stringify(row)) return 'unchanged';
-    this.rowsByKey.set(key, row);
+    const json = JSON.stringify(row);
+    const previous = this.digests.get(key);
+    if (previous === digestOf(json)) return 'unchanged';
     const newColumn = Object.keys(row.vars ?? {}).some((name) => !this.csvVars.has(name));
-    if (previous || newColumn) {
-      this.rewriteFiles();
-      return previous ? 'replaced' : 'appended';
+    if (previous !== undefined || newColumn) {
+      // The file holds every recorded row (each append is written at once).
+      const rows = this.rows();
+      const at = rows.findIndex((r) => manifestRowKey(r) === key);
+      if (at >= 0) rows[at] = row;
+      else rows.push(row);
+      this.rewriteFiles(rows);
+      return previous !== undefined ? 'replaced' : 'appended';
     }
+    this.digests.set(key, digestOf(json));
     const [jsonl, csv] = this.handles();
-    writeSync(jsonl, `${JSON.stringify(row)}\n`);
+    writeSync(jsonl, `${json}\n`);
     fsyncSync(jsonl);
     writeSync(csv, csvLine(this.csvColumns.map((c) => c.cell(row))));
     fsyncSync(csv);
@@ -143,19 +153,21 @@ export class ManifestWriter {
 
   /** Replaces the whole manifest with `rows` (e.g. rebuilt from the journal), atomically. */
   rewrite(rows: readonly ManifestRow[]): void {
-    const parsed = rows.map(checkedRow);
-    this.rowsByKey.clear();
-    for (const row of parsed) this.rowsByKey.set(manifestRowKey(row), row);
-    this.rewriteFiles();
+    this.rewriteFiles(rows.map(checkedRow));
   }
 
   close(): void {
     this.closeHandles();
   }
 
-  private rewriteFiles(): void {
+  /** Writes checked `rows` (a later row of a key replaces an earlier one, in its place). */
+  private rewriteFiles(checked: readonly ManifestRow[]): void {
     this.closeHandles();
-    const rows = this.rows();
+    const byKey = new Map<string, ManifestRow>();
+    for (const row of checked) byKey.set(manifestRowKey(row), row);
+    const rows = [...byKey.values()];
+    this.digests.clear();
+    for (const [key, row] of byKey) this.digests.set(key, digestOf(JSON.stringify(row)));
     this.csvColumns = manifestCsvColumns(rows);
     this.csvVars = new Set(rows.flatMap((row) => Object.keys(row.vars ?? {})));
     // Rows in the map are checked already (`checkedRow` on the way in).
@@ -173,6 +185,11 @@ export class ManifestWriter {
     this.jsonlFd = undefined;
     this.csvFd = undefined;
   }
+}
+
+/** What `append` compares: rows of equal JSON are the same row. */
+function digestOf(json: string): string {
+  return createHash('sha256').update(json).digest('base64');
 }
 
 /**
