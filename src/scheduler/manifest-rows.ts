@@ -111,7 +111,7 @@ export function folderRowSource(
 const ITEMS_PER_PAGE = 1000;
 
 /** A run's items, a page at a time, in insertion order. */
-export function* itemPages(journal: Journal, runId: string): Generator<ItemRecord[]> {
+function* itemPages(journal: Journal, runId: string): Generator<ItemRecord[]> {
   let after: string | undefined;
   for (;;) {
     const items = journal.listItems(runId, {

@@ -7,7 +7,7 @@
 import { type EventRecord, type Journal, RUN_STATUS, serviceOfRun } from '../journal/index.js';
 import { ManifestWriter, type ReportData, ReportWriter, readManifest } from '../outputs/index.js';
 import { TRAINING_STEP } from './item-identity.js';
-import { folderRowSource, itemPages, knownRuns } from './manifest-rows.js';
+import { folderRowSource, knownRuns } from './manifest-rows.js';
 
 /**
  * Rewrites manifest.jsonl/csv of `outputDir` (the rows of every run of the
@@ -46,17 +46,13 @@ export function writeRunOutputs(
 function reportDataFromJournal(journal: Journal, runId: string, status?: string): ReportData {
   const run = journal.getRun(runId);
   if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
-  const steps = new Map<string, { id: string; modelId: string; kind?: 'image' | 'video' }>();
-  for (const page of itemPages(journal, runId)) {
-    for (const item of page) {
-      if (item.kind === 'training' || steps.has(item.stepId)) continue;
-      steps.set(item.stepId, {
-        id: item.stepId,
-        modelId: item.modelId ?? '',
-        kind: item.kind === 'video' ? 'video' : 'image',
-      });
-    }
-  }
+  // Each step as its first item says, in the order of first items (one query a step).
+  const steps = journal.progressByStep(runId).flatMap(({ stepId }) => {
+    const [first] = journal.listItems(runId, { stepId, limit: 1 });
+    if (!first || first.kind === 'training') return [];
+    const kind = first.kind === 'video' ? ('video' as const) : ('image' as const);
+    return [{ id: stepId, modelId: first.modelId ?? '', kind }];
+  });
   const trainings = journal.listItems(runId, { stepId: TRAINING_STEP }).map((i) => ({
     id: i.itemKey.replace(/^train-/, ''),
     name: i.label,
@@ -86,7 +82,7 @@ function reportDataFromJournal(journal: Journal, runId: string, status?: string)
       budget: run.budget,
       tags: run.tags,
     },
-    steps: [...steps.values()],
+    steps,
     rows: [],
     trainings,
     events: journal.listEvents(runId, { limit: 5000 }).map(toReportEvent),
