@@ -173,6 +173,10 @@ export class Journal {
   listAttempts(runId: string, itemKey?: string) {
     return this.#guard(() => ops.listAttempts(this.#j, runId, itemKey));
   }
+  /** The attempts of some items of a run (a page of its items), by item. */
+  listAttemptsOfItems(runId: string, itemKeys: readonly string[]) {
+    return this.#guard(() => ops.listAttemptsOfItems(this.#j, runId, itemKeys));
+  }
   /** Creates attempted since `since` in any run of this journal (rate gate seeding). */
   recentCreates(since: number): RecentCreate[] {
     return this.#guard(() => ops.recentCreates(this.#j, since));
@@ -188,6 +192,10 @@ export class Journal {
   /** The run's output files its manifest lists, lean (three columns each). */
   listOutputFiles(runId: string) {
     return this.#guard(() => ops.listOutputFiles(this.#j, runId));
+  }
+  /** The outputs of some items of a run (a page of its items). */
+  listOutputsOfItems(runId: string, itemKeys: readonly string[]) {
+    return this.#guard(() => ops.listOutputsOfItems(this.#j, runId, itemKeys));
   }
   markOutputDownloaded(runId: string, itemKey: string, n: number, file: DownloadedOutput) {
     return this.#guard(() => ops.markOutputDownloaded(this.#j, runId, itemKey, n, file));

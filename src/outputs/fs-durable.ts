@@ -37,26 +37,89 @@ export function fsyncDirSync(dir: string): void {
 
 /** Replaces `file` with `content` atomically (temp + fsync + rename + folder fsync). */
 export function writeFileAtomicSync(file: string, content: string | Uint8Array): void {
-  const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.tmp-${randomBytes(6).toString('hex')}`);
-  const fd = openSync(temp, 'wx');
-  let open = true;
+  const out = new AtomicFileSync(file);
   try {
-    writeSync(fd, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
-    fsyncSync(fd);
-    open = false;
-    closeSync(fd);
-    renameSync(temp, file);
+    out.write(content);
   } catch (error) {
-    if (open) closeSync(fd);
+    out.abort();
+    throw error;
+  }
+  out.commit();
+}
+
+/** Text gathered before a write: few system calls, and never more than this in memory. */
+const FLUSH_BYTES = 1 << 20;
+
+/**
+ * A file written in pieces, then put in place as `writeFileAtomicSync` does
+ * (a temp file beside it, fsynced, renamed over it, the folder fsynced): a
+ * 100,000-row manifest is written without its whole text in memory.
+ * `abort` (or any failure of `commit`) removes the temp file.
+ */
+export class AtomicFileSync {
+  readonly #file: string;
+  readonly #temp: string;
+  #fd: number | undefined;
+  #pending: string[] = [];
+  #pendingBytes = 0;
+
+  constructor(file: string) {
+    this.#file = file;
+    const dir = path.dirname(file);
+    this.#temp = path.join(dir, `.${path.basename(file)}.tmp-${randomBytes(6).toString('hex')}`);
+    this.#fd = openSync(this.#temp, 'wx');
+  }
+
+  write(content: string | Uint8Array): void {
+    if (typeof content !== 'string') {
+      this.#flush();
+      writeSync(this.#openFd(), content);
+      return;
+    }
+    this.#pending.push(content);
+    this.#pendingBytes += content.length;
+    if (this.#pendingBytes >= FLUSH_BYTES) this.#flush();
+  }
+
+  commit(): void {
     try {
-      unlinkSync(temp);
+      this.#flush();
+      const fd = this.#openFd();
+      fsyncSync(fd);
+      this.#fd = undefined;
+      closeSync(fd);
+      renameSync(this.#temp, this.#file);
+    } catch (error) {
+      this.abort();
+      throw error;
+    }
+    fsyncDirSync(path.dirname(this.#file));
+  }
+
+  /** Drops the temp file (nothing to do once committed). */
+  abort(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+    this.#pending = [];
+    try {
+      unlinkSync(this.#temp);
     } catch {
       // already renamed or never created
     }
-    throw error;
   }
-  fsyncDirSync(dir);
+
+  #flush(): void {
+    if (this.#pending.length === 0) return;
+    const text = this.#pending.join('');
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    writeSync(this.#openFd(), Buffer.from(text, 'utf8'));
+  }
+
+  #openFd(): number {
+    if (this.#fd === undefined) throw new Error(`${this.#temp} is closed`);
+    return this.#fd;
+  }
 }
 
 /**

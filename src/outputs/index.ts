@@ -47,5 +47,5 @@ export {
   protectedPathHit,
 } from './protected-paths.js';
 export * from './report-data.js';
-export { REPORT_FILE, renderReport, writeReport } from './report-html.js';
+export { REPORT_FILE, ReportWriter, renderReport, writeReport } from './report-html.js';
 export { MAX_SEGMENT_BYTES, sanitizeSegment } from './sanitize.js';

@@ -109,9 +109,19 @@ export interface ManifestCsvColumn {
  * column is headed `vars.NAME`.
  */
 export function manifestCsvColumns(rows: readonly ManifestRow[]): ManifestCsvColumn[] {
-  const fixed = new Set<string>(['file', ...MANIFEST_CSV_COLUMNS]);
   const names = new Set<string>();
-  for (const row of rows) for (const name of Object.keys(row.vars ?? {})) names.add(name);
+  for (const row of rows) addVarNames(names, row);
+  return csvColumnsOf(names);
+}
+
+/** Adds the template variables `row` names to `names` (in the order rows first name them). */
+export function addVarNames(names: Set<string>, row: ManifestRow): void {
+  for (const name of Object.keys(row.vars ?? {})) names.add(name);
+}
+
+/** The CSV columns for these template variable names (see manifestCsvColumns). */
+export function csvColumnsOf(names: Iterable<string>): ManifestCsvColumn[] {
+  const fixed = new Set<string>(['file', ...MANIFEST_CSV_COLUMNS]);
   return [
     { header: 'file', cell: (row) => row.file },
     ...[...names].map((name) => ({
@@ -142,19 +152,37 @@ export function manifestRowKey(row: Pick<ManifestRow, 'runId' | 'step' | 'item' 
  * that has a row for it. Any rows with those columns: `status` counts files
  * from a lean read (review/counts.ts).
  */
-export function markCurrentRows<
-  Row extends Pick<ManifestRow, 'runId' | 'step' | 'item' | 'status'>,
->(rows: readonly Row[]): (Row & { current: boolean })[] {
-  const itemOf = (row: Row) => `${row.step}\u0000${row.item}`;
-  const newestSucceeded = new Map<string, string | undefined>();
-  const newestAny = new Map<string, string | undefined>();
-  for (const row of rows) {
-    newestAny.set(itemOf(row), row.runId);
-    if (row.status === 'succeeded') newestSucceeded.set(itemOf(row), row.runId);
-  }
-  return rows.map((row) => {
-    const item = itemOf(row);
-    const current = newestSucceeded.has(item) ? newestSucceeded.get(item) : newestAny.get(item);
-    return { ...row, current: row.runId === current };
-  });
+export function markCurrentRows<Row extends CurrentMarked>(
+  rows: readonly Row[],
+): (Row & { current: boolean })[] {
+  const marker = new CurrentMarker<Row>();
+  for (const row of rows) marker.see(row);
+  return rows.map((row) => marker.mark(row));
 }
+
+/** The columns that decide `current`. */
+type CurrentMarked = Pick<ManifestRow, 'runId' | 'step' | 'item' | 'status'>;
+
+/**
+ * `markCurrentRows` in two passes over rows that are not all in memory:
+ * `see` every row (in run order), then `mark` each.
+ */
+export class CurrentMarker<Row extends CurrentMarked = ManifestRow> {
+  readonly #newestSucceeded = new Map<string, string | undefined>();
+  readonly #newestAny = new Map<string, string | undefined>();
+
+  see(row: Row): void {
+    this.#newestAny.set(itemOf(row), row.runId);
+    if (row.status === 'succeeded') this.#newestSucceeded.set(itemOf(row), row.runId);
+  }
+
+  mark(row: Row): Row & { current: boolean } {
+    const item = itemOf(row);
+    const current = this.#newestSucceeded.has(item)
+      ? this.#newestSucceeded.get(item)
+      : this.#newestAny.get(item);
+    return { ...row, current: row.runId === current };
+  }
+}
+
+const itemOf = (row: CurrentMarked) => `${row.step}\u0000${row.item}`;

@@ -12,20 +12,17 @@
  * and has one column per template variable (`manifestCsvColumns`): a row
  * naming a variable the header lacks rewrites the CSV with the new column.
  */
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  writeSync,
-} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
-import { writeFileAtomicSync } from './fs-durable.js';
+import { AtomicFileSync } from './fs-durable.js';
 import {
+  addVarNames,
+  CurrentMarker,
+  csvColumnsOf,
   type ManifestCsvColumn,
   type ManifestRow,
   ManifestRowSchema,
@@ -50,7 +47,12 @@ const UTF8_BOM = '\uFEFF';
 export type AppendResult = 'appended' | 'unchanged' | 'replaced';
 
 export class ManifestWriter {
-  private readonly rowsByKey = new Map<string, ManifestRow>();
+  /**
+   * A digest of each recorded row's JSON by key, not the rows: a 20,000-item
+   * run appends 20,000 rows, and only "same as recorded?" is asked of them
+   * (a rewrite, rare, reads the rows back from the file; issue 17.2).
+   */
+  private readonly digests = new Map<string, string>();
   private jsonlFd: number | undefined;
   private csvFd: number | undefined;
   /** The columns of the CSV on disk, and the template variables they hold. */
@@ -67,26 +69,56 @@ export class ManifestWriter {
   static open(outputDir: string): ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir));
     mkdirSync(writer.outputDir, { recursive: true });
-    for (const row of readManifest(writer.outputDir))
-      writer.rowsByKey.set(manifestRowKey(row), redactDeep(row));
-    writer.rewriteFiles();
+    writer.rewriteFiles(readManifest(writer.outputDir).map((row) => redactDeep(row)));
     return writer;
   }
 
   /**
-   * Replaces the manifest of `outputDir` with `rows` (a rebuild from the
-   * journal) without `open`'s repair pass: at 100,000 rows that pass reads,
-   * checks and writes both files once more for nothing.
+   * Replaces the manifest of `outputDir` (a rebuild from the journal) with
+   * `rows`, listed in run order (oldest run first) and marked `current` here
+   * (`CurrentMarker`), without `open`'s repair pass and without holding them:
+   * `rows` is iterated twice (the CSV header and the marks need every row
+   * first), then each row is checked and written, and handed to `onRow`
+   * (the report's rows come from the same pass). Both files stay atomic.
    */
-  static replace(outputDir: string, rows: readonly ManifestRow[]): void {
-    const writer = new ManifestWriter(path.resolve(outputDir));
-    mkdirSync(writer.outputDir, { recursive: true });
-    writer.rewrite(rows);
+  static replace(
+    outputDir: string,
+    rows: () => Iterable<ManifestRow>,
+    onRow?: (row: ManifestRow) => void,
+  ): void {
+    const dir = path.resolve(outputDir);
+    mkdirSync(dir, { recursive: true });
+    const marker = new CurrentMarker();
+    const names = new Set<string>();
+    // A key seen twice is written once, where it first appears, with its last
+    // row (what a Map of rows by key does): rare, so only those are kept.
+    const keys = new Set<string>();
+    const repeated = new Map<string, ManifestRow>();
+    for (const row of rows()) {
+      marker.see(row);
+      addVarNames(names, row);
+      const key = manifestRowKey(row);
+      if (keys.has(key)) repeated.set(key, row);
+      else keys.add(key);
+    }
+    keys.clear();
+    function* checked(): Generator<ManifestRow> {
+      for (const raw of rows()) {
+        const key = manifestRowKey(raw);
+        const last = repeated.get(key);
+        if (last !== undefined && keys.has(key)) continue;
+        if (last !== undefined) keys.add(key);
+        const row = checkedRow(marker.mark(last ?? raw));
+        onRow?.(row);
+        yield row;
+      }
+    }
+    writeManifestFiles(dir, checked(), csvColumnsOf(names));
   }
 
-  /** The rows currently in the manifest, in file order. */
+  /** The rows currently in the manifest, in file order (read from it). */
   rows(): ManifestRow[] {
-    return [...this.rowsByKey.values()];
+    return readManifest(this.outputDir);
   }
 
   /**
@@ -97,16 +129,22 @@ export class ManifestWriter {
   append(input: ManifestRow): AppendResult {
     const row = checkedRow(input);
     const key = manifestRowKey(row);
-    const previous = this.rowsByKey.get(key);
-    if (previous && JSON.stringify(previous) === JSON.stringify(row)) return 'unchanged';
-    this.rowsByKey.set(key, row);
+    const json = JSON.stringify(row);
+    const previous = this.digests.get(key);
+    if (previous === digestOf(json)) return 'unchanged';
     const newColumn = Object.keys(row.vars ?? {}).some((name) => !this.csvVars.has(name));
-    if (previous || newColumn) {
-      this.rewriteFiles();
-      return previous ? 'replaced' : 'appended';
+    if (previous !== undefined || newColumn) {
+      // The file holds every recorded row (each append is written at once).
+      const rows = this.rows();
+      const at = rows.findIndex((r) => manifestRowKey(r) === key);
+      if (at >= 0) rows[at] = row;
+      else rows.push(row);
+      this.rewriteFiles(rows);
+      return previous !== undefined ? 'replaced' : 'appended';
     }
+    this.digests.set(key, digestOf(json));
     const [jsonl, csv] = this.handles();
-    writeSync(jsonl, `${JSON.stringify(row)}\n`);
+    writeSync(jsonl, `${json}\n`);
     fsyncSync(jsonl);
     writeSync(csv, csvLine(this.csvColumns.map((c) => c.cell(row))));
     fsyncSync(csv);
@@ -115,25 +153,25 @@ export class ManifestWriter {
 
   /** Replaces the whole manifest with `rows` (e.g. rebuilt from the journal), atomically. */
   rewrite(rows: readonly ManifestRow[]): void {
-    const parsed = rows.map(checkedRow);
-    this.rowsByKey.clear();
-    for (const row of parsed) this.rowsByKey.set(manifestRowKey(row), row);
-    this.rewriteFiles();
+    this.rewriteFiles(rows.map(checkedRow));
   }
 
   close(): void {
     this.closeHandles();
   }
 
-  private rewriteFiles(): void {
+  /** Writes checked `rows` (a later row of a key replaces an earlier one, in its place). */
+  private rewriteFiles(checked: readonly ManifestRow[]): void {
     this.closeHandles();
-    const rows = this.rows();
+    const byKey = new Map<string, ManifestRow>();
+    for (const row of checked) byKey.set(manifestRowKey(row), row);
+    const rows = [...byKey.values()];
+    this.digests.clear();
+    for (const [key, row] of byKey) this.digests.set(key, digestOf(JSON.stringify(row)));
     this.csvColumns = manifestCsvColumns(rows);
     this.csvVars = new Set(rows.flatMap((row) => Object.keys(row.vars ?? {})));
     // Rows in the map are checked already (`checkedRow` on the way in).
-    const files = renderCheckedManifest(rows);
-    writeFileAtomicSync(path.join(this.outputDir, MANIFEST_JSONL), files.jsonl);
-    writeFileAtomicSync(path.join(this.outputDir, MANIFEST_CSV), files.csv);
+    writeManifestFiles(this.outputDir, rows, this.csvColumns);
   }
 
   private handles(): [number, number] {
@@ -147,6 +185,11 @@ export class ManifestWriter {
     this.jsonlFd = undefined;
     this.csvFd = undefined;
   }
+}
+
+/** What `append` compares: rows of equal JSON are the same row. */
+function digestOf(json: string): string {
+  return createHash('sha256').update(json).digest('base64');
 }
 
 /**
@@ -164,6 +207,37 @@ function renderCheckedManifest(checked: readonly ManifestRow[]): { jsonl: string
   };
 }
 
+/**
+ * Writes both files of checked `rows` in one pass, each atomically (temp,
+ * fsync, rename, folder fsync; the JSONL first), a megabyte at a time.
+ */
+function writeManifestFiles(
+  dir: string,
+  rows: Iterable<ManifestRow>,
+  columns: readonly ManifestCsvColumn[],
+): void {
+  const jsonl = new AtomicFileSync(path.join(dir, MANIFEST_JSONL));
+  const csv = new AtomicFileSync(path.join(dir, MANIFEST_CSV));
+  try {
+    csv.write(UTF8_BOM + csvLine(columns.map((c) => c.header)));
+    for (const row of rows) {
+      jsonl.write(`${JSON.stringify(row)}\n`);
+      csv.write(csvLine(columns.map((c) => c.cell(row))));
+    }
+  } catch (error) {
+    jsonl.abort();
+    csv.abort();
+    throw error;
+  }
+  try {
+    jsonl.commit();
+  } catch (error) {
+    csv.abort();
+    throw error;
+  }
+  csv.commit();
+}
+
 /** The whole CSV document for `rows`: the BOM, the header, the rows. */
 function renderManifestCsv(rows: readonly ManifestRow[]): string {
   const columns = manifestCsvColumns(rows);
@@ -175,21 +249,49 @@ function renderManifestCsv(rows: readonly ManifestRow[]): string {
 }
 
 /**
- * Reads `manifest.jsonl` of `outputDir`. Lines that do not parse or validate
+ * Reads `manifest.jsonl` of `outputDir` (a megabyte at a time), keeping the
+ * rows `keep` accepts (all by default). Lines that do not parse or validate
  * (a line torn by a crash mid-write) are skipped; duplicate keys keep the last.
  */
-export function readManifest(outputDir: string): ManifestRow[] {
-  const file = path.join(outputDir, MANIFEST_JSONL);
-  if (!existsSync(file)) return [];
+export function readManifest(
+  outputDir: string,
+  keep: (row: ManifestRow) => boolean = () => true,
+): ManifestRow[] {
   const byKey = new Map<string, ManifestRow>();
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
+  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
     if (line.trim() === '') continue;
     try {
       const row = ManifestRowSchema.parse(JSON.parse(line));
-      byKey.set(manifestRowKey(row), row);
+      if (keep(row)) byKey.set(manifestRowKey(row), row);
     } catch {
       // torn or foreign line: the journal can rebuild it with `rewrite`
     }
   }
   return [...byKey.values()];
+}
+
+/** The lines of a file, read in pieces (none when it does not exist). */
+function* manifestLines(file: string): Generator<string> {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      const lines = (rest + decoder.write(buffer.subarray(0, n))).split('\n');
+      rest = lines.pop() ?? '';
+      yield* lines;
+    }
+    yield rest + decoder.end();
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -17,10 +17,10 @@
  */
 import path from 'node:path';
 import { redactDeep } from '../shared/index.js';
-import { type CostSummary, summarizeCosts } from './costs.js';
+import { type CostSummary, CostTally } from './costs.js';
 import { writeFileAtomicSync } from './fs-durable.js';
 import { cspHash, html, localHref, type RawHtml, raw } from './html.js';
-import type { ManifestRow } from './manifest-row.js';
+import { type ManifestRow, ManifestRowSchema } from './manifest-row.js';
 import { REPORT_CSS, REPORT_JS } from './report-assets.js';
 import {
   type ReportData,
@@ -29,10 +29,11 @@ import {
   type ReportTraining,
 } from './report-data.js';
 import {
-  type ReportPage,
+  type PagedList,
+  type PageSink,
   ReportPager,
   removeOldReportPages,
-  writeReportPages,
+  reportPageWriter,
 } from './report-pages.js';
 
 export const REPORT_FILE = 'report.html';
@@ -41,43 +42,109 @@ type Parsed = ReturnType<typeof ReportDataSchema.parse>;
 
 /** The report document alone (its page files are left out). Throws a ZodError when `data` is malformed. */
 export function renderReport(input: ReportData): string {
-  return renderReportFiles(input).html;
+  return new ReportBuilder(input, () => {}).render().html;
 }
 
-interface RenderedReport {
-  readonly html: string;
-  readonly pages: readonly ReportPage[];
-  /** Names the page files (undefined when the lists fit in the document). */
-  readonly pagesId: string | undefined;
+/**
+ * Renders and writes `report.html` into `outputDir` atomically, its page
+ * files first (`report-data/`, when its lists are long) and the previous
+ * render's after; returns its path.
+ */
+export function writeReport(outputDir: string, data: ReportData): string {
+  return new ReportWriter(outputDir, data).finish();
 }
 
-function renderReportFiles(input: ReportData): RenderedReport {
+/**
+ * `writeReport` with rows handed over one by one after `data`'s (`add`), so
+ * a run of 100,000 outputs is reported without its rows or their markup in
+ * memory: full pages are written as they fill, the document by `finish`.
+ */
+export class ReportWriter {
+  readonly #dir: string;
+  readonly #builder: ReportBuilder;
+
+  constructor(outputDir: string, data: ReportData) {
+    this.#dir = path.resolve(outputDir);
+    this.#builder = new ReportBuilder(data, reportPageWriter(this.#dir));
+  }
+
+  /** One more manifest row (validated and redacted here). */
+  add(row: ManifestRow): void {
+    this.#builder.add(row);
+  }
+
+  /** Writes the document (atomically), then removes the page files of earlier renders. */
+  finish(): string {
+    const file = path.join(this.#dir, REPORT_FILE);
+    const report = this.#builder.render();
+    writeFileAtomicSync(file, report.html);
+    removeOldReportPages(this.#dir, report.pagesId);
+    return file;
+  }
+}
+
+/** One render: rows go into its lists (and totals) as they come; `render` makes the document. */
+class ReportBuilder {
   // Errors, event messages and statuses can quote the service: redacted before rendering.
-  const data = redactDeep(ReportDataSchema.parse(input));
-  const costs = summarizeCosts(data.rows, data.trainings, data.spend);
-  const { run } = data;
-  const pager = new ReportPager();
-  const lists = html`<h2>Outputs</h2>
+  readonly #data: Parsed;
+  readonly #pager: ReportPager;
+  readonly #costs: CostTally;
+  /** The gallery's list of each step, in the order the rows first name them. */
+  readonly #galleries = new Map<string, PagedList>();
+  readonly #failures: PagedList;
+
+  constructor(input: ReportData, sink: PageSink) {
+    this.#data = redactDeep(ReportDataSchema.parse(input));
+    this.#pager = new ReportPager(sink);
+    this.#costs = new CostTally(this.#data.trainings);
+    this.#failures = this.#pager.list('tbody', '');
+    for (const row of this.#data.rows) this.#add(row);
+  }
+
+  add(row: ManifestRow): void {
+    this.#add(redactDeep(ManifestRowSchema.parse(row)));
+  }
+
+  #add(row: ManifestRow): void {
+    this.#costs.add(row);
+    if (!row.file) {
+      this.#failures.add(failureRow(row));
+      return;
+    }
+    let list = this.#galleries.get(row.step);
+    if (!list) {
+      list = this.#pager.list('div', 'class="grid"');
+      this.#galleries.set(row.step, list);
+    }
+    list.add(tile(row));
+  }
+
+  render(): { html: string; pagesId: string | undefined } {
+    const data = this.#data;
+    const pager = this.#pager;
+    const costs = this.#costs.summary(data.spend);
+    const { run } = data;
+    const lists = html`<h2>Outputs</h2>
 <div class="filters" role="toolbar">${['all', 'image', 'video'].map(
-    (f) =>
-      html`<button type="button" data-filter="${f}" aria-pressed="${f === 'all'}">${f}</button>`,
-  )}</div>
-${gallery(data, pager)}
-<h2>Failures</h2>${failureTable(data.rows, pager)}
+      (f) =>
+        html`<button type="button" data-filter="${f}" aria-pressed="${f === 'all'}">${f}</button>`,
+    )}</div>
+${this.#gallery()}
+<h2>Failures</h2>${failureTable(this.#failures)}
 <h2>Timeline</h2>${timeline(data.events, pager)}`;
-  const paged = pager.pages.length > 0;
-  // The nonce lets the script add the page files (and nothing else can know it).
-  const scripts = `'${cspHash(REPORT_JS)}'${paged ? ` 'nonce-${pager.nonce}'` : ''}`;
-  const csp = [
-    "default-src 'none'",
-    "img-src 'self' file: data: blob:",
-    "media-src 'self' file: blob:",
-    `style-src '${cspHash(REPORT_CSS)}'`,
-    `script-src ${scripts}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join('; ');
-  const doc = html`<!doctype html>
+    const paged = pager.paged;
+    // The nonce lets the script add the page files (and nothing else can know it).
+    const scripts = `'${cspHash(REPORT_JS)}'${paged ? ` 'nonce-${pager.nonce}'` : ''}`;
+    const csp = [
+      "default-src 'none'",
+      "img-src 'self' file: data: blob:",
+      "media-src 'self' file: blob:",
+      `style-src '${cspHash(REPORT_CSS)}'`,
+      `script-src ${scripts}`,
+      "base-uri 'none'",
+      "form-action 'none'",
+    ].join('; ');
+    const doc = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -100,22 +167,24 @@ ${lists}
 <footer>Generated by ibatch on ${timeTag(data.generatedAt ?? new Date().toISOString())}.</footer>
 </main><script${paged ? html` nonce="${pager.nonce}"` : ''}>${raw(REPORT_JS)}</script></body></html>
 `;
-  return { html: doc.__html, pages: pager.pages, pagesId: paged ? pager.id : undefined };
-}
+    return { html: doc.__html, pagesId: paged ? pager.id : undefined };
+  }
 
-/**
- * Renders and writes `report.html` into `outputDir` atomically, its page
- * files first (`report-data/`, when its lists are long) and the previous
- * render's after; returns its path.
- */
-export function writeReport(outputDir: string, data: ReportData): string {
-  const dir = path.resolve(outputDir);
-  const file = path.join(dir, REPORT_FILE);
-  const report = renderReportFiles(data);
-  writeReportPages(dir, report.pages);
-  writeFileAtomicSync(file, report.html);
-  removeOldReportPages(dir, report.pagesId);
-  return file;
+  /** The output cards by step: the job's steps in order, then any other the rows name. */
+  #gallery(): RawHtml {
+    if (this.#galleries.size === 0) return html`<p class="empty">No output files.</p>`;
+    const data = this.#data;
+    const order = [...new Set([...data.steps.map((s) => s.id), ...this.#galleries.keys()])];
+    const labels = new Map(data.steps.map((s) => [s.id, s.modelLabel ?? s.modelId]));
+    return html`${order.map((step) => {
+      const rows = this.#galleries.get(step);
+      if (!rows) return '';
+      const { list, more } = rows.close();
+      return html`<section class="step" data-step="${step}"><h3>${step}${
+        labels.get(step) ? html` · ${labels.get(step)}` : ''
+      }</h3>${list}${more}</section>`;
+    })}`;
+  }
 }
 
 function totalCards(costs: CostSummary): RawHtml {
@@ -175,21 +244,6 @@ function trainingTable(trainings: readonly ReportTraining[]): RawHtml {
 <th>influencer</th><th class="num">cost</th><th>refunded</th><th>error</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function gallery(data: Parsed, pager: ReportPager): RawHtml {
-  const outputs = data.rows.filter((r) => r.file);
-  if (outputs.length === 0) return html`<p class="empty">No output files.</p>`;
-  const order = [...new Set([...data.steps.map((s) => s.id), ...outputs.map((r) => r.step)])];
-  const labels = new Map(data.steps.map((s) => [s.id, s.modelLabel ?? s.modelId]));
-  return html`${order.map((step) => {
-    const rows = outputs.filter((r) => r.step === step);
-    if (rows.length === 0) return '';
-    const { list, more } = pager.list('div', 'class="grid"', rows.map(tile));
-    return html`<section class="step" data-step="${step}"><h3>${step}${
-      labels.get(step) ? html` · ${labels.get(step)}` : ''
-    }</h3>${list}${more}</section>`;
-  })}`;
-}
-
 function tile(row: ManifestRow): RawHtml {
   const href = localHref(row.file);
   const isVideo = row.kind === 'video' || row.contentType?.startsWith('video/');
@@ -223,36 +277,30 @@ function reviewBadge(row: ManifestRow): RawHtml | string {
   return html` <span class="badge ${tone}" data-review-badge title="${says}">${row.review}</span>`;
 }
 
-function failureTable(rows: readonly ManifestRow[], pager: ReportPager): RawHtml {
-  const failed = rows.filter((r) => !r.file);
-  if (failed.length === 0) return html`<p class="empty">No failures.</p>`;
-  const { list, more } = pager.list(
-    'tbody',
-    '',
-    failed.map(
-      (
-        r,
-      ) => html`<tr class="tile-failed" data-status="failed" data-generation-id="${r.generationId ?? ''}"><td>${r.step}</td>
+function failureRow(r: ManifestRow): RawHtml {
+  return html`<tr class="tile-failed" data-status="failed" data-generation-id="${r.generationId ?? ''}"><td>${r.step}</td>
 <td title="${r.item}">${titleOf(r)}${r.n === undefined ? '' : ` #${r.n}`}</td><td>${r.modelId}</td>
 <td>${statusBadge(r.status)}</td><td>${r.error ?? ''}</td><td class="num">${credits(r.creditsCost ?? 0)}</td>
-<td>${r.refunded ? 'yes' : 'no'}</td></tr>`,
-    ),
-  );
+<td>${r.refunded ? 'yes' : 'no'}</td></tr>`;
+}
+
+function failureTable(failed: PagedList): RawHtml {
+  if (failed.length === 0) return html`<p class="empty">No failures.</p>`;
+  const { list, more } = failed.close();
   return html`<table class="failures"><thead><tr><th>step</th><th>item</th><th>model</th><th>status</th>
 <th>reason</th><th class="num">cost</th><th>refunded</th></tr></thead>${list}</table>${more}`;
 }
 
 function timeline(events: readonly ReportEvent[], pager: ReportPager): RawHtml {
   if (events.length === 0) return html`<p class="empty">No events recorded.</p>`;
-  const { list, more } = pager.list(
-    'ol',
-    'class="timeline"',
-    events.map(
-      (e) =>
-        html`<li class="${e.level}">${timeTag(e.at, 'time')}${e.step ? html`<b>${e.step}</b> ` : ''}${e.message}</li>`,
-    ),
-  );
-  return html`${list}${more}`;
+  const list = pager.list('ol', 'class="timeline"');
+  for (const e of events) {
+    list.add(
+      html`<li class="${e.level}">${timeTag(e.at, 'time')}${e.step ? html`<b>${e.step}</b> ` : ''}${e.message}</li>`,
+    );
+  }
+  const { list: element, more } = list.close();
+  return html`${element}${more}`;
 }
 
 function statusBadge(status: string): RawHtml {

@@ -26,67 +26,113 @@ const INLINE_ROWS = 200;
 const PAGE_ROWS = 500;
 const PAGE_FILE = /^([0-9a-f]{12})-\d{4,}\.js$/;
 
-export interface ReportPage {
-  /** File name inside `report-data/`. */
-  readonly name: string;
-  readonly text: string;
-}
+/** Receives each page file as soon as it is full: name (inside `report-data/`) and text. */
+export type PageSink = (name: string, text: string) => void;
 
-/** Splits the lists of one render into inline rows and page files. */
+/**
+ * Splits the lists of one render into inline rows and page files, a list
+ * filled row by row (`list(...).add`): a full page goes to the sink at once,
+ * so a render holds at most a page of each list (issue 17.2).
+ */
 export class ReportPager {
   /** Names this render's files, so a rewrite never mixes with an older one. */
   readonly id = randomBytes(6).toString('hex');
   readonly nonce = randomBytes(16).toString('base64');
-  readonly pages: ReportPage[] = [];
 
+  #pages = 0;
   #lists = 0;
 
+  constructor(private readonly sink: PageSink) {}
+
+  /** Whether this render wrote page files. */
+  get paged(): boolean {
+    return this.#pages > 0;
+  }
+
   /**
-   * The first rows of a list, inline; the rest as page files. The list
-   * element (`tag` with `attrs`) carries the names of its pages and its
-   * length, and `more`, its button placed after it (after its table for a
-   * `tbody`), loads the next page.
+   * A list element (`tag` with `attrs`) whose first rows are inline and the
+   * rest in page files; `close` gives the element, carrying the names of its
+   * pages and its length, and `more`, its button placed after it (after its
+   * table for a `tbody`), which loads the next page.
    */
-  list(
-    tag: 'div' | 'tbody' | 'ol',
-    attrs: string,
-    rows: readonly RawHtml[],
-  ): { list: RawHtml; more: RawHtml | '' } {
-    const names: string[] = [];
-    for (let from = INLINE_ROWS; from < rows.length; from += PAGE_ROWS) {
-      const name = `${this.id}-${String(this.pages.length + 1).padStart(4, '0')}.js`;
-      const markup = joined(rows.slice(from, from + PAGE_ROWS));
-      // JSON text is a JS string literal (U+2028/9 too, since ES2019).
-      const text = `ibatchReportPage(${JSON.stringify(name)},${JSON.stringify(markup)});\n`;
-      this.pages.push({ name, text });
-      names.push(name);
-    }
-    const open = raw(`<${tag}${attrs ? ` ${attrs}` : ''}`);
-    const inline = raw(joined(rows.slice(0, INLINE_ROWS)));
-    const close = raw(`</${tag}>`);
-    if (names.length === 0) return { list: html`${open}>${inline}${close}`, more: '' };
-    this.#lists += 1;
-    const n = String(this.#lists);
-    return {
-      list: html`${open} data-list="${n}" data-pages="${names.join(' ')}" data-rows="${rows.length}">${inline}${close}`,
-      more: html`<button type="button" class="more" data-more="${n}">show more</button>`,
-    };
+  list(tag: 'div' | 'tbody' | 'ol', attrs: string): PagedList {
+    return new PagedList(tag, attrs, {
+      page: (markup) => {
+        this.#pages += 1;
+        const name = `${this.id}-${String(this.#pages).padStart(4, '0')}.js`;
+        // JSON text is a JS string literal (U+2028/9 too, since ES2019).
+        this.sink(name, `ibatchReportPage(${JSON.stringify(name)},${JSON.stringify(markup)});\n`);
+        return name;
+      },
+      number: () => {
+        this.#lists += 1;
+        return String(this.#lists);
+      },
+    });
   }
 }
 
-const joined = (rows: readonly RawHtml[]): string => rows.map((r) => r.__html).join('');
+/** One list of a render; see ReportPager.list. */
+export class PagedList {
+  readonly #inline: string[] = [];
+  #page: string[] = [];
+  readonly #names: string[] = [];
+  #rows = 0;
+
+  constructor(
+    private readonly tag: string,
+    private readonly attrs: string,
+    private readonly pager: { page(markup: string): string; number(): string },
+  ) {}
+
+  get length(): number {
+    return this.#rows;
+  }
+
+  add(row: RawHtml): void {
+    this.#rows += 1;
+    if (this.#inline.length < INLINE_ROWS) {
+      this.#inline.push(row.__html);
+      return;
+    }
+    this.#page.push(row.__html);
+    if (this.#page.length >= PAGE_ROWS) this.#flush();
+  }
+
+  close(): { list: RawHtml; more: RawHtml | '' } {
+    this.#flush();
+    const open = raw(`<${this.tag}${this.attrs ? ` ${this.attrs}` : ''}`);
+    const inline = raw(this.#inline.join(''));
+    const close = raw(`</${this.tag}>`);
+    if (this.#names.length === 0) return { list: html`${open}>${inline}${close}`, more: '' };
+    const n = this.pager.number();
+    return {
+      list: html`${open} data-list="${n}" data-pages="${this.#names.join(' ')}" data-rows="${this.#rows}">${inline}${close}`,
+      more: html`<button type="button" class="more" data-more="${n}">show more</button>`,
+    };
+  }
+
+  #flush(): void {
+    if (this.#page.length === 0) return;
+    this.#names.push(this.pager.page(this.#page.join('')));
+    this.#page = [];
+  }
+}
 
 /**
- * Writes the page files of a render (before the document that names them),
- * or removes the folder when it has none.
+ * A sink writing page files into `outputDir`'s `report-data/` (created with
+ * the first). Not fsynced one by one: they are rebuilt by `ibatch report`
+ * from the journal, and the document naming them is written (atomically)
+ * after.
  */
-export function writeReportPages(outputDir: string, pages: readonly ReportPage[]): void {
-  if (pages.length === 0) return;
+export function reportPageWriter(outputDir: string): PageSink {
   const dir = path.join(outputDir, REPORT_DATA_DIR);
-  mkdirSync(dir, { recursive: true });
-  // Not fsynced one by one: they are rebuilt by `ibatch report` from the
-  // journal, and the document naming them is written (atomically) after.
-  for (const page of pages) writeFileSync(path.join(dir, page.name), page.text);
+  let made = false;
+  return (name, text) => {
+    if (!made) mkdirSync(dir, { recursive: true });
+    made = true;
+    writeFileSync(path.join(dir, name), text);
+  };
 }
 
 /** After the document is in place: removes the page files of earlier renders (only ours). */

@@ -17,7 +17,6 @@ import {
   OUTPUT_STATE,
   type OutputRecord,
   ReviewIndex,
-  type ReviewRecord,
   type RunRecord,
 } from '../journal/index.js';
 import { type ManifestRow, markCurrentRows } from '../outputs/index.js';
@@ -55,10 +54,10 @@ export function folderRuns(journal: Journal, run: RunRecord, outputDir: string):
 }
 
 /**
- * The manifest of `outputDir` as `run` leaves it: every run of its job there,
- * in run order. Rows of `existing` (the manifest on disk) whose run this
- * journal does not know (a lost or another journal) are kept, first: the
- * manifest describes the folder, and those files are still in it.
+ * The manifest of `outputDir` as `run` leaves it, in memory (the review
+ * page's listing): every run of its job there, in run order, marked
+ * `current`. Rows of `existing` whose run this journal does not know come
+ * first (see folderRowSource).
  */
 export function folderManifestRows(
   journal: Journal,
@@ -66,93 +65,155 @@ export function folderManifestRows(
   outputDir: string,
   existing: readonly ManifestRow[] = [],
 ): ManifestRow[] {
-  const runs = folderRuns(journal, run, outputDir);
-  // One lookup per run, not per row: a folder holds 100,000 rows of a few runs.
+  const foreign = foreignRows(journal, existing);
+  return markCurrentRows([...folderRowSource(journal, run, outputDir, foreign)()]);
+}
+
+/** The rows of `existing` whose run this journal does not know (a lost journal's, another's). */
+function foreignRows(journal: Journal, existing: Iterable<ManifestRow>): ManifestRow[] {
+  const isKnown = knownRuns(journal);
+  const foreign: ManifestRow[] = [];
+  for (const row of existing) if (!row.runId || !isKnown(row.runId)) foreign.push(row);
+  return foreign;
+}
+
+/** Whether the journal has a run: one lookup per run, not per row (a folder holds 100,000 rows of a few runs). */
+export function knownRuns(journal: Journal): (runId: string) => boolean {
   const known = new Map<string, boolean>();
-  const isKnown = (runId: string): boolean => {
+  return (runId) => {
     const cached = known.get(runId);
     if (cached !== undefined) return cached;
     const found = journal.getRun(runId) !== undefined;
     known.set(runId, found);
     return found;
   };
-  const foreign = existing.filter((row) => !row.runId || !isKnown(row.runId));
-  // Every run here is the job's: its decisions are read once for all of them.
-  const reviews = journal.latestReviews(run.jobName);
-  return markCurrentRows([
-    ...foreign,
-    ...runs.flatMap((r) => runManifestRows(journal, r.runId, reviews)),
-  ]);
 }
 
 /**
- * The rows of one run (what its report shows), with the job's review
- * decisions (`reviews`, read from the journal when not given).
+ * The rows of `outputDir`'s manifest as `run` leaves it, not yet marked
+ * `current`, as a source that reads them again from the journal page by page
+ * each time it is iterated (the manifest writer goes over them twice, and
+ * never holds them all): `foreign` (rows on disk of runs this journal does
+ * not know: the manifest describes the folder, and those files are still in
+ * it) first, then every run of the job in the folder, oldest first.
  */
-export function runManifestRows(
+export function folderRowSource(
+  journal: Journal,
+  run: RunRecord,
+  outputDir: string,
+  foreign: readonly ManifestRow[] = [],
+): () => Iterable<ManifestRow> {
+  const runs = folderRuns(journal, run, outputDir);
+  // Every run here is the job's: its decisions are read once for all of them.
+  const reviews = new ReviewIndex(journal.latestReviews(run.jobName));
+  return function* rows() {
+    yield* foreign;
+    for (const r of runs)
+      for (const page of runManifestRowPages(journal, r.runId, reviews)) yield* page;
+  };
+}
+
+/** Items read at once when rows are rebuilt: bounded memory at 100,000 items. */
+const ITEMS_PER_PAGE = 1000;
+
+/** A run's items, a page at a time, in insertion order. */
+function* itemPages(journal: Journal, runId: string): Generator<ItemRecord[]> {
+  let after: string | undefined;
+  for (;;) {
+    const items = journal.listItems(runId, {
+      limit: ITEMS_PER_PAGE,
+      ...(after === undefined ? {} : { after }),
+    });
+    const last = items.at(-1);
+    if (!last) return;
+    after = last.itemKey;
+    yield items;
+  }
+}
+
+/**
+ * The rows of one run, a page of items at a time (each page's attempts and
+ * outputs read in one query each: per item, a 20,000-item run's rows took
+ * seconds; the whole run at once held all of it in memory; issue 17.2).
+ */
+function* runManifestRowPages(
   journal: Journal,
   runId: string,
-  reviews?: readonly ReviewRecord[],
-): ManifestRow[] {
-  const rows: ManifestRow[] = [];
-  // Read once and grouped by item: per item (a query, a filter of the run's
-  // outputs) a 20,000-item run's rows took seconds (issue 17.2).
-  const outputs = groupByItem(journal.listOutputs(runId));
-  const attemptsOf = groupByItem(journal.listAttempts(runId));
-  for (const item of journal.listItems(runId)) {
-    if (item.kind === 'training') continue;
-    const attempts = attemptsOf.get(item.itemKey) ?? [];
-    const last = attempts.at(-1);
-    const own = outputs.get(item.itemKey) ?? [];
-    const failed = isStateIn(FAILED_ITEM_STATES, item.state);
-    // An item that failed for good after its generation succeeded (a download
-    // that can never succeed, a protected name) was charged: its outputs are
-    // listed like a succeeded item's, each with why it has no file.
-    const paidFor = failed && own.some((o) => o.url !== null);
-    if (item.state === ITEM_STATE.succeeded || paidFor) {
-      const winning = succeededAttempt(attempts) ?? last;
-      const common = { ...itemColumns(journal, item, winning), attempt: winning?.attemptNo };
-      const creditsCost = generationCharge(winning);
-      for (const output of own) {
-        if (output.url !== null && output.state !== OUTPUT_STATE.downloaded) {
-          // A download that failed: for good (the item failed), or so far (a
-          // stopped run whose resume fetches it again). Not downloaded yet in
-          // a run still going: no row.
-          if (output.state !== OUTPUT_STATE.failed && !failed) continue;
-          const error = output.error ?? item.error ?? 'not downloaded';
-          rows.push(failedOutputRow(common, creditsCost, output, false, error));
-          continue;
-        }
-        if (output.state === OUTPUT_STATE.failed && output.url === null) {
-          // A copy the service failed: only failed copies are refunded within
-          // a succeeded attempt, so the attempt's refund is theirs.
-          const refunded = (winning?.refundedCredits ?? 0) > 0;
-          const error = output.error ?? 'generation failed';
-          rows.push(failedOutputRow(common, creditsCost, output, refunded, error));
-          continue;
-        }
-        const row = fileRow(common, creditsCost, output);
-        if (row) rows.push(row);
-      }
-      continue;
+  reviews: ReviewIndex,
+): Generator<ManifestRow[]> {
+  for (const items of itemPages(journal, runId)) {
+    const keys = items.map((item) => item.itemKey);
+    const outputs = groupByItem(journal.listOutputsOfItems(runId, keys));
+    const attempts = groupByItem(journal.listAttemptsOfItems(runId, keys));
+    const rows: ManifestRow[] = [];
+    for (const item of items) {
+      if (item.kind === 'training') continue;
+      itemRows(
+        journal,
+        item,
+        attempts.get(item.itemKey) ?? [],
+        outputs.get(item.itemKey) ?? [],
+        rows,
+      );
     }
-    if (isStateIn(FAILED_ITEM_STATES, item.state)) {
-      rows.push({
-        ...itemColumns(journal, item, last),
-        ...(last ? { attempt: last.attemptNo } : {}),
-        generationId: last?.generationIds[0] ?? null,
-        status: item.state,
-        creditsCost: last ? last.chargedCost : null,
-        refunded: (last?.refundedCredits ?? 0) > 0,
-        url: null,
-        error: item.error ?? item.state,
-        at: isoOf(item.updatedAt),
-      });
-    }
+    yield withReviews(rows, reviews);
   }
-  if (reviews) return withReviews(rows, reviews);
-  const jobName = journal.getRun(runId)?.jobName;
-  return jobName === undefined ? rows : withReviews(rows, journal.latestReviews(jobName));
+}
+
+/** Appends the rows of one item to `rows`. */
+function itemRows(
+  journal: Journal,
+  item: ItemRecord,
+  attempts: readonly AttemptRecord[],
+  own: readonly OutputRecord[],
+  rows: ManifestRow[],
+): void {
+  const last = attempts.at(-1);
+  const failed = isStateIn(FAILED_ITEM_STATES, item.state);
+  // An item that failed for good after its generation succeeded (a download
+  // that can never succeed, a protected name) was charged: its outputs are
+  // listed like a succeeded item's, each with why it has no file.
+  const paidFor = failed && own.some((o) => o.url !== null);
+  if (item.state === ITEM_STATE.succeeded || paidFor) {
+    const winning = succeededAttempt(attempts) ?? last;
+    const common = { ...itemColumns(journal, item, winning), attempt: winning?.attemptNo };
+    const creditsCost = generationCharge(winning);
+    for (const output of own) {
+      if (output.url !== null && output.state !== OUTPUT_STATE.downloaded) {
+        // A download that failed: for good (the item failed), or so far (a
+        // stopped run whose resume fetches it again). Not downloaded yet in
+        // a run still going: no row.
+        if (output.state !== OUTPUT_STATE.failed && !failed) continue;
+        const error = output.error ?? item.error ?? 'not downloaded';
+        rows.push(failedOutputRow(common, creditsCost, output, false, error));
+        continue;
+      }
+      if (output.state === OUTPUT_STATE.failed && output.url === null) {
+        // A copy the service failed: only failed copies are refunded within
+        // a succeeded attempt, so the attempt's refund is theirs.
+        const refunded = (winning?.refundedCredits ?? 0) > 0;
+        const error = output.error ?? 'generation failed';
+        rows.push(failedOutputRow(common, creditsCost, output, refunded, error));
+        continue;
+      }
+      const row = fileRow(common, creditsCost, output);
+      if (row) rows.push(row);
+    }
+    return;
+  }
+  if (isStateIn(FAILED_ITEM_STATES, item.state)) {
+    rows.push({
+      ...itemColumns(journal, item, last),
+      ...(last ? { attempt: last.attemptNo } : {}),
+      generationId: last?.generationIds[0] ?? null,
+      status: item.state,
+      creditsCost: last ? last.chargedCost : null,
+      refunded: (last?.refundedCredits ?? 0) > 0,
+      url: null,
+      error: item.error ?? item.state,
+      at: isoOf(item.updatedAt),
+    });
+  }
 }
 
 /** The attempt whose generation made an item's outputs. */
@@ -178,9 +239,7 @@ function groupByItem<T extends { readonly itemKey: string }>(
  * of its own and its whole item's). Decisions name the run that made the
  * output, so a remade item's new row starts unreviewed.
  */
-function withReviews(rows: ManifestRow[], reviews: readonly ReviewRecord[]): ManifestRow[] {
-  if (reviews.length === 0) return rows;
-  const index = new ReviewIndex(reviews);
+function withReviews(rows: ManifestRow[], index: ReviewIndex): ManifestRow[] {
   return rows.map((row) => {
     const review = index.of(row.runId ?? '', row.item, row.n ?? null);
     if (!review) return row;

@@ -5,71 +5,64 @@
  * one) and by `ibatch report`.
  */
 import { type EventRecord, type Journal, RUN_STATUS, serviceOfRun } from '../journal/index.js';
-import {
-  type ManifestRow,
-  ManifestWriter,
-  type ReportData,
-  readManifest,
-  writeReport,
-} from '../outputs/index.js';
+import { ManifestWriter, type ReportData, ReportWriter, readManifest } from '../outputs/index.js';
 import { TRAINING_STEP } from './item-identity.js';
-import { folderManifestRows } from './manifest-rows.js';
+import { folderRowSource, knownRuns } from './manifest-rows.js';
 
 /**
  * Rewrites manifest.jsonl/csv of `outputDir` (the rows of every run of the
- * job that wrote there: see folderManifestRows) and the run's report.html
- * (its own rows only, and its spend as the journal sums it, which is what
+ * job that wrote there: see folderRowSource) and the run's report.html (its
+ * own rows only, and its spend as the journal sums it, which is what
  * `status` shows). `status` overrides the journal's (the engine writes the
  * outputs before it commits the final status, so a kill in between leaves the
- * run resumable). Returns the run's own rows.
+ * run resumable). Rows are read from the journal a page at a time and the
+ * files written as they come, never all in memory (issue 17.2). Returns the
+ * number of the run's own rows.
  */
 export function writeRunOutputs(
   journal: Journal,
   runId: string,
   outputDir: string,
   status?: string,
-): ManifestRow[] {
+): number {
   const run = journal.getRun(runId);
   if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
   // The rows on disk only for those the journal does not know (kept): the
   // rest is rebuilt, so the files are replaced without `open`'s repair pass.
-  const rows = folderManifestRows(journal, run, outputDir, readManifest(outputDir));
-  ManifestWriter.replace(outputDir, rows);
-  const own = rows.filter((row) => row.runId === runId);
-  writeReport(outputDir, reportDataFromJournal(journal, runId, own, status));
+  const isKnown = knownRuns(journal);
+  const foreign = readManifest(outputDir, (row) => !row.runId || !isKnown(row.runId));
+  const report = new ReportWriter(outputDir, reportDataFromJournal(journal, runId, status));
+  let own = 0;
+  ManifestWriter.replace(outputDir, folderRowSource(journal, run, outputDir, foreign), (row) => {
+    if (row.runId !== runId) return;
+    own += 1;
+    report.add(row);
+  });
+  report.finish();
   return own;
 }
 
-function reportDataFromJournal(
-  journal: Journal,
-  runId: string,
-  rows: readonly ManifestRow[],
-  status?: string,
-): ReportData {
+/** What the report says besides its rows (which `ReportWriter.add` takes one by one). */
+function reportDataFromJournal(journal: Journal, runId: string, status?: string): ReportData {
   const run = journal.getRun(runId);
   if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
-  const items = journal.listItems(runId);
-  const steps = new Map<string, { id: string; modelId: string; kind?: 'image' | 'video' }>();
-  for (const item of items) {
-    if (item.kind === 'training' || steps.has(item.stepId)) continue;
-    steps.set(item.stepId, {
-      id: item.stepId,
-      modelId: item.modelId ?? '',
-      kind: item.kind === 'video' ? 'video' : 'image',
-    });
-  }
-  const trainings = items
-    .filter((i) => i.stepId === TRAINING_STEP)
-    .map((i) => ({
-      id: i.itemKey.replace(/^train-/, ''),
-      name: i.label,
-      status: i.state,
-      creditsCost: i.chargedCredits,
-      refunded: i.refundedCredits > 0,
-      ...(i.error ? { error: i.error } : {}),
-      // A training attempt records the influencerId of the 202 as its task id.
-      ...influencerIdOf(journal, runId, i.itemKey),
-    }));
+  // Each step as its first item says, in the order of first items (one query a step).
+  const steps = journal.progressByStep(runId).flatMap(({ stepId }) => {
+    const [first] = journal.listItems(runId, { stepId, limit: 1 });
+    if (!first || first.kind === 'training') return [];
+    const kind = first.kind === 'video' ? ('video' as const) : ('image' as const);
+    return [{ id: stepId, modelId: first.modelId ?? '', kind }];
+  });
+  const trainings = journal.listItems(runId, { stepId: TRAINING_STEP }).map((i) => ({
+    id: i.itemKey.replace(/^train-/, ''),
+    name: i.label,
+    status: i.state,
+    creditsCost: i.chargedCredits,
+    refunded: i.refundedCredits > 0,
+    ...(i.error ? { error: i.error } : {}),
+    // A training attempt records the influencerId of the 202 as its task id.
+    ...influencerIdOf(journal, runId, i.itemKey),
+  }));
   const { charged, refunded, net } = journal.spendSummary(runId);
   // What `status` and the budget count: every run of the job on this run's service.
   const jobTotal = journal.jobSpend(run.jobName, serviceOfRun(run));
@@ -89,8 +82,8 @@ function reportDataFromJournal(
       budget: run.budget,
       tags: run.tags,
     },
-    steps: [...steps.values()],
-    rows: [...rows],
+    steps,
+    rows: [],
     trainings,
     events: journal.listEvents(runId, { limit: 5000 }).map(toReportEvent),
   };

@@ -1,10 +1,14 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   MANIFEST_CSV_COLUMNS,
+  type ManifestRow,
   ManifestWriter,
+  manifestRowKey,
+  markCurrentRows,
   readManifest,
+  renderManifest,
   summarizeCosts,
 } from '../../src/outputs/index.js';
 import { parseCsv, tempDir } from '../helpers/index.js';
@@ -108,6 +112,52 @@ describe('ManifestWriter', () => {
     expect(readManifest(dir)).toEqual([video, blocked]);
     expect(() => writer.append({ ...first, sha256: 'not-a-hash' })).toThrow();
     writer.close();
+  });
+});
+
+describe('ManifestWriter.replace (the rebuild from the journal, streamed)', () => {
+  it('writes the bytes the in-memory render writes, from a source it iterates twice', () => {
+    const dir = tempDir('manifest');
+    // Two runs of one item (the newer succeeded: current), a variable only a
+    // late row names (a CSV column), and a key listed twice (written once,
+    // where it first appears, with its last row).
+    const older = { ...failed, runId: 'run-0' };
+    const renamed = { ...second, label: 'renamed' };
+    const rows: ManifestRow[] = [
+      older,
+      first,
+      second,
+      failed,
+      video,
+      { ...blocked, vars: { scene: 'late' } },
+      renamed,
+    ];
+    let passes = 0;
+    const seen: ManifestRow[] = [];
+    ManifestWriter.replace(
+      dir,
+      function* () {
+        passes += 1;
+        yield* rows;
+      },
+      (row) => seen.push(row),
+    );
+    // What the writer did with every row in memory: a Map by key (first place, last row).
+    const byKey = new Map(markCurrentRows(rows).map((row) => [manifestRowKey(row), row]));
+    const expected = renderManifest([...byKey.values()]);
+    expect(passes).toBe(2);
+    expect(readFileSync(path.join(dir, 'manifest.jsonl'), 'utf8')).toBe(expected.jsonl);
+    expect(readFileSync(path.join(dir, 'manifest.csv'), 'utf8')).toBe(expected.csv);
+    expect(seen.map((row) => row.current)).toEqual([false, true, true, true, true, true]);
+    expect(readdirSync(dir).sort()).toEqual(['manifest.csv', 'manifest.jsonl']);
+  });
+
+  it('reads back only the rows asked for (the folder rows of runs the journal lost)', () => {
+    const dir = tempDir('manifest');
+    ManifestWriter.replace(dir, () => [first, { ...video, runId: 'lost-run' }]);
+    expect(readManifest(dir, (row) => row.runId === 'lost-run').map((r) => r.item)).toEqual([
+      video.item,
+    ]);
   });
 });
 

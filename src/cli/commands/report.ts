@@ -62,9 +62,7 @@ export const reportCommand: CommandModule = {
             throw new UsageError(`run ${run.runId} has no output folder recorded: pass --out DIR`);
           const rows = writeRunOutputs(journal, run.runId, outputDir);
           io.stdout.write(`${path.join(outputDir, 'report.html')}\n`);
-          io.stderr.write(
-            `ibatch: run ${run.runId}: ${rows.length} manifest row(s) in ${outputDir}\n`,
-          );
+          io.stderr.write(`ibatch: run ${run.runId}: ${rows} manifest row(s) in ${outputDir}\n`);
         } finally {
           journal.close();
         }

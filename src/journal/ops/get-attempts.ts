@@ -70,3 +70,19 @@ export function listAttempts(j: JournalDb, runId: string, itemKey?: string): Att
           .all(runId, itemKey);
   return rows.map((row) => attemptRecordSchema.parse(row));
 }
+
+/** The attempts of some items of a run (a page of it), by item, oldest first. */
+export function listAttemptsOfItems(
+  j: JournalDb,
+  runId: string,
+  itemKeys: readonly string[],
+): AttemptRecord[] {
+  return j
+    .stmt(
+      `SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE run_id = ?
+         AND item_key IN (SELECT value FROM json_each(?))
+       ORDER BY item_key, attempt_no`,
+    )
+    .all(runId, JSON.stringify(itemKeys))
+    .map((row) => attemptRecordSchema.parse(row));
+}

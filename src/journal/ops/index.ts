@@ -16,6 +16,7 @@ export {
   getAttempt,
   getOpenAttempt,
   listAttempts,
+  listAttemptsOfItems,
   listOpenAttempts,
 } from './get-attempts.js';
 export { getItem, listItems } from './get-items.js';
@@ -32,6 +33,7 @@ export {
   getOutput,
   listOutputFiles,
   listOutputs,
+  listOutputsOfItems,
   markOutputDownloaded,
   markOutputFailed,
 } from './outputs.js';

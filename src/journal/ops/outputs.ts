@@ -33,6 +33,22 @@ export function listOutputs(
     .map((row) => outputRecordSchema.parse(row));
 }
 
+/** The outputs of some items of a run (a page of it), in item then output order. */
+export function listOutputsOfItems(
+  j: JournalDb,
+  runId: string,
+  itemKeys: readonly string[],
+): OutputRecord[] {
+  return j
+    .stmt(
+      `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE run_id = ?
+         AND item_key IN (SELECT value FROM json_each(?))
+       ORDER BY rowid`,
+    )
+    .all(runId, JSON.stringify(itemKeys))
+    .map((row) => outputRecordSchema.parse(row));
+}
+
 /** One output of an item, or undefined. */
 export function getOutput(
   j: JournalDb,
