@@ -27,7 +27,7 @@ export {
   quotePriceClasses,
   type Verdict,
 } from './plan.js';
-export { PriceClasses } from './price-classes.js';
+export { PriceClasses, priceClassOfItem } from './price-classes.js';
 export {
   MEDIA_PLACEHOLDER_ORIGIN,
   type QuoteRequest,

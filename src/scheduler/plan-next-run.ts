@@ -5,29 +5,22 @@
  * job and before the first run.
  */
 import { existsSync } from 'node:fs';
-import {
-  defaultJournalPath,
-  type JobItem,
-  type LoadedJob,
-  type ModelCatalog,
-} from '../job/index.js';
+import { defaultJournalPath, type LoadedJob, type ModelCatalog } from '../job/index.js';
 import { type Journal, openJournal } from '../journal/index.js';
-import {
-  type Plan,
-  type PlanOptions,
-  PriceClasses,
-  type QuoteClient,
-  quotePriceClasses,
-} from '../plan/index.js';
+import { type Plan, type PlanOptions, type QuoteClient, quotePriceClasses } from '../plan/index.js';
 import { prepareJobFiles } from './assets.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 import { nextRun, scopeOf } from './next-run.js';
-import { preflightOf } from './preflight.js';
+import type { PlanItems } from './plan-items.js';
+import type { Preflight } from './preflight.js';
 
 export interface PlanNextRunInput {
   readonly job: LoadedJob;
   readonly catalog: ModelCatalog;
-  readonly items: readonly JobItem[];
+  /** The job's items as lean records (plan-items.ts). */
+  readonly items: PlanItems;
+  /** The job's items' URLs, noted as they were made. */
+  readonly preflight: Preflight;
   readonly client: QuoteClient & InfluencerLister & { readonly baseUrl: string };
   readonly accountFingerprint: string;
   /** @default `.ibatch/journal.db` beside the job file */
@@ -44,8 +37,9 @@ export async function planNextRun(
   input: PlanNextRunInput,
   options: PlanOptions = {},
 ): Promise<Plan> {
-  const { job, catalog, items, client } = input;
-  const files = await prepareJobFiles(job, items);
+  const { job, catalog, items, client, preflight } = input;
+  const files = await prepareJobFiles(job, items.mediaRefs);
+  items.identify(files);
   const journalPath = input.journalPath ?? defaultJournalPath(job.dir);
   // No journal yet: the history is empty (plan must not create one).
   const journal: Journal | undefined = existsSync(journalPath)
@@ -54,7 +48,6 @@ export async function planNextRun(
   try {
     const service = client.baseUrl;
     // What `run` would refuse before spending, `plan` refuses too (exit 2).
-    const preflight = preflightOf(job, catalog, items);
     const signal = options.signal;
     await preflight.check({
       service,
@@ -62,15 +55,16 @@ export async function planNextRun(
       journal,
     });
     const scope = scopeOf(service, input.accountFingerprint);
-    const next = nextRun(journal, job, items, files, {
+    const next = nextRun(journal, job, items.items, files, {
       service,
       scope,
       catalog,
+      identity: items.identity,
+      jobItems: items.jobItems,
       ...(input.fresh !== undefined ? { fresh: input.fresh } : {}),
       ...(input.runId !== undefined ? { runId: input.runId } : {}),
     });
-    const classes = new PriceClasses(catalog);
-    for (const item of next.charged) classes.add(item);
+    const classes = items.priceClasses(next.charged);
     const earlier = journal?.jobSpend(job.name, service);
     const lastTrainingCharge = journal?.lastTrainingCharge(scope);
     return await quotePriceClasses(job, classes, client, {
