@@ -11,8 +11,8 @@ import type { LoadedStep, TemplateVars } from './types.js';
 
 export interface Combination {
   readonly vars: TemplateVars;
-  /** 1-based row line, for labels. */
-  readonly row?: number;
+  /** 1-based line of its row in the rows file. */
+  readonly line?: number;
 }
 
 /** What a step may still expand into, counted before anything is built. */
@@ -35,7 +35,7 @@ export function stepCombinations(
   step: LoadedStep,
   at: (path: KeyPath, message: string) => void,
   ceiling: StepCeiling,
-): Combination[] | undefined {
+): readonly Combination[] | undefined {
   const remaining = ceiling.max - ceiling.before;
   const over = (path: KeyPath, combinations: number): boolean => {
     const items = productOf([combinations, ceiling.perCombination]);
@@ -79,12 +79,11 @@ export function stepCombinations(
     at(['rows'], `column \`${clash}\` is also a matrix value: rename one of them`);
     return undefined;
   }
+  // Without a matrix the rows are the combinations (a 100,000-row file: no second 100,000 objects).
+  if (matrix.length === 1 && Object.keys(matrix[0] ?? {}).length === 0) return rows;
   const combos: Combination[] = [];
   for (const combo of matrix) {
-    // Without a matrix the row's values are the item's: share them, do not copy.
-    const alone = Object.keys(combo).length === 0;
-    for (const row of rows)
-      combos.push({ vars: alone ? row.vars : { ...combo, ...row.vars }, row: row.line });
+    for (const row of rows) combos.push({ vars: { ...combo, ...row.vars }, line: row.line });
   }
   return combos;
 }

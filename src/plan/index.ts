@@ -18,6 +18,7 @@ export {
 } from './desired-state.js';
 export { formatPlan, planJson } from './format.js';
 export {
+  type NextRunFacts,
   type Plan,
   type PlannedJob,
   type PlanOptions,

@@ -7,11 +7,17 @@
 import { existsSync } from 'node:fs';
 import { defaultJournalPath, type LoadedJob, type ModelCatalog } from '../job/index.js';
 import { type Journal, openJournal } from '../journal/index.js';
-import { type Plan, type PlanOptions, type QuoteClient, quotePriceClasses } from '../plan/index.js';
-import { prepareJobFiles } from './assets.js';
+import {
+  type NextRunFacts,
+  type Plan,
+  type PlanOptions,
+  type QuoteClient,
+  quotePriceClasses,
+} from '../plan/index.js';
+import { type PreparedFiles, prepareJobFiles } from './assets.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 import { nextRun, scopeOf } from './next-run.js';
-import type { PlanItems } from './plan-items.js';
+import type { PlanItem, PlanItems } from './plan-items.js';
 import type { Preflight } from './preflight.js';
 
 export interface PlanNextRunInput {
@@ -37,7 +43,7 @@ export async function planNextRun(
   input: PlanNextRunInput,
   options: PlanOptions = {},
 ): Promise<Plan> {
-  const { job, catalog, items, client, preflight } = input;
+  const { job, items, client, preflight } = input;
   const files = await prepareJobFiles(job, items.mediaRefs);
   items.identify(files);
   const journalPath = input.journalPath ?? defaultJournalPath(job.dir);
@@ -55,25 +61,16 @@ export async function planNextRun(
       journal,
     });
     const scope = scopeOf(service, input.accountFingerprint);
-    const next = nextRun(journal, job, items.items, files, {
-      service,
-      scope,
-      catalog,
-      identity: items.identity,
-      jobItems: items.jobItems,
-      ...(input.fresh !== undefined ? { fresh: input.fresh } : {}),
-      ...(input.runId !== undefined ? { runId: input.runId } : {}),
-    });
-    const classes = items.priceClasses(next.charged);
+    const { charged, facts } = decideNext(journal, input, files, scope);
+    // The decision's state (the journal's history of every item) is gone by
+    // now: a price class's first charged item may need the job scanned again.
+    const classes = items.priceClasses(charged);
     const earlier = journal?.jobSpend(job.name, service);
     const lastTrainingCharge = journal?.lastTrainingCharge(scope);
     return await quotePriceClasses(job, classes, client, {
       ...options,
       next: {
-        kind: next.kind,
-        ...(next.resume ? { resumes: next.resume.run.runId } : {}),
-        counts: next.counts,
-        trainings: { count: next.trainingsToStart.length, reused: next.trainingsReused },
+        ...facts,
         ...(lastTrainingCharge !== undefined ? { lastTrainingCharge } : {}),
         committed: earlier?.committed ?? 0,
         spent: earlier?.net ?? 0,
@@ -83,4 +80,35 @@ export async function planNextRun(
   } finally {
     journal?.close();
   }
+}
+
+/** `nextRun` of the plan's items: the items it pays for and what the quote says of it. */
+function decideNext(
+  journal: Journal | undefined,
+  input: PlanNextRunInput,
+  files: PreparedFiles,
+  scope: string,
+): {
+  charged: readonly PlanItem[];
+  facts: Pick<NextRunFacts, 'kind' | 'resumes' | 'counts' | 'trainings'>;
+} {
+  const { job, catalog, items, client } = input;
+  const next = nextRun(journal, job, items.items, files, {
+    service: client.baseUrl,
+    scope,
+    catalog,
+    identity: items.identity,
+    jobItems: items.jobItems,
+    ...(input.fresh !== undefined ? { fresh: input.fresh } : {}),
+    ...(input.runId !== undefined ? { runId: input.runId } : {}),
+  });
+  return {
+    charged: next.charged,
+    facts: {
+      kind: next.kind,
+      ...(next.resume ? { resumes: next.resume.run.runId } : {}),
+      counts: next.counts,
+      trainings: { count: next.trainingsToStart.length, reused: next.trainingsReused },
+    },
+  };
 }
