@@ -1,16 +1,7 @@
 /** The job files of the job benchmarks: one ideogram step over a generated rows CSV. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Model } from '../src/contract/index.js';
-import { EMULATOR_MODELS } from '../src/emulator/index.js';
-import { catalogOf, formatCsv, type ModelCatalog } from '../src/job/index.js';
-
-/** The emulator's model contracts, without a service (`validateJob`'s `models`). */
-export function emulatorCatalog(): ModelCatalog {
-  return catalogOf(
-    EMULATOR_MODELS.map(({ pricing: _p, latencyMs: _l, ...m }) => m) as unknown as Model[],
-  );
-}
+import { formatCsv } from '../src/job/index.js';
 
 /**
  * Writes `rows.csv` (`rows` rows that differ in every text column) and

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { validateJob } from '../src/job/index.js';
-import { emulatorCatalog, writeCsvJob } from './csv-job.js';
+import { emulatorCatalog } from '../test/job/helpers.js';
+import { writeCsvJob } from './csv-job.js';
 import type { Benchmark } from './types.js';
 
 const ROWS = 5_000;

@@ -16,8 +16,9 @@ import { validateJob } from '../src/job/index.js';
 import { PlanItems } from '../src/scheduler/index.js';
 import { toNewItem } from '../src/scheduler/item-records.js';
 import { accountFingerprint } from '../src/shared/index.js';
+import { emulatorCatalog } from '../test/job/helpers.js';
 import { runCli } from './cli-child.js';
-import { emulatorCatalog, writeCsvJob } from './csv-job.js';
+import { writeCsvJob } from './csv-job.js';
 import { writeFinishedRun } from './large-outputs.js';
 import type { Benchmark, BenchRow } from './types.js';
 
