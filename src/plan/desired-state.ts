@@ -85,23 +85,25 @@ export function desiredState<T extends WantedItem>(
   // Items by key, made only for a job with `from:` items (a 100,000-row job has none).
   let byKey: Map<string, T> | undefined;
   const verdicts = new Map<string, ItemVerdict>();
-  const verdictOf = (item: T, seen: Set<string>): ItemVerdict => {
+  const verdictOf = (item: T, seen: Set<string> | undefined): ItemVerdict => {
     const known = verdicts.get(item.key);
     if (known) return known;
     const own = ownVerdict(item, latest.get(item.key), options);
     let verdict = own;
-    if ((own === 'done' || own === 'open') && item.source && !seen.has(item.key)) {
-      seen.add(item.key);
+    if ((own === 'done' || own === 'open') && item.source && !seen?.has(item.key)) {
+      // The chain walked so far (a cycle ends it); made only for `from:` items.
+      const chain = seen ?? new Set<string>();
+      chain.add(item.key);
       byKey ??= new Map(items.map((i) => [i.key, i]));
       const source = byKey.get(item.source.itemKey);
-      const sourceVerdict = source ? verdictOf(source, seen) : 'new';
+      const sourceVerdict = source ? verdictOf(source, chain) : 'new';
       if (own === 'done' && !madeFromCurrentSource(item, latest, sourceVerdict, options))
         verdict = 'changed';
     }
     verdicts.set(item.key, verdict);
     return verdict;
   };
-  for (const item of items) verdictOf(item, new Set());
+  for (const item of items) verdictOf(item, undefined);
   // Every item has its verdict now: `verdicts` knows the job's keys.
   return { verdicts, latest, removed: removedRows(latest, verdicts) };
 }
