@@ -9,9 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Model } from '../src/contract/index.js';
-import { EMULATOR_MODELS } from '../src/emulator/index.js';
-import { catalogOf, validateJob } from '../src/job/index.js';
+import { validateJob } from '../src/job/index.js';
+import { emulatorCatalog } from '../test/job/helpers.js';
 import { writeCsvJob } from './csv-job.js';
 import type { Benchmark } from './types.js';
 
@@ -36,9 +35,7 @@ async function child(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ibatch-bench-'));
   try {
     const file = writeJob(dir);
-    const models = catalogOf(
-      EMULATOR_MODELS.map(({ pricing: _p, latencyMs: _l, ...m }) => m) as unknown as Model[],
-    );
+    const models = emulatorCatalog();
     const baselineRss = process.resourceUsage().maxRSS;
     const start = performance.now();
     const { items } = await validateJob(file, { models });

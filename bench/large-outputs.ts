@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pngFor } from '../src/emulator/index.js';
-import { idempotencyKey, openJournal } from '../src/journal/index.js';
+import { idempotencyKey, type NewItem, openJournal } from '../src/journal/index.js';
 
 export const LARGE_JOB = 'large-review';
 const SCENES = ['beach', 'rooftop', 'park', 'harbour', 'market', 'forest', 'desert', 'studio'];
@@ -27,7 +27,6 @@ export async function buildLargeOutputs(dir: string, count: number): Promise<Lar
   const out = path.join(dir, 'out');
   mkdirSync(path.join(out, 'shots'), { recursive: true });
   const journalPath = path.join(dir, '.ibatch', 'journal.db');
-  const journal = await openJournal(journalPath, { job: LARGE_JOB });
   const runId = 'run-large';
   const png = pngFor('large', 16);
   // A file takes at most 65,000 links on ext4: a fresh original every 50,000.
@@ -37,42 +36,77 @@ export async function buildLargeOutputs(dir: string, count: number): Promise<Lar
     return file;
   };
   const sha256 = createHash('sha256').update(png).digest('hex');
+  const items = Array.from({ length: count }, (_, i) => {
+    const scene = SCENES[i % SCENES.length] ?? 'beach';
+    const prompt = `a model on a ${scene}, take ${i + 1}`;
+    return {
+      itemKey: `shots-${String(i + 1).padStart(6, '0')}`,
+      stepId: 'shots',
+      kind: 'image',
+      modelId: 'sdxl-lite',
+      request: { modelId: 'sdxl-lite', input: { prompt } },
+      requestHash: `h${i}`,
+      expectedOutputs: 1,
+      vars: { scene, take: String(i + 1) },
+    };
+  });
+  await writeFinishedRun(journalPath, {
+    jobName: LARGE_JOB,
+    runId,
+    jobPath: path.join(dir, 'job.yaml'),
+    options: { outputDir: out },
+    items,
+    file: (i, itemKey) => {
+      const file = `shots/${itemKey}-1.png`;
+      linkSync(original(i), path.join(out, file));
+      return { file, sha256, bytes: png.length, contentType: 'image/png' };
+    },
+  });
+  return { journalPath, out, runId };
+}
+
+/** One completed run of a job, as a finished `run` leaves its journal. */
+export interface FinishedRun {
+  readonly jobName: string;
+  readonly runId: string;
+  readonly jobPath: string;
+  /** The run's options snapshot (`service` scopes its items to that service). */
+  readonly options: Record<string, unknown>;
+  /** Its items: each succeeded with one output (2 credits). */
+  readonly items: readonly NewItem[];
+  /** Puts item `i`'s output file on disk (marked downloaded); none when absent. */
+  readonly file?: (
+    i: number,
+    itemKey: string,
+  ) => { file: string; sha256: string; bytes: number; contentType: string };
+}
+
+/**
+ * Writes `run` with the real journal ops (its items, a succeeded attempt each,
+ * their outputs), in one transaction: 100,000 items take seconds, not the
+ * hours a service would.
+ */
+export async function writeFinishedRun(journalPath: string, run: FinishedRun): Promise<void> {
+  const { jobName, runId } = run;
+  const journal = await openJournal(journalPath, { job: jobName });
   try {
     journal.transaction(() => {
       journal.createRun({
         runId,
-        jobName: LARGE_JOB,
-        jobPath: path.join(dir, 'job.yaml'),
+        jobName,
+        jobPath: run.jobPath,
         jobHash: 'large',
         budget: null,
-        options: { outputDir: out },
+        options: run.options,
       });
-      const items = Array.from({ length: count }, (_, i) => {
-        const scene = SCENES[i % SCENES.length] ?? 'beach';
-        const prompt = `a model on a ${scene}, take ${i + 1}`;
-        return {
-          itemKey: `shots-${String(i + 1).padStart(6, '0')}`,
-          stepId: 'shots',
-          kind: 'image',
-          modelId: 'sdxl-lite',
-          request: { modelId: 'sdxl-lite', input: { prompt } },
-          requestHash: `h${i}`,
-          quotedCost: 2,
-          expectedOutputs: 1,
-          vars: { scene, take: String(i + 1) },
-        };
-      });
-      journal.addItems(runId, items);
-      for (const [i, item] of items.entries()) {
-        const { itemKey } = item;
+      journal.addItems(
+        runId,
+        run.items.map((item) => ({ ...item, quotedCost: 2 })),
+      );
+      for (const [i, item] of run.items.entries()) {
+        const { itemKey, stepId } = item;
         const generationId = `gen-${i + 1}`;
-        const key = idempotencyKey({
-          jobName: LARGE_JOB,
-          runId,
-          stepId: 'shots',
-          itemKey,
-          attempt: 1,
-        });
+        const key = idempotencyKey({ jobName, runId, stepId, itemKey, attempt: 1 });
         journal.recordAttemptIntent({
           runId,
           itemKey,
@@ -101,23 +135,16 @@ export async function buildLargeOutputs(dir: string, count: number): Promise<Lar
               generationId,
               url: `http://x/${generationId}.png`,
               kind: 'image',
-              modelId: 'sdxl-lite',
+              modelId: item.modelId ?? 'unknown',
             },
           ],
         });
-        const file = `shots/${itemKey}-1.png`;
-        linkSync(original(i), path.join(out, file));
-        journal.markOutputDownloaded(runId, itemKey, 1, {
-          file,
-          sha256,
-          bytes: png.length,
-          contentType: 'image/png',
-        });
+        const file = run.file?.(i, itemKey);
+        if (file) journal.markOutputDownloaded(runId, itemKey, 1, file);
       }
       journal.setRunStatus(runId, 'completed');
     });
   } finally {
     journal.close();
   }
-  return { journalPath, out, runId };
 }

@@ -6,7 +6,7 @@
 
 import type { GenerationRequest, Model } from '../contract/index.js';
 import { outputTemplateProblem } from '../outputs/index.js';
-import type { Combination } from './combinations.js';
+import type { Combinations } from './combinations.js';
 import type { ContractChecker } from './contract-check.js';
 import type { JobIssue } from './issues.js';
 import { chainKey, itemKey, keyBasis, labelOf, nameOf } from './keys.js';
@@ -31,7 +31,7 @@ export interface StepToBuild {
    */
   readonly model: Model | undefined;
   readonly checker: ContractChecker | undefined;
-  readonly combos: readonly Combination[];
+  readonly combos: Combinations;
   /** The source images it animates (`from:`, after `pick`); undefined for a step without `from:`. */
   readonly fromImages: readonly SourceImage[] | undefined;
   readonly media: MediaResolver;
@@ -66,7 +66,7 @@ export function buildItems(
   ];
   const hasOwnValues = step.matrix !== undefined || step.rows !== undefined || step.count > 1;
   for (const source of sources) {
-    for (const combo of combos) {
+    combos.forEach((combo) => {
       for (let countIndex = 0; countIndex < step.count; countIndex++) {
         const basis = keyBasis(step.id, combo.vars, countIndex);
         // Counted by the first occurrence's key rather than by the longer basis
@@ -173,7 +173,7 @@ export function buildItems(
           mediaRefs: mediaRefs.length > 0 ? mediaRefs : NO_MEDIA,
         });
       }
-    }
+    });
   }
   if (overflow > 0) {
     issues.push(

@@ -5,14 +5,19 @@
 import { basename } from 'node:path';
 import { itemCeilingMessage, matrixCombinationBound, productOf } from './limits.js';
 import { expandMatrix, type MatrixSpec } from './matrix.js';
-import { type Row, RowsFileError, readRows, TooManyRowsError } from './rows.js';
+import { RowsFile, RowsFileError, TooManyRowsError } from './rows.js';
 import type { KeyPath } from './source-map.js';
 import type { LoadedStep, TemplateVars } from './types.js';
 
 export interface Combination {
   readonly vars: TemplateVars;
-  /** 1-based row line, for labels. */
-  readonly row?: number;
+  /** 1-based line of its row in the rows file. */
+  readonly line?: number;
+}
+
+/** A step's combinations, made on each pass (a rows file's are not held: `RowsFile`). */
+export interface Combinations {
+  forEach(onCombination: (combination: Combination) => void): void;
 }
 
 /** What a step may still expand into, counted before anything is built. */
@@ -35,7 +40,7 @@ export function stepCombinations(
   step: LoadedStep,
   at: (path: KeyPath, message: string) => void,
   ceiling: StepCeiling,
-): Combination[] | undefined {
+): Combinations | undefined {
   const remaining = ceiling.max - ceiling.before;
   const over = (path: KeyPath, combinations: number): boolean => {
     const items = productOf([combinations, ceiling.perCombination]);
@@ -52,11 +57,11 @@ export function stepCombinations(
     return undefined;
   }
   if (step.rows === undefined) return matrix.map((vars) => ({ vars }));
-  let rows: Row[];
+  let rows: RowsFile;
   try {
     // Stop reading once the rows alone exceed what the job may still make.
     const maxRows = Math.floor(remaining / productOf([matrix.length, ceiling.perCombination]));
-    rows = readRows(step.rows, basename(step.rows), {
+    rows = RowsFile.open(step.rows, basename(step.rows), {
       maxBytes: ceiling.maxRowsFileBytes,
       maxRows,
     });
@@ -74,17 +79,28 @@ export function stepCombinations(
     throw error;
   }
   const matrixNames = new Set(matrix.flatMap((c) => Object.keys(c)));
-  const clash = Object.keys(rows[0]?.vars ?? {}).find((name) => matrixNames.has(name));
+  const clash = rows.columns.find((name) => matrixNames.has(name));
   if (clash) {
     at(['rows'], `column \`${clash}\` is also a matrix value: rename one of them`);
     return undefined;
   }
-  const combos: Combination[] = [];
-  for (const combo of matrix) {
-    // Without a matrix the row's values are the item's: share them, do not copy.
-    const alone = Object.keys(combo).length === 0;
-    for (const row of rows)
-      combos.push({ vars: alone ? row.vars : { ...combo, ...row.vars }, row: row.line });
-  }
-  return combos;
+  const alone = matrix.length === 1 && Object.keys(matrix[0] ?? {}).length === 0;
+  const combinations: Combinations = {
+    // Without a matrix the rows are the combinations (their values shared, not copied).
+    forEach: alone
+      ? (onCombination) => rows.forEach(onCombination)
+      : (onCombination) => {
+          for (const combo of matrix)
+            rows.forEach((row) => {
+              onCombination({ vars: { ...combo, ...row.vars }, line: row.line });
+            });
+        },
+  };
+  // A `from:` step makes its combinations once per source image: parse the file once.
+  if (step.from === undefined) return combinations;
+  const held: Combination[] = [];
+  combinations.forEach((combo) => {
+    held.push(combo);
+  });
+  return held;
 }

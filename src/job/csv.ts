@@ -79,7 +79,10 @@ function forEachCsvRecord(input: string, onRecord: (record: CsvRecord) => void):
         if (i < n && next !== COMMA && next !== CR && next !== LF)
           fail(`unexpected ${JSON.stringify(text[i])} after a closing quote`);
         const value = text.slice(from, i - 1);
-        fields.push(doubled ? value.replaceAll('""', '"') : value);
+        // split/join, not replaceAll: one flat string rather than a rope of its
+        // pieces (about 100 bytes less per such field; a rows file's fields are
+        // all held while its step expands).
+        fields.push(doubled ? value.split('""').join('"') : value);
         lastQuoted = true;
       } else {
         const from = i;

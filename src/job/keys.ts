@@ -34,13 +34,17 @@ export function itemKey(basis: string, vars: TemplateVars, occurrence: number): 
   const hashed = occurrence <= 1 ? basis : `${basis}#${occurrence}`;
   const hash = sha256Hex(hashed).slice(0, 10);
   const slug = slugOf(vars);
-  return slug ? `${slug}-${hash}` : hash;
+  // `join` makes one flat string: a template literal would keep a rope of
+  // its parts (about 110 bytes more per key), and a plan or a run holds every key.
+  return slug ? [slug, hash].join('-') : hash;
 }
 
 /** A `from:` item: its source item's key and the source output it animates. */
 export function chainKey(sourceKey: string, outputIndex: number, ownKey?: string): string {
-  const base = `${sourceKey}.o${outputIndex + 1}`;
-  return ownKey ? `${base}.${ownKey}` : base;
+  // Flat, as `itemKey`'s.
+  const parts = [sourceKey, `o${outputIndex + 1}`];
+  if (ownKey) parts.push(ownKey);
+  return parts.join('.');
 }
 
 /**

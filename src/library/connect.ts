@@ -12,6 +12,7 @@ import { createGate, parseLimitsSpec, type RateGate } from '../limits/index.js';
 import type { Plan, PlanOptions } from '../plan/index.js';
 import {
   issuesBeforeSpending,
+  PlanItems,
   planNextRun,
   preflightOf,
   type RunEvent,
@@ -134,7 +135,14 @@ export function connect(options: ConnectOptions): Connection {
     async plan(jobPath, planOptions = {}) {
       const { job, catalog, items } = await validate(jobPath);
       return planNextRun(
-        { job, catalog, items, client, accountFingerprint: fingerprint },
+        {
+          job,
+          catalog,
+          items: PlanItems.of(job, catalog, items),
+          preflight: preflightOf(job, catalog, items),
+          client,
+          accountFingerprint: fingerprint,
+        },
         { requests: limits.requests, ...planOptions },
       );
     },

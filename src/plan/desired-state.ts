@@ -41,15 +41,16 @@ export const VERDICTS_TO_MAKE: readonly ItemVerdict[] = [
   'fresh',
 ];
 
-/** What the comparison needs of a job item. */
+/** What the comparison needs of a job item, besides its request hash (`DesiredStateOptions.requestHash`). */
 export interface WantedItem {
   readonly key: string;
   readonly stepId: string;
-  readonly requestHash: string;
   readonly source?: { readonly itemKey: string; readonly outputIndex: number };
 }
 
-export interface DesiredStateOptions {
+export interface DesiredStateOptions<T extends WantedItem> {
+  /** An item's request hash (its identity, compared with the journal's). */
+  readonly requestHash: (item: T) => string;
   /** The unfinished run a `run` would resume. */
   readonly openRunId?: string;
   /** Steps whose done items are made again (`--fresh`); `true` for every step. */
@@ -75,31 +76,36 @@ export function inScope(row: ItemHistoryRow, service: string): boolean {
   return row.service === service;
 }
 
-export function desiredState(
+export function desiredState<T extends WantedItem>(
   history: readonly ItemHistoryRow[],
-  items: readonly WantedItem[],
-  options: DesiredStateOptions,
+  items: readonly T[],
+  options: DesiredStateOptions<T>,
 ): DesiredState {
   const latest = latestRows(history);
-  const byKey = new Map(items.map((item) => [item.key, item]));
+  // Items by key, made only for a job with `from:` items (a 100,000-row job has none).
+  let byKey: Map<string, T> | undefined;
   const verdicts = new Map<string, ItemVerdict>();
-  const verdictOf = (item: WantedItem, seen: Set<string>): ItemVerdict => {
+  const verdictOf = (item: T, seen: Set<string> | undefined): ItemVerdict => {
     const known = verdicts.get(item.key);
     if (known) return known;
     const own = ownVerdict(item, latest.get(item.key), options);
     let verdict = own;
-    if ((own === 'done' || own === 'open') && item.source && !seen.has(item.key)) {
-      seen.add(item.key);
+    if ((own === 'done' || own === 'open') && item.source && !seen?.has(item.key)) {
+      // The chain walked so far (a cycle ends it); made only for `from:` items.
+      const chain = seen ?? new Set<string>();
+      chain.add(item.key);
+      byKey ??= new Map(items.map((i) => [i.key, i]));
       const source = byKey.get(item.source.itemKey);
-      const sourceVerdict = source ? verdictOf(source, seen) : 'new';
+      const sourceVerdict = source ? verdictOf(source, chain) : 'new';
       if (own === 'done' && !madeFromCurrentSource(item, latest, sourceVerdict, options))
         verdict = 'changed';
     }
     verdicts.set(item.key, verdict);
     return verdict;
   };
-  for (const item of items) verdictOf(item, new Set());
-  return { verdicts, latest, removed: removedRows(latest, byKey) };
+  for (const item of items) verdictOf(item, undefined);
+  // Every item has its verdict now: `verdicts` knows the job's keys.
+  return { verdicts, latest, removed: removedRows(latest, verdicts) };
 }
 
 /** The latest records of keys the job file no longer describes: left alone by `run`, listed by `plan` and `status`. */
@@ -117,13 +123,13 @@ export function latestRows(history: readonly ItemHistoryRow[]): Map<string, Item
   return latest;
 }
 
-function ownVerdict(
-  item: WantedItem,
+function ownVerdict<T extends WantedItem>(
+  item: T,
   row: ItemHistoryRow | undefined,
-  options: DesiredStateOptions,
+  options: DesiredStateOptions<T>,
 ): ItemVerdict {
   if (!row) return 'new';
-  const same = row.requestHash === item.requestHash;
+  const same = row.requestHash === options.requestHash(item);
   if (row.runId === options.openRunId) return same ? 'open' : 'changed';
   if (row.state === ITEM_STATE.succeeded) {
     if (!same) return 'changed';
@@ -141,7 +147,7 @@ function madeFromCurrentSource(
   item: WantedItem,
   latest: ReadonlyMap<string, ItemHistoryRow>,
   sourceVerdict: ItemVerdict,
-  options: DesiredStateOptions,
+  options: Pick<DesiredStateOptions<WantedItem>, 'outputIds'>,
 ): boolean {
   if (!item.source || sourceVerdict !== 'done') return sourceVerdict === 'done';
   const own = latest.get(item.key);

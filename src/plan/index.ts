@@ -18,6 +18,7 @@ export {
 } from './desired-state.js';
 export { formatPlan, planJson } from './format.js';
 export {
+  type NextRunFacts,
   type Plan,
   type PlannedJob,
   type PlanOptions,
@@ -27,7 +28,7 @@ export {
   quotePriceClasses,
   type Verdict,
 } from './plan.js';
-export { PriceClasses } from './price-classes.js';
+export { PriceClasses, priceClassOfItem } from './price-classes.js';
 export {
   MEDIA_PLACEHOLDER_ORIGIN,
   type QuoteRequest,

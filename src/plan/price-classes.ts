@@ -19,6 +19,12 @@ export interface PriceClass {
   result?: QuoteResult;
 }
 
+/** The price class of an item as a plan quotes it (its quote request's). */
+export function priceClassOfItem(catalog: ModelCatalog, item: JobItem): string {
+  const request = quoteRequestOf(item);
+  return priceClassOf(catalog, request.modelId, request.body);
+}
+
 export class PriceClasses {
   readonly #classes = new Map<string, PriceClass>();
   readonly #outputsByStep = new Map<string, number>();
@@ -26,11 +32,18 @@ export class PriceClasses {
   constructor(readonly catalog: ModelCatalog) {}
 
   add(item: JobItem): void {
-    const request = quoteRequestOf(item);
-    const id = priceClassOf(this.catalog, request.modelId, request.body);
+    this.count(priceClassOfItem(this.catalog, item), item, () => item);
+  }
+
+  /**
+   * Counts an item whose class is known (`priceClassOfItem`); `first` gives
+   * the whole item only for a class not seen yet (a plan keeps lean items).
+   */
+  count(id: string, item: Pick<JobItem, 'stepId' | 'expectedOutputs'>, first: () => JobItem): void {
     let priceClass = this.#classes.get(id);
     if (!priceClass) {
-      priceClass = { id, first: item, request, itemsByStep: new Map() };
+      const whole = first();
+      priceClass = { id, first: whole, request: quoteRequestOf(whole), itemsByStep: new Map() };
       this.#classes.set(id, priceClass);
     }
     priceClass.itemsByStep.set(item.stepId, (priceClass.itemsByStep.get(item.stepId) ?? 0) + 1);

@@ -18,7 +18,7 @@ export interface PreparedFiles {
 /** Checks every local file the job names; throws UploadRejectedError (exit 2) on the first bad one. */
 export async function prepareJobFiles(
   job: LoadedJob,
-  items: readonly JobItem[],
+  items: Iterable<Pick<JobItem, 'mediaRefs'>>,
 ): Promise<PreparedFiles> {
   const wanted = new Map<string, { allowed?: readonly MediaCategory[]; training: boolean }>();
   for (const influencer of job.influencers.values()) {

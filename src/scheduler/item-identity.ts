@@ -63,7 +63,7 @@ export function trainingsToSeed(
   job: LoadedJob,
   files: PreparedFiles,
   scope: string,
-  makes: readonly JobItem[],
+  makes: readonly Pick<JobItem, 'influencer'>[],
 ): NewItem[] {
   const used = new Set(
     makes.flatMap((item) =>
@@ -83,16 +83,29 @@ export function trainingsToSeed(
   return trainingItems(needed);
 }
 
+/**
+ * The identity hash of an item that names no local file and no job-local
+ * influencer (its request alone); undefined for one that does (it needs
+ * the files' hashes: `itemIdentity`).
+ */
+export function filelessIdentity(job: LoadedJob, item: JobItem): string | undefined {
+  if (item.mediaRefs.length > 0 || localInfluencer(job, item)) return undefined;
+  return contentHash(item.request);
+}
+
+const localInfluencer = (job: LoadedJob, item: JobItem): LoadedInfluencer | undefined =>
+  item.influencer && 'jobLocal' in item.influencer
+    ? job.influencers.get(item.influencer.jobLocal)
+    : undefined;
+
 /** The identity hash of a job item (see the module comment). */
 export function itemIdentity(job: LoadedJob, files: PreparedFiles, item: JobItem): string {
+  const fileless = filelessIdentity(job, item);
+  if (fileless !== undefined) return fileless;
   const media = item.mediaRefs.map(
     (ref) => files.byPath.get(localPathOf(job, ref))?.sha256 ?? localPathOf(job, ref),
   );
-  const local =
-    item.influencer && 'jobLocal' in item.influencer
-      ? job.influencers.get(item.influencer.jobLocal)
-      : undefined;
-  if (media.length === 0 && !local) return contentHash(item.request);
+  const local = localInfluencer(job, item);
   return contentHash({
     request: item.request,
     media,

@@ -6,18 +6,15 @@
  * `plan` quotes it (`nextRun`). One rule for both, so a quote is what the run
  * then does.
  */
-import type { JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
+import type { InfluencerRef, JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
 import {
   FINISHED_RUN_STATUSES,
   ITEM_STATE,
   type ItemHistoryRow,
-  type ItemRecord,
-  isStateIn,
   type Journal,
   type NewItem,
   type RunRecord,
   serviceOfRun,
-  TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
 import {
   type DesiredState,
@@ -28,19 +25,20 @@ import {
   VERDICTS_TO_MAKE,
   type VerdictCounts,
   verdictCounts,
+  type WantedItem,
 } from '../plan/index.js';
 import { UsageError } from '../shared/index.js';
 import type { PreparedFiles } from './assets.js';
 import { assertFreshSteps, freshSteps } from './fresh.js';
 import {
-  identityOf,
   influencerConfigHash,
   TRAINING_STEP,
   trainingItemKey,
   trainingsToSeed,
 } from './item-identity.js';
-import { changedFields, toNewItem } from './item-records.js';
 import { Rejections } from './remake.js';
+import { type ResumePlan, resumePlan } from './resume-plan.js';
+import { jobItemsOf, wholeItem } from './whole-items.js';
 
 /** What identifies the service and account a run spends on. */
 export interface RunScope {
@@ -78,7 +76,15 @@ const NO_HISTORY: JournalReader = {
   latestReviews: () => [],
 };
 
-export interface DecideOptions extends RunScope {
+/**
+ * What the decision needs of a job item: a `JobItem`, or the lean record a
+ * plan of a 100,000-row job keeps instead (plan-items.ts).
+ */
+export interface DecisionItem extends WantedItem {
+  readonly influencer?: InfluencerRef;
+}
+
+export interface DecideOptions<T extends DecisionItem = JobItem> extends RunScope {
   readonly runId?: string;
   /** `--fresh`: steps whose done items are made again; `true` for all. */
   readonly fresh?: ReadonlySet<string> | true;
@@ -87,34 +93,26 @@ export interface DecideOptions extends RunScope {
   /** The model contracts: a rejected item is remade with a new seed where its model has one. */
   readonly catalog?: ModelCatalog;
   /** An item's identity hash (item-identity.ts). */
-  readonly identity: (item: JobItem) => string;
+  readonly identity: (item: T) => string;
   /** The trainings a new or resumed run needs as journal items. */
-  readonly trainings: (makes: readonly JobItem[]) => readonly NewItem[];
+  readonly trainings: (makes: readonly DecisionItem[]) => readonly NewItem[];
+  /**
+   * The job file's whole items of these keys, asked for (once, only when
+   * there are any) where the decision needs more than a `DecisionItem`: a
+   * rejected item's remake and a resumed run's changed items.
+   */
+  readonly jobItems: (keys: ReadonlySet<string>) => ReadonlyMap<string, JobItem>;
 }
 
-/** What resuming the job's unfinished run changes in it (see `decideRun`). */
-export interface ResumePlan {
-  readonly run: RunRecord;
-  /** Changed items nothing is in flight for: they take the job file's request. */
-  readonly replace: readonly NewItem[];
-  /** Items no longer in the job file never attempted: dropped from the run. */
-  readonly drop: readonly ItemRecord[];
-  /** Items no longer in the job file, attempted, idle and not finished: skipped. */
-  readonly skip: readonly ItemRecord[];
-  /** Changed items already paid for: finished as sent, then made by a follow-up run. */
-  readonly deferred: number;
-  /** What changed in the job file since the run started, by step and field (for the log). */
-  readonly changes: readonly string[];
-}
-
-export interface RunDecision {
+export interface RunDecision<T extends DecisionItem = JobItem> {
   readonly state: DesiredState;
   /**
    * Job items the run adds: new, changed, retry, rejected, fresh (not those
-   * the resumed run holds). A rejected item carries its remade request (new
-   * seed, edited prompt; remake.ts); its identity is the job file's item's.
+   * the resumed run holds). A rejected item is the job file's whole item
+   * carrying its remade request (new seed, edited prompt; remake.ts); its
+   * identity is the job file's item's.
    */
-  readonly makes: readonly JobItem[];
+  readonly makes: readonly (T | JobItem)[];
   /** Training items the run seeds. */
   readonly trainings: readonly NewItem[];
   /** Present when the next run resumes the job's unfinished run. */
@@ -126,41 +124,38 @@ export interface RunDecision {
  * are the ones in flight) and given whatever else is missing; otherwise a new
  * run would hold only what is missing; nothing at all when nothing is.
  */
-export function decideRun(
+export function decideRun<T extends DecisionItem>(
   journal: JournalReader,
   job: LoadedJob,
-  items: readonly JobItem[],
-  options: DecideOptions,
-): RunDecision {
+  items: readonly T[],
+  options: DecideOptions<T>,
+): RunDecision<T> {
   const history = scopedHistory(journal, job.name, options);
   const open = openRunOf(journal, job, options);
   const rejections = new Rejections(journal.latestReviews(job.name));
-  // Only what the comparison needs: a plan of a 100,000-row job holds these next to the items.
-  const wanted = items.map((item) => ({
-    key: item.key,
-    stepId: item.stepId,
-    requestHash: options.identity(item),
-    ...(item.source ? { source: item.source } : {}),
-  }));
-  const state = desiredState(history, wanted, {
+  const state = desiredState(history, items, {
+    requestHash: options.identity,
     ...(open ? { openRunId: open.runId } : {}),
     ...(options.fresh ? { fresh: options.fresh } : {}),
     ...(options.settledRuns ? { settledRuns: options.settledRuns } : {}),
     outputIds: outputIdsReader(journal),
     rejected: (runId, itemKey) => rejections.has(runId, itemKey),
   });
-  const makes: JobItem[] = [];
+  const makes: (T | JobItem)[] = [];
+  // Rejected items are remade from their whole item (their run by key), in place.
+  const rejected = new Map<string, { at: number; runId: string }>();
   for (const item of items) {
     const verdict = state.verdicts.get(item.key) ?? 'new';
     if (!VERDICTS_TO_MAKE.includes(verdict)) continue;
     const latest = state.latest.get(item.key);
     if (open && latest?.runId === open.runId) continue;
-    makes.push(
-      verdict === 'rejected' && latest
-        ? rejections.remake(item, latest.runId, options.catalog)
-        : item,
-    );
+    if (verdict === 'rejected' && latest)
+      rejected.set(item.key, { at: makes.length, runId: latest.runId });
+    makes.push(item);
   }
+  const whole = jobItemsOf(new Set(rejected.keys()), options);
+  for (const [key, { at, runId }] of rejected)
+    makes[at] = rejections.remake(wholeItem(whole, key), runId, options.catalog);
   return {
     state,
     makes,
@@ -221,7 +216,7 @@ export function itemsLeftAlone(
 function openRunOf(
   journal: JournalReader,
   job: LoadedJob,
-  options: DecideOptions,
+  options: Pick<DecideOptions<DecisionItem>, keyof RunScope | 'runId'>,
 ): RunRecord | undefined {
   if (options.runId !== undefined) {
     const named = journal.getRun(options.runId);
@@ -266,48 +261,9 @@ export function runIdFamily(journal: Pick<JournalReader, 'getRun'>, runId: strin
 const sameScope = (run: RunRecord, target: Pick<RunScope, 'service'>): boolean =>
   serviceOfRun(run) === target.service;
 
-/**
- * What resuming `run` changes: its unchanged items carry on with their keys;
- * items the job now describes differently take the new request when nothing
- * is in flight for them (nothing was paid), else their paid attempt is
- * finished as it was sent and a follow-up run makes them as the job now says;
- * items no longer in the job are dropped when never attempted.
- */
-function resumePlan(
-  journal: JournalReader,
-  items: readonly JobItem[],
-  run: RunRecord,
-  options: DecideOptions,
-): ResumePlan {
-  const byKey = new Map(items.map((item) => [item.key, item]));
-  const replace: NewItem[] = [];
-  const drop: ItemRecord[] = [];
-  const skip: ItemRecord[] = [];
-  const changes: string[] = [];
-  let deferred = 0;
-  for (const record of journal.listItems(run.runId)) {
-    if (record.stepId === TRAINING_STEP) continue;
-    const item = byKey.get(record.itemKey);
-    const terminal = isStateIn(TERMINAL_ITEM_STATES, record.state);
-    const inFlight = () => journal.getOpenAttempt(run.runId, record.itemKey) !== undefined;
-    if (!item) {
-      if (record.attemptsUsed === 0) {
-        drop.push(record);
-        changes.push(`${record.stepId}/${record.label}: removed from the job file`);
-      } else if (!terminal && !inFlight()) skip.push(record);
-      continue;
-    }
-    const next = toNewItem(item, options.identity(item));
-    if (next.requestHash === record.requestHash) continue;
-    const fields = changedFields(record.request, item.request, record.modelId, item.modelId);
-    changes.push(`${record.stepId}/${record.label}: ${fields.join(', ')} changed`);
-    if (!terminal && !inFlight()) replace.push(next);
-    else deferred += 1;
-  }
-  return { run, replace, drop, skip, deferred, changes };
-}
-
-export interface NextRunOptions extends RunScope {
+export interface NextRunOptions<T extends DecisionItem>
+  extends RunScope,
+    Pick<DecideOptions<T>, 'identity' | 'jobItems'> {
   readonly fresh?: true | readonly string[];
   readonly runId?: string;
   /** The model contracts (which models have a seed a rejected item's remake changes). */
@@ -315,7 +271,7 @@ export interface NextRunOptions extends RunScope {
 }
 
 /** The next `run` of a job as `plan` quotes it. */
-export interface NextRun extends RunDecision {
+export interface NextRun<T extends DecisionItem> extends RunDecision<T> {
   /** What the next run does: resume the unfinished run, start a new one, or nothing. */
   readonly kind: 'resume' | 'new' | 'nothing';
   /**
@@ -323,7 +279,7 @@ export interface NextRun extends RunDecision {
    * items not charged yet (an interrupted create counts: it may not have
    * reached the service) and its changed items (made as the job now says).
    */
-  readonly charged: readonly JobItem[];
+  readonly charged: readonly T[];
   /** Job-local influencers it trains; the others are reused, or paid and in progress. */
   readonly trainingsToStart: readonly string[];
   /** Trainings it seeds that cost nothing: trained before on this account with this configuration. */
@@ -340,13 +296,13 @@ const PAID_TRAINING: ReadonlySet<string> = new Set(['succeeded', 'queued', 'proc
  * yet), by exactly `run`'s rule. Reads only: `plan` opens the journal
  * read-only and takes no lock.
  */
-export function nextRun(
+export function nextRun<T extends DecisionItem>(
   journal: JournalReader | undefined,
   job: LoadedJob,
-  items: readonly JobItem[],
+  items: readonly T[],
   files: PreparedFiles,
-  options: NextRunOptions,
-): NextRun {
+  options: NextRunOptions<T>,
+): NextRun<T> {
   const reader = journal ?? NO_HISTORY;
   assertFreshSteps(options.fresh, job.steps);
   const decision = decideRun(reader, job, items, {
@@ -355,7 +311,8 @@ export function nextRun(
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
     ...(options.fresh ? { fresh: freshSteps(options.fresh) } : {}),
     ...(options.catalog ? { catalog: options.catalog } : {}),
-    identity: identityOf(job, files),
+    identity: options.identity,
+    jobItems: options.jobItems,
     trainings: (makes) => trainingsToSeed(reader, job, files, options.scope, makes),
   });
   const { state, resume } = decision;

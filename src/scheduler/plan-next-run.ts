@@ -5,29 +5,28 @@
  * job and before the first run.
  */
 import { existsSync } from 'node:fs';
-import {
-  defaultJournalPath,
-  type JobItem,
-  type LoadedJob,
-  type ModelCatalog,
-} from '../job/index.js';
+import { defaultJournalPath, type LoadedJob, type ModelCatalog } from '../job/index.js';
 import { type Journal, openJournal } from '../journal/index.js';
 import {
+  type NextRunFacts,
   type Plan,
   type PlanOptions,
-  PriceClasses,
   type QuoteClient,
   quotePriceClasses,
 } from '../plan/index.js';
-import { prepareJobFiles } from './assets.js';
+import { type PreparedFiles, prepareJobFiles } from './assets.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 import { nextRun, scopeOf } from './next-run.js';
-import { preflightOf } from './preflight.js';
+import type { PlanItem, PlanItems } from './plan-items.js';
+import type { Preflight } from './preflight.js';
 
 export interface PlanNextRunInput {
   readonly job: LoadedJob;
   readonly catalog: ModelCatalog;
-  readonly items: readonly JobItem[];
+  /** The job's items as lean records (plan-items.ts). */
+  readonly items: PlanItems;
+  /** The job's items' URLs, noted as they were made. */
+  readonly preflight: Preflight;
   readonly client: QuoteClient & InfluencerLister & { readonly baseUrl: string };
   readonly accountFingerprint: string;
   /** @default `.ibatch/journal.db` beside the job file */
@@ -44,8 +43,9 @@ export async function planNextRun(
   input: PlanNextRunInput,
   options: PlanOptions = {},
 ): Promise<Plan> {
-  const { job, catalog, items, client } = input;
-  const files = await prepareJobFiles(job, items);
+  const { job, items, client, preflight } = input;
+  const files = await prepareJobFiles(job, items.mediaRefs);
+  items.identify(files);
   const journalPath = input.journalPath ?? defaultJournalPath(job.dir);
   // No journal yet: the history is empty (plan must not create one).
   const journal: Journal | undefined = existsSync(journalPath)
@@ -54,7 +54,6 @@ export async function planNextRun(
   try {
     const service = client.baseUrl;
     // What `run` would refuse before spending, `plan` refuses too (exit 2).
-    const preflight = preflightOf(job, catalog, items);
     const signal = options.signal;
     await preflight.check({
       service,
@@ -62,24 +61,16 @@ export async function planNextRun(
       journal,
     });
     const scope = scopeOf(service, input.accountFingerprint);
-    const next = nextRun(journal, job, items, files, {
-      service,
-      scope,
-      catalog,
-      ...(input.fresh !== undefined ? { fresh: input.fresh } : {}),
-      ...(input.runId !== undefined ? { runId: input.runId } : {}),
-    });
-    const classes = new PriceClasses(catalog);
-    for (const item of next.charged) classes.add(item);
+    const { charged, facts } = decideNext(journal, input, files, scope);
+    // The decision's state (the journal's history of every item) is gone by
+    // now: a price class's first charged item may need the job scanned again.
+    const classes = items.priceClasses(charged);
     const earlier = journal?.jobSpend(job.name, service);
     const lastTrainingCharge = journal?.lastTrainingCharge(scope);
     return await quotePriceClasses(job, classes, client, {
       ...options,
       next: {
-        kind: next.kind,
-        ...(next.resume ? { resumes: next.resume.run.runId } : {}),
-        counts: next.counts,
-        trainings: { count: next.trainingsToStart.length, reused: next.trainingsReused },
+        ...facts,
         ...(lastTrainingCharge !== undefined ? { lastTrainingCharge } : {}),
         committed: earlier?.committed ?? 0,
         spent: earlier?.net ?? 0,
@@ -89,4 +80,35 @@ export async function planNextRun(
   } finally {
     journal?.close();
   }
+}
+
+/** `nextRun` of the plan's items: the items it pays for and what the quote says of it. */
+function decideNext(
+  journal: Journal | undefined,
+  input: PlanNextRunInput,
+  files: PreparedFiles,
+  scope: string,
+): {
+  charged: readonly PlanItem[];
+  facts: Pick<NextRunFacts, 'kind' | 'resumes' | 'counts' | 'trainings'>;
+} {
+  const { job, catalog, items, client } = input;
+  const next = nextRun(journal, job, items.items, files, {
+    service: client.baseUrl,
+    scope,
+    catalog,
+    identity: items.identity,
+    jobItems: items.jobItems,
+    ...(input.fresh !== undefined ? { fresh: input.fresh } : {}),
+    ...(input.runId !== undefined ? { runId: input.runId } : {}),
+  });
+  return {
+    charged: next.charged,
+    facts: {
+      kind: next.kind,
+      ...(next.resume ? { resumes: next.resume.run.runId } : {}),
+      counts: next.counts,
+      trainings: { count: next.trainingsToStart.length, reused: next.trainingsReused },
+    },
+  };
 }

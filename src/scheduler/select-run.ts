@@ -24,9 +24,11 @@ import {
   type RunScope,
   runIdFamily,
 } from './next-run.js';
+import { jobItemsFrom } from './whole-items.js';
 
 /** What `decideRun` takes, with the run's options snapshot in place of its scope. */
-export interface SelectOptions extends Omit<DecideOptions, keyof RunScope | 'settledRuns'> {
+export interface SelectOptions
+  extends Omit<DecideOptions, keyof RunScope | 'settledRuns' | 'jobItems'> {
   /** Runs this invocation already finished (their failures wait for the next one). */
   readonly settledRuns: ReadonlySet<string>;
   /** The run's recorded options; its service and scope are the decision's. */
@@ -54,7 +56,12 @@ export function selectRun(
 ): RunSelection {
   const { snapshot, ...decide } = options;
   const { scope, service } = snapshot;
-  const decision = decideRun(journal, job, items, { ...decide, scope, service });
+  const decision = decideRun(journal, job, items, {
+    ...decide,
+    scope,
+    service,
+    jobItems: jobItemsFrom(items),
+  });
   const { state, makes, trainings } = decision;
   if (decision.resume) return resume(journal, job, items, decision, options);
   if (makes.length === 0 && trainings.length === 0) {

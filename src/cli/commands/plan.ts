@@ -6,9 +6,8 @@
  * live balance. Exit 3 when it does not fit, 2 when the job is invalid.
  */
 import path from 'node:path';
-import type { JobItem } from '../../job/index.js';
 import { formatPlan, planJson } from '../../plan/index.js';
-import { planNextRun } from '../../scheduler/index.js';
+import { PlanItems, planNextRun } from '../../scheduler/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
@@ -56,16 +55,20 @@ export async function planCommandAction(
   options: PlanCommandOptions,
 ): Promise<void> {
   try {
-    // The decision compares every item with the journal: the items are kept.
-    const items: JobItem[] = [];
-    const { checked, service } = await checkJob(
+    // The decision compares every item with the journal: lean records of them are kept.
+    let items: PlanItems | undefined;
+    const { checked, service, preflight } = await checkJob(
       io,
       jobPath,
       options,
       () => openService(io, options),
-      (item) => items.push(item),
+      (job, catalog) => {
+        const planItems = new PlanItems(job, catalog);
+        items = planItems;
+        return (item) => planItems.add(item);
+      },
     );
-    if (!service) throw new Error('plan needs the service');
+    if (!service || !preflight || !items) throw new Error('plan needs the service');
     try {
       const { job, catalog, scan } = checked;
       printWarnings(io, scan.warnings, job.source.text);
@@ -75,6 +78,7 @@ export async function planCommandAction(
           job,
           catalog,
           items,
+          preflight,
           client: service.client,
           accountFingerprint: service.accountFingerprint,
           ...(journalPath ? { journalPath: path.resolve(journalPath) } : {}),

@@ -47,19 +47,21 @@ export interface CheckedJob {
  * Loads, fetches contracts and expands (`checkJobFile`: every mistake at
  * once). With a `service` the contracts come from it (cached beside the job
  * unless it is the in-process emulator), and a file with mistakes gets the
- * preflight's too, in the same report. The items are not kept: `onItem`
- * receives each one, so a 100,000-row job is counted or grouped without
- * holding its items; `preflight` (online) has noted their URLs.
+ * preflight's too, in the same report. The items are not kept: the
+ * function `onItemOf` gives for the job and its contracts receives each one,
+ * so a 100,000-row job is counted or grouped without holding its items;
+ * `preflight` (online) has noted their URLs.
  */
 export async function checkJob(
   io: CliIo,
   jobPath: string,
   options: ValidateCommandOptions & NextRunOptions,
   openServiceFor: () => Promise<OpenedService>,
-  onItem: (item: JobItem) => void = () => undefined,
+  onItemOf?: (job: LoadedJob, catalog: ModelCatalog) => (item: JobItem) => void,
 ): Promise<{ checked: CheckedJob; service: OpenedService | undefined; preflight?: Preflight }> {
   let service: OpenedService | undefined;
   let preflight: Preflight | undefined;
+  let onItem: ((item: JobItem) => void) | undefined;
   const journalPathOf = (job: LoadedJob) =>
     journalOption(io, options).journalPath ?? defaultJournalPath(job.dir);
   try {
@@ -74,11 +76,12 @@ export async function checkJob(
           ...(service ? { lister: service.client, baseUrl: service.baseUrl } : {}),
         });
         if (service) preflight = new Preflight(job, catalog);
+        onItem = onItemOf?.(job, catalog);
         return catalog;
       },
       onItem: (item) => {
         preflight?.add(item);
-        onItem(item);
+        onItem?.(item);
       },
       serviceChecks: async (job) =>
         service && preflight

@@ -45,8 +45,33 @@ export function itemHistory(j: JournalDb, jobName: string): ItemHistoryRow[] {
        WHERE r.job_name = ?
        ORDER BY r.created_at, r.rowid`,
     )
-    .all(jobName) as Array<Omit<ItemHistoryRow, 'openAttempt'> & { openAttempt: number }>;
-  return rows.map((row) => ({ ...row, openAttempt: row.openAttempt !== 0 }));
+    .iterate(jobName) as Iterable<Omit<ItemHistoryRow, 'openAttempt'> & { openAttempt: number }>;
+  // Row by row, the values every row of a run repeats shared: a plan of a job
+  // with 100,000 done items holds these rows (a copy of each string per row
+  // was about 150 bytes more, and the raw rows beside them twice as much).
+  const shared = new Map<string, string>();
+  const one = (text: string): string => {
+    const known = shared.get(text);
+    if (known !== undefined) return known;
+    shared.set(text, text);
+    return text;
+  };
+  const history: ItemHistoryRow[] = [];
+  for (const row of rows) {
+    history.push({
+      runId: one(row.runId),
+      runStatus: one(row.runStatus),
+      service: row.service === null ? null : one(row.service),
+      itemKey: row.itemKey,
+      stepId: one(row.stepId),
+      requestHash: row.requestHash,
+      state: one(row.state),
+      attemptsUsed: row.attemptsUsed,
+      openAttempt: row.openAttempt !== 0,
+      sourceGenerationId: row.sourceGenerationId,
+    });
+  }
+  return history;
 }
 
 /**

@@ -1,0 +1,79 @@
+/**
+ * What resuming the job's unfinished run changes in it (`decideRun`'s
+ * resume part, next-run.ts): read only, carried out by select-run.ts.
+ */
+import {
+  type ItemRecord,
+  isStateIn,
+  type NewItem,
+  type RunRecord,
+  TERMINAL_ITEM_STATES,
+} from '../journal/index.js';
+import { TRAINING_STEP } from './item-identity.js';
+import { changedFields, toNewItem } from './item-records.js';
+import type { DecideOptions, DecisionItem, JournalReader } from './next-run.js';
+import { jobItemsOf, wholeItem } from './whole-items.js';
+
+/** What resuming the job's unfinished run changes in it (see `decideRun`). */
+export interface ResumePlan {
+  readonly run: RunRecord;
+  /** Changed items nothing is in flight for: they take the job file's request. */
+  readonly replace: readonly NewItem[];
+  /** Items no longer in the job file never attempted: dropped from the run. */
+  readonly drop: readonly ItemRecord[];
+  /** Items no longer in the job file, attempted, idle and not finished: skipped. */
+  readonly skip: readonly ItemRecord[];
+  /** Changed items already paid for: finished as sent, then made by a follow-up run. */
+  readonly deferred: number;
+  /** What changed in the job file since the run started, by step and field (for the log). */
+  readonly changes: readonly string[];
+}
+
+/**
+ * What resuming `run` changes: its unchanged items carry on with their keys;
+ * items the job now describes differently take the new request when nothing
+ * is in flight for them (nothing was paid), else their paid attempt is
+ * finished as it was sent and a follow-up run makes them as the job now says;
+ * items no longer in the job are dropped when never attempted.
+ */
+export function resumePlan<T extends DecisionItem>(
+  journal: JournalReader,
+  items: readonly T[],
+  run: RunRecord,
+  options: DecideOptions<T>,
+): ResumePlan {
+  const byKey = new Map(items.map((item) => [item.key, item]));
+  const records = journal.listItems(run.runId).filter((r) => r.stepId !== TRAINING_STEP);
+  // Only the changed items are needed whole (their new request, what changed).
+  const changed = new Set<string>();
+  for (const record of records) {
+    const item = byKey.get(record.itemKey);
+    if (item && options.identity(item) !== record.requestHash) changed.add(record.itemKey);
+  }
+  const whole = jobItemsOf(changed, options);
+  const replace: NewItem[] = [];
+  const drop: ItemRecord[] = [];
+  const skip: ItemRecord[] = [];
+  const changes: string[] = [];
+  let deferred = 0;
+  for (const record of records) {
+    const lean = byKey.get(record.itemKey);
+    const terminal = isStateIn(TERMINAL_ITEM_STATES, record.state);
+    const inFlight = () => journal.getOpenAttempt(run.runId, record.itemKey) !== undefined;
+    if (!lean) {
+      if (record.attemptsUsed === 0) {
+        drop.push(record);
+        changes.push(`${record.stepId}/${record.label}: removed from the job file`);
+      } else if (!terminal && !inFlight()) skip.push(record);
+      continue;
+    }
+    if (!changed.has(record.itemKey)) continue;
+    const item = wholeItem(whole, record.itemKey);
+    const next = toNewItem(item, options.identity(lean));
+    const fields = changedFields(record.request, item.request, record.modelId, item.modelId);
+    changes.push(`${record.stepId}/${record.label}: ${fields.join(', ')} changed`);
+    if (!terminal && !inFlight()) replace.push(next);
+    else deferred += 1;
+  }
+  return { run, replace, drop, skip, deferred, changes };
+}
