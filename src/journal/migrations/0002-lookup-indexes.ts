@@ -1,6 +1,7 @@
 /**
  * Migration 2: indexes for the reads a resume and `ibatch status` make
- * (items/outputs by state, a job's runs by age, a run's timeline).
+ * (items/outputs by state, a job's runs by age, a run's timeline). The by-state
+ * indexes are dropped again by migration 9.
  */
 export const migration0002 = {
   version: 2,

@@ -10,6 +10,7 @@ import { migration0005 } from './0005-reviews.js';
 import { migration0006 } from './0006-deliveries.js';
 import { migration0007 } from './0007-run-tags.js';
 import { migration0008 } from './0008-attempt-requests.js';
+import { migration0009 } from './0009-drop-state-indexes.js';
 
 export interface Migration {
   readonly version: number;
@@ -26,5 +27,6 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0006,
   migration0007,
   migration0008,
+  migration0009,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,18 @@
+/**
+ * Migration 9 (issue 17.2): drops the (run_id, state) indexes of items,
+ * attempts and outputs. Every read that filters by state is a per-run read
+ * made once at a run's start or end (a resume's open attempts and pending
+ * downloads, a run's counts), which the primary key's run_id prefix serves as
+ * well; per-item reads go through the primary key. The three indexes were
+ * about 160 bytes of every item's journal footprint (a 20,000-item run
+ * measured 2,021 bytes per item with them).
+ */
+export const migration0009 = {
+  version: 9,
+  name: 'drop-state-indexes',
+  sql: `
+DROP INDEX IF EXISTS items_by_state;
+DROP INDEX IF EXISTS attempts_by_state;
+DROP INDEX IF EXISTS outputs_by_state;
+`,
+} as const;
