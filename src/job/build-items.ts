@@ -47,6 +47,15 @@ export function buildItems(
   const templated = new Set(
     Object.keys(step.input).filter((k) => JSON.stringify(step.input[k]).includes('{{')),
   );
+  // The file name template is checked once per set of variable names, not per
+  // item: a 100,000-row step has one set.
+  const filenameProblems = new Map<string, string | undefined>();
+  const filenameProblemOf = (names: readonly string[]) => {
+    const id = names.join('\0');
+    if (!filenameProblems.has(id))
+      filenameProblems.set(id, outputTemplateProblem(step.filename, names));
+    return filenameProblems.get(id);
+  };
   const occurrences = new Map<string, number>();
   const seen = new Set<string>();
   let overflow = 0;
@@ -107,7 +116,7 @@ export function buildItems(
             known.length > 0 && step.matrix?.include !== undefined,
           );
         }
-        const filenameProblem = outputTemplateProblem(step.filename, Object.keys(vars));
+        const filenameProblem = filenameProblemOf(Object.keys(vars));
         if (filenameProblem) report(label, ['filename'], filenameProblem, false);
         if (rendered.missing.length > 0) continue;
         const checked = checker?.check(rendered.value) ?? {
