@@ -114,9 +114,9 @@ export class Journal {
   getItem(runId: string, itemKey: string) {
     return this.#guard(() => ops.getItem(this.#j, runId, itemKey));
   }
-  /** The job's items over all its runs, oldest run first (the desired-state comparison). */
-  itemHistory(jobName: string) {
-    return this.#guard(() => ops.itemHistory(this.#j, jobName));
+  /** The latest record of each of the job's items on a service (the desired-state comparison). */
+  latestItems(jobName: string, service: string) {
+    return this.#guard(() => ops.latestItems(this.#j, jobName, service));
   }
   /** A not yet sent item takes the job file's new request; false when an attempt is open. */
   replaceItemRequest(runId: string, item: NewItem) {

@@ -8,8 +8,6 @@ export {
   type DesiredState,
   desiredState,
   type ItemVerdict,
-  inScope,
-  latestRows,
   removedRows,
   VERDICTS_TO_MAKE,
   type VerdictCounts,

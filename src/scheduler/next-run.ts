@@ -19,8 +19,6 @@ import {
 import {
   type DesiredState,
   desiredState,
-  inScope,
-  latestRows,
   removedRows,
   VERDICTS_TO_MAKE,
   type VerdictCounts,
@@ -54,7 +52,7 @@ export const scopeOf = (service: string, accountFingerprint: string): string =>
 /** The journal reads the decision needs (a read-only journal offers them). */
 export type JournalReader = Pick<
   Journal,
-  | 'itemHistory'
+  | 'latestItems'
   | 'listOutputs'
   | 'getRun'
   | 'listRuns'
@@ -66,7 +64,7 @@ export type JournalReader = Pick<
 
 /** A journal that does not exist yet: no history at all. */
 const NO_HISTORY: JournalReader = {
-  itemHistory: () => [],
+  latestItems: () => new Map(),
   listOutputs: () => [],
   getRun: () => undefined,
   listRuns: () => [],
@@ -130,10 +128,10 @@ export function decideRun<T extends DecisionItem>(
   items: readonly T[],
   options: DecideOptions<T>,
 ): RunDecision<T> {
-  const history = scopedHistory(journal, job.name, options);
+  const latest = scopedLatest(journal, job.name, options);
   const open = openRunOf(journal, job, options);
   const rejections = new Rejections(journal.latestReviews(job.name));
-  const state = desiredState(history, items, {
+  const state = desiredState(latest, items, {
     requestHash: options.identity,
     ...(open ? { openRunId: open.runId } : {}),
     ...(options.fresh ? { fresh: options.fresh } : {}),
@@ -187,15 +185,17 @@ export function outputIdsReader(
   };
 }
 
-/** The job's generation items over its runs on this service, oldest first. */
-export function scopedHistory(
-  journal: Pick<Journal, 'itemHistory'>,
+/** The latest record of each of the job's generation items on this service. */
+export function scopedLatest(
+  journal: Pick<Journal, 'latestItems'>,
   jobName: string,
-  target: RunScope,
-): ItemHistoryRow[] {
-  return journal
-    .itemHistory(jobName)
-    .filter((row) => row.stepId !== TRAINING_STEP && inScope(row, target.service));
+  target: Pick<RunScope, 'service'>,
+): Map<string, ItemHistoryRow> {
+  const latest = journal.latestItems(jobName, target.service);
+  // A training's key is never a generation item's: dropping its rows after
+  // picking the latest ones is dropping them before.
+  for (const [key, row] of latest) if (row.stepId === TRAINING_STEP) latest.delete(key);
+  return latest;
 }
 
 /**
@@ -204,12 +204,12 @@ export function scopedHistory(
  * they are. `status` lists them without the work of a whole decision.
  */
 export function itemsLeftAlone(
-  journal: Pick<Journal, 'itemHistory'>,
+  journal: Pick<Journal, 'latestItems'>,
   jobName: string,
-  target: RunScope,
+  target: Pick<RunScope, 'service'>,
   keys: ReadonlySet<string>,
 ): ItemHistoryRow[] {
-  return removedRows(latestRows(scopedHistory(journal, jobName, target)), keys);
+  return removedRows(scopedLatest(journal, jobName, target), keys);
 }
 
 /** The run a `run` resumes: `--run-id`'s when unfinished, else the job's newest run when unfinished. */

@@ -27,7 +27,7 @@ export {
   listJobInfluencers,
   saveInfluencer,
 } from './influencers.js';
-export { itemHistory, removeUnattemptedItem, replaceItemRequest } from './item-history.js';
+export { latestItems, removeUnattemptedItem, replaceItemRequest } from './item-history.js';
 export {
   findDownloadedOutput,
   getOutput,
