@@ -118,6 +118,14 @@ export class Journal {
   latestItems(jobName: string, service: string) {
     return this.#guard(() => ops.latestItems(this.#j, jobName, service));
   }
+  /** Each record of the job's items on a service as (key, request hash). */
+  eachItemRequestHash(
+    jobName: string,
+    service: string,
+    onRecord: (itemKey: string, requestHash: string) => void,
+  ) {
+    return this.#guard(() => ops.eachItemRequestHash(this.#j, jobName, service, onRecord));
+  }
   /** A not yet sent item takes the job file's new request; false when an attempt is open. */
   replaceItemRequest(runId: string, item: NewItem) {
     return this.#guard(() => ops.replaceItemRequest(this.#j, runId, item));

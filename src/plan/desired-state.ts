@@ -111,6 +111,11 @@ export function removedRows(
   return [...latest.values()].filter((row) => !wanted.has(row.itemKey));
 }
 
+/**
+ * With no record, or one of another request hash, an item is 'new' or
+ * 'changed' whatever else holds: `RecordedItems` (recorded-items.ts) relies
+ * on that to know an item is made before the decision.
+ */
 function ownVerdict<T extends WantedItem>(
   item: T,
   row: ItemHistoryRow | undefined,

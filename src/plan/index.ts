@@ -34,3 +34,4 @@ export {
   SOURCE_GENERATION_STAND_IN,
 } from './quote-request.js';
 export { type PreviewClient, priceClassOf, QuoteCache, trainingPrice } from './quotes.js';
+export { RecordedItems } from './recorded-items.js';

@@ -71,6 +71,26 @@ export function latestItems(
 }
 
 /**
+ * Each record of a job's items in runs on `service`, as (key, request hash):
+ * the few bytes `plan` keeps of them while it scans the job (RecordedItems).
+ */
+export function eachItemRequestHash(
+  j: JournalDb,
+  jobName: string,
+  service: string,
+  onRecord: (itemKey: string, requestHash: string) => void,
+): void {
+  const rows = j
+    .stmt(
+      `SELECT i.item_key AS itemKey, i.request_hash AS requestHash
+       FROM items i JOIN runs r ON r.run_id = i.run_id
+       WHERE r.job_name = ? AND json_extract(r.options_json, '$.service') = ?`,
+    )
+    .iterate(jobName, service) as Iterable<{ itemKey: string; requestHash: string }>;
+  for (const row of rows) onRecord(row.itemKey, row.requestHash);
+}
+
+/**
  * Gives a not yet attempted item (or one waiting for its next attempt) the
  * request the job file now describes. An item with an open attempt keeps its
  * request: that attempt is finished as it was sent.
