@@ -22,6 +22,7 @@ import type { EventQuery, NewEvent } from './ops/events.js';
 import type { ItemFilter } from './ops/get-items.js';
 import * as ops from './ops/index.js';
 import type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';
+import type { HeldStrings } from './ops/item-history.js';
 import type { DownloadedOutput } from './ops/outputs.js';
 import type { RecentCreate } from './ops/recent-creates.js';
 import type { AttemptIntentInput } from './ops/record-attempt-intent.js';
@@ -115,8 +116,8 @@ export class Journal {
     return this.#guard(() => ops.getItem(this.#j, runId, itemKey));
   }
   /** The latest record of each of the job's items on a service (the desired-state comparison). */
-  latestItems(jobName: string, service: string) {
-    return this.#guard(() => ops.latestItems(this.#j, jobName, service));
+  latestItems(jobName: string, service: string, held?: HeldStrings) {
+    return this.#guard(() => ops.latestItems(this.#j, jobName, service, held));
   }
   /** Each record of the job's items on a service as (key, request hash). */
   eachItemRequestHash(

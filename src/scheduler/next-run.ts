@@ -9,6 +9,7 @@
 import type { InfluencerRef, JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
 import {
   FINISHED_RUN_STATUSES,
+  type HeldStrings,
   ITEM_STATE,
   type ItemHistoryRow,
   type Journal,
@@ -100,6 +101,8 @@ export interface DecideOptions<T extends DecisionItem = JobItem> extends RunScop
    * rejected item's remake and a resumed run's changed items.
    */
   readonly jobItems: (keys: ReadonlySet<string>) => ReadonlyMap<string, JobItem>;
+  /** Strings the items hold that the journal's records may share (plan-items.ts). */
+  readonly held?: () => HeldStrings;
 }
 
 export interface RunDecision<T extends DecisionItem = JobItem> {
@@ -128,7 +131,7 @@ export function decideRun<T extends DecisionItem>(
   items: readonly T[],
   options: DecideOptions<T>,
 ): RunDecision<T> {
-  const latest = scopedLatest(journal, job.name, options);
+  const latest = scopedLatest(journal, job.name, options, options.held?.());
   const open = openRunOf(journal, job, options);
   const rejections = new Rejections(journal.latestReviews(job.name));
   const state = desiredState(latest, items, {
@@ -190,8 +193,9 @@ export function scopedLatest(
   journal: Pick<Journal, 'latestItems'>,
   jobName: string,
   target: Pick<RunScope, 'service'>,
+  held?: HeldStrings,
 ): Map<string, ItemHistoryRow> {
-  const latest = journal.latestItems(jobName, target.service);
+  const latest = journal.latestItems(jobName, target.service, held);
   // A training's key is never a generation item's: dropping its rows after
   // picking the latest ones is dropping them before.
   for (const [key, row] of latest) if (row.stepId === TRAINING_STEP) latest.delete(key);
@@ -263,7 +267,7 @@ const sameScope = (run: RunRecord, target: Pick<RunScope, 'service'>): boolean =
 
 export interface NextRunOptions<T extends DecisionItem>
   extends RunScope,
-    Pick<DecideOptions<T>, 'identity' | 'jobItems'> {
+    Pick<DecideOptions<T>, 'identity' | 'jobItems' | 'held'> {
   readonly fresh?: true | readonly string[];
   readonly runId?: string;
   /** The model contracts (which models have a seed a rejected item's remake changes). */
@@ -313,6 +317,7 @@ export function nextRun<T extends DecisionItem>(
     ...(options.catalog ? { catalog: options.catalog } : {}),
     identity: options.identity,
     jobItems: options.jobItems,
+    ...(options.held ? { held: options.held } : {}),
     trainings: (makes) => trainingsToSeed(reader, job, files, options.scope, makes),
   });
   const { state, resume } = decision;

@@ -19,7 +19,7 @@ import {
   type ModelCatalog,
   scanJob,
 } from '../job/index.js';
-import { openJournal } from '../journal/index.js';
+import { type HeldStrings, openJournal } from '../journal/index.js';
 import { PriceClasses, priceClassOfItem, RecordedItems } from '../plan/index.js';
 import { localPathOf, type PreparedFiles } from './assets.js';
 import { filelessIdentity, itemIdentity } from './item-identity.js';
@@ -114,6 +114,24 @@ export class PlanItems {
   identity = (item: PlanItem): string => {
     if (item.identity === undefined) throw new Error(`item ${item.key} has no identity yet`);
     return item.identity;
+  };
+
+  /**
+   * The key and identity strings of the item a journal record names, for the
+   * record to hold instead of its copies. A run records its items in job
+   * order, so the next item in job order is tried, not a map of 100,000 keys
+   * (a record out of that order keeps its own strings).
+   */
+  held = (): HeldStrings => {
+    let next = 0;
+    return (itemKey, requestHash) => {
+      const item = this.items[next];
+      if (item?.key !== itemKey) return { itemKey, requestHash };
+      next += 1;
+      // Only an equal hash is shared: a changed item's record keeps its own.
+      const same = item.identity === requestHash ? item.identity : requestHash;
+      return { itemKey: item.key, requestHash: same };
+    };
   };
 
   /** The whole job items of `keys`: the job scanned again, only those kept. */
