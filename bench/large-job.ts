@@ -6,7 +6,8 @@
  * in-process emulator included) and, for `plan`, the preview calls it made.
  * Then the nightly case: `plan` of that job grown by 1,000 rows, with a
  * journal in which its 100,000 items succeeded (`--base-url` an emulator in
- * this process: the journal's run is on that service).
+ * this process: the journal's run is on that service; the peak RSS is then
+ * the CLI's alone, no emulator in it).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -146,7 +147,7 @@ export const largeJob: Benchmark = async () => {
         nightly.peakMb,
         'MB',
         200,
-        rss,
+        'the CLI process alone (the emulator serves from the bench process)',
       ),
       below(`validate ${label}: time`, validate.ms, 'ms', 5000, cli('validate')),
       below(`validate ${label}: peak RSS`, validate.peakMb, 'MB', 200, rss),

@@ -229,7 +229,7 @@ function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefi
   let removed: JobStatus['removed'] = null;
   if (file?.keys) {
     const perStep = new Map<string, number>();
-    for (const row of itemsLeftAlone(journal, run.jobName, { scope: '', service }, file.keys))
+    for (const row of itemsLeftAlone(journal, run.jobName, { service }, file.keys))
       perStep.set(row.stepId, (perStep.get(row.stepId) ?? 0) + 1);
     removed = [...perStep].map(([step, items]) => ({ step, items }));
   }

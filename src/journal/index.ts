@@ -32,7 +32,7 @@ export type { DeliveryTarget, DeliveryUpdate } from './ops/deliveries.js';
 export type { EventQuery, NewEvent } from './ops/events.js';
 export type { ItemFilter } from './ops/get-items.js';
 export type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';
-export type { ItemHistoryRow } from './ops/item-history.js';
+export type { HeldStrings, ItemHistoryRow } from './ops/item-history.js';
 export type { DownloadedOutput, OutputFile } from './ops/outputs.js';
 export type { AttemptIntentInput, AttemptIntentResult } from './ops/record-attempt-intent.js';
 export type { AttemptOutcomeInput } from './ops/record-attempt-outcome.js';

@@ -22,6 +22,7 @@ import type { EventQuery, NewEvent } from './ops/events.js';
 import type { ItemFilter } from './ops/get-items.js';
 import * as ops from './ops/index.js';
 import type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';
+import type { HeldStrings } from './ops/item-history.js';
 import type { DownloadedOutput } from './ops/outputs.js';
 import type { RecentCreate } from './ops/recent-creates.js';
 import type { AttemptIntentInput } from './ops/record-attempt-intent.js';
@@ -114,9 +115,17 @@ export class Journal {
   getItem(runId: string, itemKey: string) {
     return this.#guard(() => ops.getItem(this.#j, runId, itemKey));
   }
-  /** The job's items over all its runs, oldest run first (the desired-state comparison). */
-  itemHistory(jobName: string) {
-    return this.#guard(() => ops.itemHistory(this.#j, jobName));
+  /** The latest record of each of the job's items on a service (the desired-state comparison). */
+  latestItems(jobName: string, service: string, held?: HeldStrings) {
+    return this.#guard(() => ops.latestItems(this.#j, jobName, service, held));
+  }
+  /** Each record of the job's items on a service as (key, request hash). */
+  eachItemRequestHash(
+    jobName: string,
+    service: string,
+    onRecord: (itemKey: string, requestHash: string) => void,
+  ) {
+    return this.#guard(() => ops.eachItemRequestHash(this.#j, jobName, service, onRecord));
   }
   /** A not yet sent item takes the job file's new request; false when an attempt is open. */
   replaceItemRequest(runId: string, item: NewItem) {

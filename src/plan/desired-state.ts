@@ -71,17 +71,12 @@ export interface DesiredState {
   readonly removed: readonly ItemHistoryRow[];
 }
 
-/** Whether a history row belongs to the same service (base URL; a rotated key is the same account). */
-export function inScope(row: ItemHistoryRow, service: string): boolean {
-  return row.service === service;
-}
-
+/** `latest`: the latest record of each key on the service (a rotated key is the same account). */
 export function desiredState<T extends WantedItem>(
-  history: readonly ItemHistoryRow[],
+  latest: ReadonlyMap<string, ItemHistoryRow>,
   items: readonly T[],
   options: DesiredStateOptions<T>,
 ): DesiredState {
-  const latest = latestRows(history);
   // Items by key, made only for a job with `from:` items (a 100,000-row job has none).
   let byKey: Map<string, T> | undefined;
   const verdicts = new Map<string, ItemVerdict>();
@@ -116,13 +111,11 @@ export function removedRows(
   return [...latest.values()].filter((row) => !wanted.has(row.itemKey));
 }
 
-/** The latest record of each key, from history rows oldest first. */
-export function latestRows(history: readonly ItemHistoryRow[]): Map<string, ItemHistoryRow> {
-  const latest = new Map<string, ItemHistoryRow>();
-  for (const row of history) latest.set(row.itemKey, row);
-  return latest;
-}
-
+/**
+ * With no record, or one of another request hash, an item is 'new' or
+ * 'changed' whatever else holds: `RecordedItems` (recorded-items.ts) relies
+ * on that to know an item is made before the decision.
+ */
 function ownVerdict<T extends WantedItem>(
   item: T,
   row: ItemHistoryRow | undefined,

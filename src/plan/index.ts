@@ -8,8 +8,6 @@ export {
   type DesiredState,
   desiredState,
   type ItemVerdict,
-  inScope,
-  latestRows,
   removedRows,
   VERDICTS_TO_MAKE,
   type VerdictCounts,
@@ -36,3 +34,4 @@ export {
   SOURCE_GENERATION_STAND_IN,
 } from './quote-request.js';
 export { type PreviewClient, priceClassOf, QuoteCache, trainingPrice } from './quotes.js';
+export { RecordedItems } from './recorded-items.js';

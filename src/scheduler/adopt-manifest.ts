@@ -25,7 +25,7 @@ import {
 } from '../outputs/index.js';
 import type { Logger } from '../shared/index.js';
 import { toNewItem } from './item-records.js';
-import { scopedHistory } from './next-run.js';
+import { scopedLatest } from './next-run.js';
 import { assertRunId } from './run-id.js';
 
 export interface AdoptOptions {
@@ -52,7 +52,7 @@ export async function adoptLostJournal(
   items: readonly JobItem[],
   options: AdoptOptions,
 ): Promise<number> {
-  if (scopedHistory(journal, job.name, options.snapshot).length > 0) return 0;
+  if (scopedLatest(journal, job.name, options.snapshot).size > 0) return 0;
   const groups = latestGroups(readRows(options.outputDir, options.logger));
   if (groups.size === 0) return 0;
   const verified = new Map<string, Verified>();

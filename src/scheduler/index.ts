@@ -14,7 +14,7 @@ export { DependencyFailedError } from './item-graph.js';
 export { parseInferenceTime } from './latency.js';
 export { folderManifestRows, folderRuns, recordedOutputDir } from './manifest-rows.js';
 export { itemsLeftAlone, type NextRun, nextRun, scopeOf } from './next-run.js';
-export { PlanItems } from './plan-items.js';
+export { PlanItems, recordedItems } from './plan-items.js';
 export { type PlanNextRunInput, planNextRun } from './plan-next-run.js';
 export {
   checkBeforeSpending,

@@ -9,6 +9,7 @@
 import type { InfluencerRef, JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
 import {
   FINISHED_RUN_STATUSES,
+  type HeldStrings,
   ITEM_STATE,
   type ItemHistoryRow,
   type Journal,
@@ -19,8 +20,6 @@ import {
 import {
   type DesiredState,
   desiredState,
-  inScope,
-  latestRows,
   removedRows,
   VERDICTS_TO_MAKE,
   type VerdictCounts,
@@ -54,7 +53,7 @@ export const scopeOf = (service: string, accountFingerprint: string): string =>
 /** The journal reads the decision needs (a read-only journal offers them). */
 export type JournalReader = Pick<
   Journal,
-  | 'itemHistory'
+  | 'latestItems'
   | 'listOutputs'
   | 'getRun'
   | 'listRuns'
@@ -66,7 +65,7 @@ export type JournalReader = Pick<
 
 /** A journal that does not exist yet: no history at all. */
 const NO_HISTORY: JournalReader = {
-  itemHistory: () => [],
+  latestItems: () => new Map(),
   listOutputs: () => [],
   getRun: () => undefined,
   listRuns: () => [],
@@ -102,6 +101,8 @@ export interface DecideOptions<T extends DecisionItem = JobItem> extends RunScop
    * rejected item's remake and a resumed run's changed items.
    */
   readonly jobItems: (keys: ReadonlySet<string>) => ReadonlyMap<string, JobItem>;
+  /** Strings the items hold that the journal's records may share (plan-items.ts). */
+  readonly held?: () => HeldStrings;
 }
 
 export interface RunDecision<T extends DecisionItem = JobItem> {
@@ -130,10 +131,10 @@ export function decideRun<T extends DecisionItem>(
   items: readonly T[],
   options: DecideOptions<T>,
 ): RunDecision<T> {
-  const history = scopedHistory(journal, job.name, options);
+  const latest = scopedLatest(journal, job.name, options, options.held?.());
   const open = openRunOf(journal, job, options);
   const rejections = new Rejections(journal.latestReviews(job.name));
-  const state = desiredState(history, items, {
+  const state = desiredState(latest, items, {
     requestHash: options.identity,
     ...(open ? { openRunId: open.runId } : {}),
     ...(options.fresh ? { fresh: options.fresh } : {}),
@@ -187,15 +188,18 @@ export function outputIdsReader(
   };
 }
 
-/** The job's generation items over its runs on this service, oldest first. */
-export function scopedHistory(
-  journal: Pick<Journal, 'itemHistory'>,
+/** The latest record of each of the job's generation items on this service. */
+export function scopedLatest(
+  journal: Pick<Journal, 'latestItems'>,
   jobName: string,
-  target: RunScope,
-): ItemHistoryRow[] {
-  return journal
-    .itemHistory(jobName)
-    .filter((row) => row.stepId !== TRAINING_STEP && inScope(row, target.service));
+  target: Pick<RunScope, 'service'>,
+  held?: HeldStrings,
+): Map<string, ItemHistoryRow> {
+  const latest = journal.latestItems(jobName, target.service, held);
+  // A training's key is never a generation item's: dropping its rows after
+  // picking the latest ones is dropping them before.
+  for (const [key, row] of latest) if (row.stepId === TRAINING_STEP) latest.delete(key);
+  return latest;
 }
 
 /**
@@ -204,12 +208,12 @@ export function scopedHistory(
  * they are. `status` lists them without the work of a whole decision.
  */
 export function itemsLeftAlone(
-  journal: Pick<Journal, 'itemHistory'>,
+  journal: Pick<Journal, 'latestItems'>,
   jobName: string,
-  target: RunScope,
+  target: Pick<RunScope, 'service'>,
   keys: ReadonlySet<string>,
 ): ItemHistoryRow[] {
-  return removedRows(latestRows(scopedHistory(journal, jobName, target)), keys);
+  return removedRows(scopedLatest(journal, jobName, target), keys);
 }
 
 /** The run a `run` resumes: `--run-id`'s when unfinished, else the job's newest run when unfinished. */
@@ -263,7 +267,7 @@ const sameScope = (run: RunRecord, target: Pick<RunScope, 'service'>): boolean =
 
 export interface NextRunOptions<T extends DecisionItem>
   extends RunScope,
-    Pick<DecideOptions<T>, 'identity' | 'jobItems'> {
+    Pick<DecideOptions<T>, 'identity' | 'jobItems' | 'held'> {
   readonly fresh?: true | readonly string[];
   readonly runId?: string;
   /** The model contracts (which models have a seed a rejected item's remake changes). */
@@ -313,6 +317,7 @@ export function nextRun<T extends DecisionItem>(
     ...(options.catalog ? { catalog: options.catalog } : {}),
     identity: options.identity,
     jobItems: options.jobItems,
+    ...(options.held ? { held: options.held } : {}),
     trainings: (makes) => trainingsToSeed(reader, job, files, options.scope, makes),
   });
   const { state, resume } = decision;

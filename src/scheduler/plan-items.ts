@@ -6,8 +6,12 @@
  * rule; where something needs whole items (a rejected item's remake, a
  * resumed run's changed items, a price class's first charged item, the
  * identity of an item naming local files) the job is scanned again for just
- * those keys (about 1 s per 100,000 rows, and only when there are any).
+ * those keys (about 1 s per 100,000 rows, and only when there are any). A
+ * price class's first item the next run surely makes is kept as the scan
+ * goes (RecordedItems): the nightly case (rows added to a done job) quotes
+ * it without a second scan, which took 16 MB of peak RSS.
  */
+import { existsSync } from 'node:fs';
 import {
   type JobItem,
   type LoadedJob,
@@ -15,7 +19,8 @@ import {
   type ModelCatalog,
   scanJob,
 } from '../job/index.js';
-import { PriceClasses, priceClassOfItem } from '../plan/index.js';
+import { type HeldStrings, openJournal } from '../journal/index.js';
+import { PriceClasses, priceClassOfItem, RecordedItems } from '../plan/index.js';
 import { localPathOf, type PreparedFiles } from './assets.js';
 import { filelessIdentity, itemIdentity } from './item-identity.js';
 import type { DecisionItem } from './next-run.js';
@@ -33,6 +38,8 @@ interface ClassEntry {
   readonly id: string;
   /** The class's first item in the job, whole: usually the one quoted. */
   readonly first: JobItem;
+  /** The class's first item the next run surely makes, whole (when known). */
+  made: JobItem | undefined;
 }
 
 /** Lean records of a job's items as its scan makes them (`add`), in job order. */
@@ -42,14 +49,21 @@ export class PlanItems {
   /** One reference per local file the items name (all `prepareJobFiles` reads of them). */
   readonly #media = new Map<string, MediaRef>();
 
+  /** `recorded`: what the journal records (none given: nothing is known to be made). */
   constructor(
     readonly job: LoadedJob,
     readonly catalog: ModelCatalog,
+    readonly recorded?: RecordedItems,
   ) {}
 
   /** A job's whole items as lean records (the library's `plan`, which holds them anyway). */
-  static of(job: LoadedJob, catalog: ModelCatalog, items: Iterable<JobItem>): PlanItems {
-    const planItems = new PlanItems(job, catalog);
+  static of(
+    job: LoadedJob,
+    catalog: ModelCatalog,
+    items: Iterable<JobItem>,
+    recorded?: RecordedItems,
+  ): PlanItems {
+    const planItems = new PlanItems(job, catalog, recorded);
     for (const item of items) planItems.add(item);
     return planItems;
   }
@@ -58,9 +72,12 @@ export class PlanItems {
     const classId = priceClassOfItem(this.catalog, item);
     let entry = this.#classes.get(classId);
     if (!entry) {
-      entry = { id: classId, first: item };
+      entry = { id: classId, first: item, made: undefined };
       this.#classes.set(classId, entry);
     }
+    const identity = filelessIdentity(this.job, item);
+    if (!entry.made && identity !== undefined && this.recorded?.has(item.key, identity) === false)
+      entry.made = item;
     for (const ref of item.mediaRefs) {
       const file = localPathOf(this.job, ref);
       if (!this.#media.has(file)) this.#media.set(file, ref);
@@ -73,7 +90,7 @@ export class PlanItems {
       influencer: item.influencer,
       expectedOutputs: item.expectedOutputs,
       priceClass: entry.id,
-      identity: filelessIdentity(this.job, item),
+      identity,
     });
   }
 
@@ -99,6 +116,24 @@ export class PlanItems {
     return item.identity;
   };
 
+  /**
+   * The key and identity strings of the item a journal record names, for the
+   * record to hold instead of its copies. A run records its items in job
+   * order, so the next item in job order is tried, not a map of 100,000 keys
+   * (a record out of that order keeps its own strings).
+   */
+  held = (): HeldStrings => {
+    let next = 0;
+    return (itemKey, requestHash) => {
+      const item = this.items[next];
+      if (item?.key !== itemKey) return { itemKey, requestHash };
+      next += 1;
+      // Only an equal hash is shared: a changed item's record keeps its own.
+      const same = item.identity === requestHash ? item.identity : requestHash;
+      return { itemKey: item.key, requestHash: same };
+    };
+  };
+
   /** The whole job items of `keys`: the job scanned again, only those kept. */
   jobItems = (keys: ReadonlySet<string>): ReadonlyMap<string, JobItem> => {
     const found = new Map<string, JobItem>();
@@ -115,18 +150,41 @@ export class PlanItems {
   priceClasses(charged: readonly PlanItem[]): PriceClasses {
     const firsts = new Map<string, PlanItem>();
     for (const item of charged) if (!firsts.has(item.priceClass)) firsts.set(item.priceClass, item);
+    // The class's first charged item, whole: kept by the scan, or found again.
+    const kept = (item: PlanItem): JobItem | undefined => {
+      const entry = this.#classes.get(item.priceClass);
+      return [entry?.first, entry?.made].find((whole) => whole?.key === item.key);
+    };
     const missing = new Set<string>();
-    for (const [classId, item] of firsts)
-      if (this.#classes.get(classId)?.first.key !== item.key) missing.add(item.key);
-    const whole = missing.size === 0 ? undefined : this.jobItems(missing);
+    for (const item of firsts.values()) if (!kept(item)) missing.add(item.key);
+    const again = missing.size === 0 ? undefined : this.jobItems(missing);
     const classes = new PriceClasses(this.catalog);
     for (const item of charged) {
       classes.count(item.priceClass, item, () => {
-        const first = whole?.get(item.key) ?? this.#classes.get(item.priceClass)?.first;
-        if (first?.key !== item.key) throw new Error(`item ${item.key} was not found again`);
+        const first = kept(item) ?? again?.get(item.key);
+        if (!first) throw new Error(`item ${item.key} was not found again`);
         return first;
       });
     }
     return classes;
+  }
+}
+
+/**
+ * What the journal at `journalPath` records of a job's items on `service`
+ * (none when there is no journal yet: every item is then surely made). Read
+ * only, like the rest of `plan`.
+ */
+export async function recordedItems(
+  journalPath: string,
+  jobName: string,
+  service: string,
+): Promise<RecordedItems> {
+  if (!existsSync(journalPath)) return RecordedItems.none;
+  const journal = await openJournal(journalPath, { readonly: true });
+  try {
+    return RecordedItems.of((onRecord) => journal.eachItemRequestHash(jobName, service, onRecord));
+  } finally {
+    journal.close();
   }
 }

@@ -99,6 +99,7 @@ function decideNext(
     catalog,
     identity: items.identity,
     jobItems: items.jobItems,
+    held: items.held,
     ...(input.fresh !== undefined ? { fresh: input.fresh } : {}),
     ...(input.runId !== undefined ? { runId: input.runId } : {}),
   });

@@ -20,9 +20,18 @@ function adopted(key: string, generationId: string, request: unknown = { prompt:
   } satisfies AdoptedItem;
 }
 
+const SERVICE = 'http://service.test';
+
 function input(runId: string, items: AdoptedItem[]): AdoptRunInput {
   return {
-    run: { runId, jobName: 'spring', jobPath: '/j.yaml', jobHash: 'h', budget: null },
+    run: {
+      runId,
+      jobName: 'spring',
+      jobPath: '/j.yaml',
+      jobHash: 'h',
+      budget: null,
+      options: { service: SERVICE },
+    },
     items,
     event: { type: 'run.adopted', message: `adopted ${items.length} item(s)` },
   };
@@ -54,8 +63,8 @@ describe('adoptRun', () => {
     ]);
     expect(journal.spendSummary('adopted-1').charged).toBe(0);
     expect(journal.recentCreates(0)).toEqual([]);
-    const history = journal.itemHistory('spring');
-    expect(history.find((r) => r.itemKey === 'clip')?.sourceGenerationId).toBe('gen-a');
+    const history = journal.latestItems('spring', SERVICE);
+    expect(history.get('clip')?.sourceGenerationId).toBe('gen-a');
     expect(journal.listEvents('adopted-1').map((e) => e.type)).toEqual(['run.adopted']);
   });
 
@@ -67,6 +76,6 @@ describe('adoptRun', () => {
       journal.adoptRun(input('adopted-2', [adopted('b', 'gen-b'), adopted('a', 'gen-a')])),
     ).toThrow(/UNIQUE/);
     expect(journal.getRun('adopted-2')).toBeUndefined();
-    expect(journal.itemHistory('spring').map((r) => r.itemKey)).toEqual(['a']);
+    expect([...journal.latestItems('spring', SERVICE).keys()]).toEqual(['a']);
   });
 });

@@ -6,8 +6,9 @@
  * live balance. Exit 3 when it does not fit, 2 when the job is invalid.
  */
 import path from 'node:path';
+import { defaultJournalPath } from '../../job/index.js';
 import { formatPlan, planJson } from '../../plan/index.js';
-import { PlanItems, planNextRun } from '../../scheduler/index.js';
+import { PlanItems, planNextRun, recordedItems } from '../../scheduler/index.js';
 import { EXIT } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
@@ -55,15 +56,21 @@ export async function planCommandAction(
   options: PlanCommandOptions,
 ): Promise<void> {
   try {
-    // The decision compares every item with the journal: lean records of them are kept.
+    // The decision compares every item with the journal: lean records of them
+    // are kept, and what the journal records is read first (plan-items.ts).
     let items: PlanItems | undefined;
+    let journalPath = journalOption(io, options).journalPath;
     const { checked, service, preflight } = await checkJob(
       io,
       jobPath,
       options,
       () => openService(io, options),
-      (job, catalog) => {
-        const planItems = new PlanItems(job, catalog);
+      async (job, catalog, opened) => {
+        journalPath = path.resolve(journalPath ?? defaultJournalPath(job.dir));
+        const recorded = opened
+          ? await recordedItems(journalPath, job.name, opened.client.baseUrl)
+          : undefined;
+        const planItems = new PlanItems(job, catalog, recorded);
         items = planItems;
         return (item) => planItems.add(item);
       },
@@ -72,7 +79,6 @@ export async function planCommandAction(
     try {
       const { job, catalog, scan } = checked;
       printWarnings(io, scan.warnings, job.source.text);
-      const { journalPath } = journalOption(io, options);
       const plan = await planNextRun(
         {
           job,
@@ -81,7 +87,7 @@ export async function planCommandAction(
           preflight,
           client: service.client,
           accountFingerprint: service.accountFingerprint,
-          ...(journalPath ? { journalPath: path.resolve(journalPath) } : {}),
+          ...(journalPath ? { journalPath } : {}),
           ...freshOption(options),
           ...(options.runId !== undefined ? { runId: options.runId } : {}),
           ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),

@@ -48,7 +48,7 @@ export interface CheckedJob {
  * once). With a `service` the contracts come from it (cached beside the job
  * unless it is the in-process emulator), and a file with mistakes gets the
  * preflight's too, in the same report. The items are not kept: the
- * function `onItemOf` gives for the job and its contracts receives each one,
+ * function `onItemOf` gives for the job, its contracts and the service receives each one,
  * so a 100,000-row job is counted or grouped without holding its items;
  * `preflight` (online) has noted their URLs.
  */
@@ -57,7 +57,11 @@ export async function checkJob(
   jobPath: string,
   options: ValidateCommandOptions & NextRunOptions,
   openServiceFor: () => Promise<OpenedService>,
-  onItemOf?: (job: LoadedJob, catalog: ModelCatalog) => (item: JobItem) => void,
+  onItemOf?: (
+    job: LoadedJob,
+    catalog: ModelCatalog,
+    service: OpenedService | undefined,
+  ) => Promise<(item: JobItem) => void>,
 ): Promise<{ checked: CheckedJob; service: OpenedService | undefined; preflight?: Preflight }> {
   let service: OpenedService | undefined;
   let preflight: Preflight | undefined;
@@ -76,7 +80,7 @@ export async function checkJob(
           ...(service ? { lister: service.client, baseUrl: service.baseUrl } : {}),
         });
         if (service) preflight = new Preflight(job, catalog);
-        onItem = onItemOf?.(job, catalog);
+        onItem = await onItemOf?.(job, catalog, service);
         return catalog;
       },
       onItem: (item) => {

@@ -27,7 +27,12 @@ export {
   listJobInfluencers,
   saveInfluencer,
 } from './influencers.js';
-export { itemHistory, removeUnattemptedItem, replaceItemRequest } from './item-history.js';
+export {
+  eachItemRequestHash,
+  latestItems,
+  removeUnattemptedItem,
+  replaceItemRequest,
+} from './item-history.js';
 export {
   findDownloadedOutput,
   getOutput,

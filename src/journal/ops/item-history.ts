@@ -1,8 +1,8 @@
 /**
- * A job's items over all its runs: what `run` and `plan` compare the job file
- * with (the desired state) to decide what is done, new, changed or to retry.
- * One row per (run, item), oldest run first, so the last row of a key is its
- * latest record.
+ * A job's items over its runs on one service: what `run` and `plan` compare
+ * the job file with (the desired state) to decide what is done, new, changed
+ * or to retry. Only each key's latest record is kept: nothing else of the
+ * history decides anything.
  */
 import { ATTEMPT_STATE, OPEN_ATTEMPT_STATES, sqlStates } from '../records.js';
 import type { JournalDb } from '../sql.js';
@@ -11,29 +11,39 @@ import { ofItem } from './columns.js';
 
 export interface ItemHistoryRow {
   readonly runId: string;
-  readonly runStatus: string;
-  /** The run's service base URL. */
-  readonly service: string | null;
   readonly itemKey: string;
   readonly stepId: string;
   readonly requestHash: string;
   readonly state: string;
-  readonly attemptsUsed: number;
-  /** True while an attempt's create may be in flight or is being watched. */
-  readonly openAttempt: boolean;
   /** For a `from:` item that succeeded: the source generation its winning attempt used. */
   readonly sourceGenerationId: string | null;
 }
 
-export function itemHistory(j: JournalDb, jobName: string): ItemHistoryRow[] {
+/**
+ * The strings a record should hold for its key and request hash: equal ones
+ * the caller already holds (a plan's items), or the record's own.
+ */
+export type HeldStrings = (
+  itemKey: string,
+  requestHash: string,
+) => { readonly itemKey: string; readonly requestHash: string };
+
+/**
+ * The latest record of each key of a job's items in runs on `service` (its
+ * base URL; a run recording none is on no service), by key in the order the
+ * keys were first recorded.
+ */
+export function latestItems(
+  j: JournalDb,
+  jobName: string,
+  service: string,
+  held?: HeldStrings,
+): Map<string, ItemHistoryRow> {
+  // Oldest run first: a key's last row is its latest record.
   const rows = j
     .stmt(
-      `SELECT i.run_id AS runId, r.status AS runStatus,
-         json_extract(r.options_json, '$.service') AS service,
-         i.item_key AS itemKey, i.step_id AS stepId, i.request_hash AS requestHash,
-         i.state AS state, i.attempts_used AS attemptsUsed,
-         EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = i.run_id AND a.item_key = i.item_key
-                   AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)})) AS openAttempt,
+      `SELECT i.run_id AS runId, i.item_key AS itemKey, i.step_id AS stepId,
+         i.request_hash AS requestHash, i.state AS state,
          CASE WHEN i.source_item_key IS NULL THEN NULL ELSE (
            SELECT json_extract(
              CASE WHEN a.request_json = '' THEN i.request_json ELSE a.request_json END,
@@ -42,13 +52,13 @@ export function itemHistory(j: JournalDb, jobName: string): ItemHistoryRow[] {
              AND a.state = '${ATTEMPT_STATE.succeeded}'
            ORDER BY a.attempt_no DESC LIMIT 1) END AS sourceGenerationId
        FROM items i JOIN runs r ON r.run_id = i.run_id
-       WHERE r.job_name = ?
+       WHERE r.job_name = ? AND json_extract(r.options_json, '$.service') = ?
        ORDER BY r.created_at, r.rowid`,
     )
-    .iterate(jobName) as Iterable<Omit<ItemHistoryRow, 'openAttempt'> & { openAttempt: number }>;
+    .iterate(jobName, service) as Iterable<ItemHistoryRow>;
   // Row by row, the values every row of a run repeats shared: a plan of a job
   // with 100,000 done items holds these rows (a copy of each string per row
-  // was about 150 bytes more, and the raw rows beside them twice as much).
+  // was about 150 bytes more).
   const shared = new Map<string, string>();
   const one = (text: string): string => {
     const known = shared.get(text);
@@ -56,22 +66,41 @@ export function itemHistory(j: JournalDb, jobName: string): ItemHistoryRow[] {
     shared.set(text, text);
     return text;
   };
-  const history: ItemHistoryRow[] = [];
+  const latest = new Map<string, ItemHistoryRow>();
   for (const row of rows) {
-    history.push({
+    // The caller's equal strings: the row's own die young (14 MB of a plan
+    // of 100,000 done items would otherwise outlive the read).
+    const { itemKey, requestHash } = held?.(row.itemKey, row.requestHash) ?? row;
+    latest.set(itemKey, {
       runId: one(row.runId),
-      runStatus: one(row.runStatus),
-      service: row.service === null ? null : one(row.service),
-      itemKey: row.itemKey,
+      itemKey,
       stepId: one(row.stepId),
-      requestHash: row.requestHash,
+      requestHash,
       state: one(row.state),
-      attemptsUsed: row.attemptsUsed,
-      openAttempt: row.openAttempt !== 0,
       sourceGenerationId: row.sourceGenerationId,
     });
   }
-  return history;
+  return latest;
+}
+
+/**
+ * Each record of a job's items in runs on `service`, as (key, request hash):
+ * the few bytes `plan` keeps of them while it scans the job (RecordedItems).
+ */
+export function eachItemRequestHash(
+  j: JournalDb,
+  jobName: string,
+  service: string,
+  onRecord: (itemKey: string, requestHash: string) => void,
+): void {
+  const rows = j
+    .stmt(
+      `SELECT i.item_key AS itemKey, i.request_hash AS requestHash
+       FROM items i JOIN runs r ON r.run_id = i.run_id
+       WHERE r.job_name = ? AND json_extract(r.options_json, '$.service') = ?`,
+    )
+    .iterate(jobName, service) as Iterable<{ itemKey: string; requestHash: string }>;
+  for (const row of rows) onRecord(row.itemKey, row.requestHash);
 }
 
 /**
