@@ -21,20 +21,33 @@ export interface SourceOutputs {
 
 interface Deferred<T> {
   readonly promise: Promise<T>;
+  readonly settled: boolean;
   resolve(value: T): void;
   reject(error: unknown): void;
 }
 
 function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
+  let res!: (value: T) => void;
+  let rej!: (error: unknown) => void;
+  const promise = new Promise<T>((resolve, reject) => {
+    res = resolve;
+    rej = reject;
   });
   // A dependency nobody waits for must not become an unhandled rejection.
   promise.catch(() => undefined);
-  return { promise, resolve, reject };
+  const slot = {
+    promise,
+    settled: false,
+    resolve(value: T) {
+      slot.settled = true;
+      res(value);
+    },
+    reject(error: unknown) {
+      slot.settled = true;
+      rej(error);
+    },
+  };
+  return slot;
 }
 
 export class ItemGraph {
@@ -54,6 +67,11 @@ export class ItemGraph {
   /** Resolves when the item succeeded; rejects with DependencyFailedError otherwise. */
   outputsOf(itemKey: string): Promise<SourceOutputs> {
     return this.#slot(itemKey).promise;
+  }
+
+  /** Whether the item's outcome is known (`outputsOf` settled or about to). */
+  isSettled(itemKey: string): boolean {
+    return this.#outputs.get(itemKey)?.settled === true;
   }
 
   succeeded(itemKey: string, outputs: SourceOutputs): void {
