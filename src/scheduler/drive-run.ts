@@ -95,19 +95,16 @@ function settleSources(
   journal: Journal,
   runId: string,
   driven: readonly Driven[],
+  sources: ReadonlySet<string>,
   held: ReadonlySet<string>,
   jobItems: ReadonlyMap<string, JobItem>,
   state: DesiredState,
   graph: ItemGraph,
 ): void {
   const drivenKeys = new Set(driven.map(({ item }) => item.key));
-  const sources = new Set<string>();
-  for (const { item } of driven) {
-    const key = item.source?.itemKey;
-    if (key !== undefined && !drivenKeys.has(key)) sources.add(key);
-  }
   const outputIds = outputIdsReader(journal);
   for (const key of sources) {
+    if (drivenKeys.has(key)) continue;
     const stored = held.has(key) ? journal.getItem(runId, key) : undefined;
     if (stored) {
       settleGraph({ journal, runId }, graph, key, stored.state, stored.error);
@@ -222,11 +219,12 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
       emit({ type: 'warning', message });
     }
   }
-  const graph = new ItemGraph();
   const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
   const { driven, held, ended } = itemsToDrive(journal, runId, items, steps, started.identity);
+  const sources = new Set(driven.flatMap(({ item }) => (item.source ? [item.source.itemKey] : [])));
+  const graph = new ItemGraph(sources);
   const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
-  settleSources(journal, runId, driven, held, byKey, selection.state, graph);
+  settleSources(journal, runId, driven, sources, held, byKey, selection.state, graph);
   for (const { item } of driven) byKey.set(item.key, item);
   const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
   const trainingIds = [...job.influencers.keys()].filter((id) =>

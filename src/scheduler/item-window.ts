@@ -51,6 +51,7 @@ export class ItemWindow<T> {
   #running = 0;
   #peak = 0;
   #failed = false;
+  #filling = false;
   #finish: { resolve(): void; reject(error: unknown): void } | undefined;
 
   constructor(options: ItemWindowOptions<T>) {
@@ -78,6 +79,20 @@ export class ItemWindow<T> {
   }
 
   #fill(): void {
+    // An item that leaves while the loop launches it (a resumed item already
+    // created goes straight to its outcome) frees a place the loop sees: no
+    // recursion, however many leave in a row.
+    if (this.#filling) return;
+    this.#filling = true;
+    try {
+      this.#fillLoop();
+    } finally {
+      this.#filling = false;
+    }
+    this.#settleIfDone();
+  }
+
+  #fillLoop(): void {
     while (!this.#failed && this.#inside < this.#options.bound) {
       const waiting = this.#takeReady();
       if (waiting) {
@@ -97,7 +112,6 @@ export class ItemWindow<T> {
         this.#launch(next.value);
       }
     }
-    this.#settleIfDone();
   }
 
   #enter(): void {

@@ -120,7 +120,7 @@ async function harness(options: { budget?: number } = {}): Promise<Harness> {
   const deps: ItemDeps = {
     assets,
     influencers: new InfluencerResolver(ctx, assets, files),
-    graph: new ItemGraph(),
+    graph: new ItemGraph(new Set()),
     onOutputs: () => undefined,
     expectedLatencyMs: () => 200,
     defaultTimeoutMs: 60_000,
