@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_RATE_LIMITS } from '../../src/contract/index.js';
 import { connect } from '../../src/library/connect.js';
-import { ItemWindow, itemWindowBound, type WindowSlot } from '../../src/scheduler/item-window.js';
+import { ItemWindow, itemWindowBound } from '../../src/scheduler/item-window.js';
 import { defer, emulatorEnv, testEmulator } from '../helpers/index.js';
 import { imageJob, workspace } from './helpers.js';
 
