@@ -23,6 +23,7 @@ export default mergeConfig(
         'test/scheduler/faults-100.test.ts',
         'test/scheduler/pipeline-e2e.test.ts',
         'test/scheduler/reuse.test.ts',
+        'test/scheduler/item-window.test.ts',
         'test/cli/plan-next-run.test.ts',
         'test/faults/fault-matrix.test.ts',
         'test/faults/behaviour-switches.test.ts',

@@ -21,9 +21,10 @@ import { CompletionWatcher } from './completion-watcher.js';
 import type { RunContext } from './context.js';
 import { DownloadStage } from './downloads.js';
 import { finishRun, progressSnapshot, snapshotThrottle } from './finish-run.js';
-import { type ItemDeps, runGenerationItem } from './generation-item.js';
+import { type ItemDeps, runGenerationItem, settleGraph } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
 import { trainingItemKey } from './item-identity.js';
+import { ItemWindow, itemWindowBound } from './item-window.js';
 import { parseInferenceTime } from './latency.js';
 import { outputIdsReader } from './next-run.js';
 import type { Invocation } from './run-job.js';
@@ -43,48 +44,81 @@ export interface StartedRun extends Invocation {
   readonly identity: (item: JobItem) => string;
 }
 
+type Driven = { readonly item: JobItem; readonly step: LoadedStep };
+
 /**
- * What a run drives: the job items it holds with their recorded request, and the
- * paid attempts of items the job file changed or dropped since (finished as
- * they were sent, no retry). Every other job item settles at once for the
- * items that wait on it: done ones with their recorded outputs.
+ * What a run drives: the job items it holds that are not ended, with their
+ * recorded request, and the paid attempts of items the job file changed or
+ * dropped since (finished as they were sent, no retry). `ended` counts the
+ * items of the run that ended already: they, like every other job item,
+ * settle only for the items that wait on them (`settleSources`).
  */
 function itemsToDrive(
   journal: Journal,
   runId: string,
   items: readonly JobItem[],
   steps: ReadonlyMap<string, LoadedStep>,
-  state: DesiredState,
-  graph: ItemGraph,
   identity: (item: JobItem) => string,
-): Array<{ item: JobItem; step: LoadedStep }> {
+): { driven: Driven[]; held: Set<string>; ended: number } {
   const byKey = new Map(items.map((item) => [item.key, item]));
-  const driven: Array<{ item: JobItem; step: LoadedStep }> = [];
+  const driven: Driven[] = [];
   const held = new Set<string>();
+  let ended = 0;
   for (const record of journal.listItems(runId)) {
     const jobItem = byKey.get(record.itemKey);
     const step = steps.get(record.stepId);
     if (!step) continue;
     held.add(record.itemKey);
-    if (jobItem && identity(jobItem) === record.requestHash) {
+    if (isStateIn(TERMINAL_ITEM_STATES, record.state)) {
+      ended += 1;
+    } else if (jobItem && identity(jobItem) === record.requestHash) {
       // Sent as recorded: the job file's request, or a rejected item's remake (remake.ts).
       const request = record.request as JobItem['request'];
       driven.push({ item: { ...jobItem, request }, step });
     } else if (journal.getOpenAttempt(runId, record.itemKey)) {
       driven.push({ item: asSent(record, jobItem), step: { ...step, retries: 0 } });
-    } else if (!isStateIn(TERMINAL_ITEM_STATES, record.state)) {
+    } else {
       held.delete(record.itemKey);
     }
   }
+  return { driven, held, ended };
+}
+
+/**
+ * Settles in the graph the sources the driven items wait on and nobody will
+ * make now: items of the run that ended already, done ones with their
+ * recorded outputs, and job items this run does not make. Only those: a
+ * resume at item 15,000 of 20,000 read every ended item's outputs before its
+ * first create (issue 17.2).
+ */
+function settleSources(
+  journal: Journal,
+  runId: string,
+  driven: readonly Driven[],
+  sources: ReadonlySet<string>,
+  held: ReadonlySet<string>,
+  jobItems: ReadonlyMap<string, JobItem>,
+  state: DesiredState,
+  graph: ItemGraph,
+): void {
+  const drivenKeys = new Set(driven.map(({ item }) => item.key));
   const outputIds = outputIdsReader(journal);
-  for (const item of items) {
-    if (held.has(item.key)) continue;
-    const latest = state.latest.get(item.key);
-    if (state.verdicts.get(item.key) === 'done' && latest) {
-      graph.succeeded(item.key, { generationIds: outputIds(latest.runId, item.key) });
-    } else graph.failed(item.key, `${item.stepId}/${item.label} is not made by this run`);
+  for (const key of sources) {
+    if (drivenKeys.has(key)) continue;
+    const stored = held.has(key) ? journal.getItem(runId, key) : undefined;
+    if (stored) {
+      settleGraph({ journal, runId }, graph, key, stored.state, stored.error);
+      continue;
+    }
+    const latest = state.latest.get(key);
+    if (state.verdicts.get(key) === 'done' && latest) {
+      graph.succeeded(key, { generationIds: outputIds(latest.runId, key) });
+    } else {
+      const source = jobItems.get(key);
+      const name = source ? `${source.stepId}/${source.label}` : key;
+      graph.failed(key, `${name} is not made by this run`);
+    }
   }
-  return driven;
 }
 
 /** A journal item as its open attempt was sent (the job file describes it differently now). */
@@ -136,7 +170,8 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   const speed = SERVICE_RATE_LIMITS.generations.windowMs / options.limits.generations.windowMs;
   const record = timelineRecorder(journal, runId, logger);
   const stop = new StopController();
-  const createQueue = new PQueue({ concurrency: options.createConcurrency ?? 4 });
+  const createConcurrency = options.createConcurrency ?? 4;
+  const createQueue = new PQueue({ concurrency: createConcurrency });
   const watcher = new CompletionWatcher(options.client, {
     // Once nothing waits to be created (the campaign's tail), polls come every
     // minGapMs while something is overdue: L/5 for a ~20 s model (measured).
@@ -184,31 +219,25 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
       emit({ type: 'warning', message });
     }
   }
-  const graph = new ItemGraph();
   const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
-  const driven = itemsToDrive(
-    journal,
-    runId,
-    items,
-    steps,
-    selection.state,
-    graph,
-    started.identity,
-  );
+  const { driven, held, ended } = itemsToDrive(journal, runId, items, steps, started.identity);
+  const sources = new Set(driven.flatMap(({ item }) => (item.source ? [item.source.itemKey] : [])));
+  const graph = new ItemGraph(sources);
+  const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
+  settleSources(journal, runId, driven, sources, held, byKey, selection.state, graph);
+  for (const { item } of driven) byKey.set(item.key, item);
   const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
   const trainingIds = [...job.influencers.keys()].filter((id) =>
     journal.getItem(runId, trainingItemKey(id)),
   );
   record(
     selection.resumed ? 'run.resumed' : 'run.started',
-    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name}: ${driven.length} generation item(s), ${trainingIds.length} training(s); ${done} item(s) already done`,
+    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name}: ${driven.length + ended} generation item(s), ${trainingIds.length} training(s); ${done} item(s) already done`,
   );
-  emit({ type: 'run-started', runId, resumed: selection.resumed, items: driven.length });
+  emit({ type: 'run-started', runId, resumed: selection.resumed, items: driven.length + ended });
 
   const stopListeners = wireStops(ctx, options, graph);
   const manifest = ManifestWriter.open(outputDir);
-  const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
-  for (const { item } of driven) byKey.set(item.key, item);
   const downloads = new DownloadStage(
     ctx,
     manifest,
@@ -239,11 +268,12 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
           logger.warn({ influencer: id }, String((error as Error).message));
       }),
     );
-    await Promise.all([
-      ...trainings,
-      ...driven.map(({ item, step }) => runGenerationItem(ctx, deps, step, item)),
-      repair,
-    ]);
+    const window = new ItemWindow<Driven>({
+      bound: itemWindowBound(options.limits.generations.count, createConcurrency),
+      drive: ({ item, step }, slot) => runGenerationItem(ctx, deps, step, item, slot),
+      blocker: ({ item }) => inputsPending(item, graph, influencers),
+    });
+    await Promise.all([...trainings, window.run(driven), repair]);
     await downloads.drain();
   } finally {
     clearInterval(progress);
@@ -268,6 +298,17 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   record('run.finished', result.message, undefined, { status: result.status });
   emit({ type: 'run-finished', result: withDone });
   return withDone;
+}
+
+/** What `item` waits for before it can be sent: its `from:` source's outcome, its training. */
+function inputsPending(
+  item: JobItem,
+  graph: ItemGraph,
+  influencers: InfluencerResolver,
+): Promise<unknown> | undefined {
+  const source = item.source?.itemKey;
+  if (source !== undefined && !graph.isSettled(source)) return graph.outputsOf(source);
+  return item.influencer ? influencers.pendingTraining(item.influencer) : undefined;
 }
 
 /** What changed in the job file since a resumed run started, by step and field (issue 12.8). */

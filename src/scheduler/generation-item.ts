@@ -29,6 +29,7 @@ import type { RunContext } from './context.js';
 import { crashPoint } from './crash-points.js';
 import { DependencyFailedError, type ItemGraph } from './item-graph.js';
 import { collectOutputs, resolveRequest } from './item-io.js';
+import type { WindowSlot } from './item-window.js';
 import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journaled-attempt.js';
 import { RunStoppedError } from './stop-control.js';
 import type { InfluencerResolver } from './trainings.js';
@@ -46,11 +47,17 @@ export interface ItemDeps {
   readonly defaultTimeoutMs: number;
 }
 
+/**
+ * Drives one item of the run to its outcome. `slot` is its place in the run's
+ * item window (item-window.ts): left once its create is answered, taken
+ * again for a retry's create.
+ */
 export async function runGenerationItem(
   ctx: RunContext,
   deps: ItemDeps,
   step: LoadedStep,
   item: JobItem,
+  slot: WindowSlot,
 ): Promise<void> {
   const { journal, runId } = ctx;
   const stored = journal.getItem(runId, item.key);
@@ -71,8 +78,10 @@ export async function runGenerationItem(
         attempt = await createAttempt(ctx, item, attempt.request as GenerationRequest, attempt);
         if (!attempt) return;
       }
+      slot.leave();
       const next = await awaitOutcome(ctx, deps, step, item, attempt);
       if (next !== 'retry') return;
+      await slot.enter();
     }
   } catch (error) {
     if (error instanceof RunStoppedError) return;
@@ -249,8 +258,8 @@ async function awaitOutcome(
   return 'done';
 }
 
-function settleGraph(
-  ctx: RunContext,
+export function settleGraph(
+  ctx: Pick<RunContext, 'journal' | 'runId'>,
   graph: ItemGraph,
   itemKey: string,
   state: ItemState,

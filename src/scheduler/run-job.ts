@@ -2,8 +2,9 @@
  * `runJob`: validates the job, opens the journal and makes what the job file
  * describes and the journal does not show done (src/plan/desired-state.ts):
  * resumes the job's unfinished run, or starts a run for what is missing, or
- * does nothing. Each run drives its items concurrently; the rate gate, the
- * create queue and the budget decide what actually goes out. A run ends by
+ * does nothing. Each run drives its items concurrently, a bounded window of
+ * them at a time (item-window.ts); the rate gate, the create queue and the
+ * budget decide what actually goes out. A run ends by
  * rewriting the manifest and the report from the journal, whatever stopped it.
  */
 import path from 'node:path';

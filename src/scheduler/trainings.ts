@@ -25,6 +25,8 @@ import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journ
 
 export class InfluencerResolver {
   readonly #trainings = new Map<string, Promise<string>>();
+  /** Job-local influencers whose training (or reuse) has an outcome. */
+  readonly #settled = new Set<string>();
 
   constructor(
     private readonly ctx: RunContext,
@@ -45,12 +47,23 @@ export class InfluencerResolver {
       let pending = this.#trainings.get(ref.jobLocal);
       if (!pending) {
         pending = this.#train(ref.jobLocal);
-        pending.catch(() => undefined);
+        const settled = () => this.#settled.add(ref.jobLocal);
+        pending.then(settled, settled);
         this.#trainings.set(ref.jobLocal, pending);
       }
       return pending;
     }
     return this.#lookup('id' in ref ? ref.id : ref.username);
+  }
+
+  /**
+   * What an item using `ref` must wait for before it can be sent: the training
+   * of a job-local influencer that has no outcome yet (started here if it was
+   * not); undefined when nothing is left to wait for.
+   */
+  pendingTraining(ref: InfluencerRef): Promise<string> | undefined {
+    if (!('jobLocal' in ref) || this.#settled.has(ref.jobLocal)) return undefined;
+    return this.resolveOrTrain(ref);
   }
 
   async #lookup(idOrUsername: string): Promise<string> {

@@ -120,7 +120,7 @@ async function harness(options: { budget?: number } = {}): Promise<Harness> {
   const deps: ItemDeps = {
     assets,
     influencers: new InfluencerResolver(ctx, assets, files),
-    graph: new ItemGraph(),
+    graph: new ItemGraph(new Set()),
     onOutputs: () => undefined,
     expectedLatencyMs: () => 200,
     defaultTimeoutMs: 60_000,
@@ -296,7 +296,9 @@ describe('runJournaledAttempt', () => {
     const step = h.ctx.job.steps.find((s) => s.id === 'photos');
     expect(step).toBeDefined();
     const training = h.deps.influencers.resolveOrTrain({ jobLocal: 'mia' });
-    const generation = runGenerationItem(h.ctx, h.deps, step!, h.photo);
+    // Outside a run's item window: a slot that is always free.
+    const slot = { leave: () => undefined, enter: () => Promise.resolve() };
+    const generation = runGenerationItem(h.ctx, h.deps, step!, h.photo, slot);
     // Both are waiting for a create slot: no intent, no key, no charge yet.
     await until(() => h.queue.size === 2, { timeoutMs: 20_000, what: 'both creates queued' });
     expect(h.journal.listAttempts(h.ctx.runId, TRAINING)).toEqual([]);
