@@ -48,8 +48,6 @@ export class RowsFile {
     private readonly text: string,
     private readonly jsonl: boolean,
     private readonly displayName: string,
-    /** How many rows it has. */
-    readonly count: number,
     /** The first row's value names (its columns). */
     readonly columns: readonly string[],
   ) {}
@@ -83,7 +81,7 @@ export class RowsFile {
       if (count === 0) columns = Object.keys(row.vars);
       count++;
     });
-    return new RowsFile(text, jsonl, displayName, count, columns);
+    return new RowsFile(text, jsonl, displayName, columns);
   }
 
   /** Each row, in file order (parsed again: the file was checked whole by `open`). */

@@ -1,8 +1,9 @@
 /**
  * Test-only: a full disk under the journal, on any machine and without root
- * (issue 13.8). `IBATCH_JOURNAL_FULL_AFTER=N` lets a writer's journal grow by
- * N pages (4 KiB each) beyond its size once opened and migrated; the write
- * that needs one more page fails with SQLITE_FULL, the code SQLite returns
+ * (issue 13.8). `IBATCH_JOURNAL_FULL_AFTER=N` gives a writer's journal room
+ * for N more pages (4 KiB each) once opened and migrated, its free pages
+ * counted (a fresh journal has some: migration 9 dropped three indexes); the
+ * write that needs one more page fails with SQLITE_FULL, the code SQLite returns
  * when the disk is full (`PRAGMA max_page_count`). Unset (normal use), it is
  * one check at open and changes nothing. Like `IBATCH_CRASH_AT`
  * (scheduler/crash-points.ts), a malformed value is refused, so a typo never
@@ -20,5 +21,6 @@ export function applyFullDiskHook(db: Database.Database, env = process.env): voi
     throw new UsageError(`Expected ${FULL_DISK_HOOK} to be a number of pages, got \`${spec}\``);
   }
   const pages = Number(db.pragma('page_count', { simple: true }));
-  db.pragma(`max_page_count = ${pages + Number(spec)}`);
+  const free = Number(db.pragma('freelist_count', { simple: true }));
+  db.pragma(`max_page_count = ${pages + Math.max(0, Number(spec) - free)}`);
 }

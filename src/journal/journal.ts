@@ -270,6 +270,15 @@ export class Journal {
     return this.#guard(() => ops.progressByStep(this.#j, runId));
   }
 
+  /**
+   * Runs `fn` as one read of the journal: every read inside sees the same
+   * state (a WAL snapshot), whatever another process commits meanwhile. For
+   * reads made in several passes (the manifest's rebuild) that must agree.
+   */
+  snapshot<T>(fn: () => T): T {
+    return this.#guard(() => this.#j.db.transaction(fn).deferred());
+  }
+
   /** Runs `fn` in one immediate transaction (several ops that must commit together). */
   transaction<T>(fn: () => T): T {
     return this.#guard(() => this.#j.db.transaction(fn).immediate());

@@ -1,7 +1,7 @@
 /** Brings a journal's schema to the latest version, tracked in `PRAGMA user_version`. */
 import type Database from 'better-sqlite3';
 import { JournalVersionError } from './errors.js';
-import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations/index.js';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, OLDEST_READABLE_VERSION } from './migrations/index.js';
 
 export function schemaVersion(db: Database.Database): number {
   return Number(db.pragma('user_version', { simple: true }));
@@ -19,10 +19,7 @@ export function schemaVersion(db: Database.Database): number {
 export function migrate(db: Database.Database, path: string): number[] {
   const current = schemaVersion(db);
   if (current > LATEST_SCHEMA_VERSION) {
-    throw new JournalVersionError(
-      `The journal ${path} has schema version ${current}, newer than this ibatch supports ` +
-        `(${LATEST_SCHEMA_VERSION}). Upgrade ibatch or use another --journal.`,
-    );
+    throw newerThanSupported(path, current);
   }
   const applied: number[] = [];
   for (const migration of MIGRATIONS) {
@@ -40,10 +37,20 @@ export function migrate(db: Database.Database, path: string): number[] {
   return applied;
 }
 
-/** For read-only opens, which cannot migrate. */
+function newerThanSupported(path: string, current: number): JournalVersionError {
+  return new JournalVersionError(
+    `The journal ${path} has schema version ${current}, newer than this ibatch supports ` +
+      `(${LATEST_SCHEMA_VERSION}). Upgrade ibatch or use another --journal.`,
+  );
+}
+
+/** For read-only opens, which cannot migrate (an older version whose reads are unchanged is read as it is). */
 export function assertCurrentSchema(db: Database.Database, path: string): void {
   const current = schemaVersion(db);
-  if (current !== LATEST_SCHEMA_VERSION) {
+  if (current > LATEST_SCHEMA_VERSION) {
+    throw newerThanSupported(path, current);
+  }
+  if (current < OLDEST_READABLE_VERSION) {
     throw new JournalVersionError(
       `The journal ${path} has schema version ${current} but this ibatch reads version ` +
         `${LATEST_SCHEMA_VERSION}; run \`ibatch run\` once to upgrade it.`,

@@ -150,7 +150,7 @@ export function manifestRowKey(row: Pick<ManifestRow, 'runId' | 'step' | 'item' 
  * Sets `current` on rows listed in run order (oldest run first): an item's
  * current run is the newest one in which it succeeded, else the newest one
  * that has a row for it. Any rows with those columns: `status` counts files
- * from a lean read (review/counts.ts).
+ * from a lean read (`reviewCounts`, review/decisions.ts).
  */
 export function markCurrentRows<Row extends CurrentMarked>(
   rows: readonly Row[],

@@ -217,7 +217,13 @@ function writeManifestFiles(
   columns: readonly ManifestCsvColumn[],
 ): void {
   const jsonl = new AtomicFileSync(path.join(dir, MANIFEST_JSONL));
-  const csv = new AtomicFileSync(path.join(dir, MANIFEST_CSV));
+  let csv: AtomicFileSync;
+  try {
+    csv = new AtomicFileSync(path.join(dir, MANIFEST_CSV));
+  } catch (error) {
+    jsonl.abort();
+    throw error;
+  }
   try {
     csv.write(UTF8_BOM + csvLine(columns.map((c) => c.header)));
     for (const row of rows) {

@@ -66,7 +66,10 @@ export function folderManifestRows(
   existing: readonly ManifestRow[] = [],
 ): ManifestRow[] {
   const foreign = foreignRows(journal, existing);
-  return markCurrentRows([...folderRowSource(journal, run, outputDir, foreign)()]);
+  // One read: its pages see one state of the journal (see Journal.snapshot).
+  return journal.snapshot(() =>
+    markCurrentRows([...folderRowSource(journal, run, outputDir, foreign)()]),
+  );
 }
 
 /** The rows of `existing` whose run this journal does not know (a lost journal's, another's). */
@@ -160,7 +163,11 @@ function* runManifestRowPages(
   }
 }
 
-/** Appends the rows of one item to `rows`. */
+/**
+ * Appends the rows of one item to `rows`. Which rows get a file is said once
+ * more in SQL by the journal's `listOutputFiles` (the lean read `status`
+ * counts reviews with): test/review/review-counts.test.ts holds them equal.
+ */
 function itemRows(
   journal: Journal,
   item: ItemRecord,

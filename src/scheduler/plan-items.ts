@@ -19,7 +19,7 @@ import {
   type ModelCatalog,
   scanJob,
 } from '../job/index.js';
-import { type HeldStrings, openJournal } from '../journal/index.js';
+import { type HeldStrings, type Journal, openJournal } from '../journal/index.js';
 import { PriceClasses, priceClassOfItem, RecordedItems } from '../plan/index.js';
 import { localPathOf, type PreparedFiles } from './assets.js';
 import { filelessIdentity, itemIdentity } from './item-identity.js';
@@ -181,9 +181,19 @@ export async function recordedItems(
   service: string,
 ): Promise<RecordedItems> {
   if (!existsSync(journalPath)) return RecordedItems.none;
-  const journal = await openJournal(journalPath, { readonly: true });
+  // They only spare a second scan of the job: a journal that cannot be read
+  // (another version, damaged) is reported by the plan itself, after the job
+  // file's own mistakes, as before.
+  let journal: Journal;
+  try {
+    journal = await openJournal(journalPath, { readonly: true });
+  } catch {
+    return RecordedItems.none;
+  }
   try {
     return RecordedItems.of((onRecord) => journal.eachItemRequestHash(jobName, service, onRecord));
+  } catch {
+    return RecordedItems.none;
   } finally {
     journal.close();
   }

@@ -17,9 +17,20 @@ import { folderRowSource, knownRuns } from './manifest-rows.js';
  * outputs before it commits the final status, so a kill in between leaves the
  * run resumable). Rows are read from the journal a page at a time and the
  * files written as they come, never all in memory (issue 17.2). Returns the
- * number of the run's own rows.
+ * number of the run's own rows. All of it is one read of the journal: the
+ * two passes over the rows (and the report) see the same state even while a
+ * `run` in another process commits.
  */
 export function writeRunOutputs(
+  journal: Journal,
+  runId: string,
+  outputDir: string,
+  status?: string,
+): number {
+  return journal.snapshot(() => writeFromJournal(journal, runId, outputDir, status));
+}
+
+function writeFromJournal(
   journal: Journal,
   runId: string,
   outputDir: string,

@@ -57,6 +57,7 @@ const PLACEHOLDER_DOCS = new Set(['README.md', 'docs/job-files.md', 'docs/output
 /** Flags shown in the docs that belong to something else than the ibatch CLI. */
 const NOT_IBATCH_FLAGS: ReadonlyMap<string, string> = new Map([
   ['--regrow', 'an option of `npm run chaos` (docs/chaos.md)'],
+  ['--heap-growing-percent', 'a V8 option bin/ibatch.js sets (docs/benchmarks.md)'],
 ]);
 /** Programs whose spans and lines are not ibatch's (rule 5). */
 const OTHER_PROGRAMS =

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/journal/index.js';
+import { defer } from '../helpers/index.js';
 import {
   intendAttempt,
   item,
@@ -99,6 +101,47 @@ describe('items', () => {
     expect(journal.listFailures(runId).map((i) => [i.itemKey, i.error])).toEqual([
       ['c', 'source failed'],
     ]);
+  });
+});
+
+describe('pages of items', () => {
+  it("walks a run page by page, each item once, in insertion order, past other runs' rows", async () => {
+    const journal = await tempJournal();
+    const other = seedRun(journal, null, 'run-0');
+    journal.addItems(other, [item('x'), item('y')]);
+    const runId = seedRun(journal);
+    const keys = ['k5', 'k1', 'k4', 'k2', 'k3', 'k0', 'k6'];
+    journal.addItems(
+      runId,
+      keys.map((k) => item(k)),
+    );
+    journal.addItems(other, [item('z')]);
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = journal.listItems(runId, { limit: 3, ...(after ? { after } : {}) });
+      if (page.length === 0) break;
+      seen.push(...page.map((i) => i.itemKey));
+      after = page.at(-1)?.itemKey;
+    }
+    expect(seen).toEqual(keys);
+  });
+
+  it('a snapshot reads one state of the journal while another connection commits', async () => {
+    const journal = await tempJournal();
+    const runId = seedRun(journal);
+    journal.addItems(runId, [item('a'), item('b'), item('c'), item('d')]);
+    const reader = await openJournal(journal.path, { readonly: true });
+    defer(() => reader.close());
+    const pages = reader.snapshot(() => {
+      const first = reader.listItems(runId, { limit: 2 });
+      // The page's last item goes, and another arrives, between the two pages.
+      expect(journal.removeUnattemptedItem(runId, 'b')).toBe(true);
+      journal.addItems(runId, [item('e')]);
+      return [first, reader.listItems(runId, { limit: 2, after: first.at(-1)?.itemKey ?? '' })];
+    });
+    expect(pages.flat().map((i) => i.itemKey)).toEqual(['a', 'b', 'c', 'd']);
+    expect(reader.listItems(runId).map((i) => i.itemKey)).toEqual(['a', 'c', 'd', 'e']);
   });
 });
 

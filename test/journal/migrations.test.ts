@@ -155,6 +155,25 @@ describe('migrations', () => {
     }
   });
 
+  it('reads a version-8 journal read-only as it is (migration 9 only dropped indexes); a version-7 one waits for `run`', async () => {
+    const rows = `
+      INSERT INTO runs (run_id, job_name, job_path, job_hash, status, created_at, updated_at)
+        VALUES ('r1', 'old', '/o', 'h', 'completed', 1, 1);`;
+    const v8 = journalAt(8, rows);
+    const reader = await openJournal(v8, { readonly: true });
+    expect(reader.getRun('r1')?.status).toBe('completed');
+    reader.close();
+    expect(indexNames(v8)).toContain('items_by_state'); // untouched: a reader never migrates
+    await expect(openJournal(journalAt(7, rows), { readonly: true })).rejects.toThrow(
+      /run `ibatch run` once to upgrade it/,
+    );
+    const newer = journalAt(8, rows);
+    const raw = new Database(newer);
+    raw.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 1}`);
+    raw.close();
+    await expect(openJournal(newer, { readonly: true })).rejects.toThrow(/newer than this ibatch/);
+  });
+
   it('refuses a journal from a newer ibatch', async () => {
     const path = join(tempDir('journal'), 'journal.db');
     const db = new Database(path);

@@ -16,6 +16,13 @@ export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly sql: string;
+  /**
+   * Changes nothing a read relies on (it only drops indexes): a read-only
+   * open (`status`, `plan`, `report`) accepts the version before it, so
+   * upgrading ibatch does not lock the readers out of a journal until a
+   * `run` migrates it.
+   */
+  readonly readsUnchanged?: true;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -30,3 +37,9 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0009,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The oldest version a read-only open accepts: the migrations after it change nothing reads rely on. */
+export const OLDEST_READABLE_VERSION = MIGRATIONS.reduceRight(
+  (oldest, m) => (m.readsUnchanged && m.version === oldest ? m.version - 1 : oldest),
+  LATEST_SCHEMA_VERSION,
+);

@@ -22,16 +22,24 @@ export interface ItemFilter {
 export function listItems(j: JournalDb, runId: string, filter: ItemFilter = {}): ItemRecord[] {
   const states = filter.states ?? null;
   const paged = filter.after !== undefined || filter.limit !== undefined;
-  // A page walks the table in rowid order from where the last one ended
-  // (`+run_id` keeps SQLite off the run's index, which would sort the whole
-  // run for every page: 100,000 items took seconds).
+  // A page walks the table in rowid order from where the last one ended, the
+  // first from the run's first row (`+run_id` keeps SQLite off the run's
+  // index, which would sort the whole run for every page: 100,000 items took
+  // seconds). Read the pages in one `Journal.snapshot`: an `after` item
+  // deleted meanwhile would start the walk again.
   const rows = j
     .stmt(
       `SELECT ${ITEM_COLUMNS} FROM items
        WHERE ${paged ? '+run_id' : 'run_id'} = @runId
          AND (@stepId IS NULL OR step_id = @stepId)
          AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
-         ${paged ? 'AND rowid > coalesce((SELECT rowid FROM items WHERE run_id = @runId AND item_key = @after), 0)' : ''}
+         ${
+           paged
+             ? `AND rowid > coalesce(
+              (SELECT rowid FROM items WHERE run_id = @runId AND item_key = @after),
+              (SELECT min(rowid) FROM items WHERE run_id = @runId) - 1, 0)`
+             : ''
+         }
        ORDER BY rowid ${paged ? 'LIMIT @limit' : ''}`,
     )
     .all({
