@@ -61,16 +61,26 @@ export class ManifestWriter {
 
   private constructor(readonly outputDir: string) {}
 
+  /** Whether the rows on disk were read (and both files repaired): see `load`. */
+  private loaded = false;
+
   /**
-   * Opens (creating if needed) the manifest of `outputDir`. Existing rows are
-   * loaded from `manifest.jsonl`; both files are then rewritten from them so a
-   * torn last line or a CSV that lagged behind the JSONL is repaired.
+   * Opens (creating if needed) the manifest of `outputDir`. Its rows are read
+   * and both files repaired (a torn last line, a CSV that lagged behind the
+   * JSONL) before the first `append`, not here: a resume's first create does
+   * not wait for 20,000 rows to be read and rewritten (issue 17.2), and a run
+   * that appends nothing leaves the files to its end's rebuild.
    */
   static open(outputDir: string): ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir));
     mkdirSync(writer.outputDir, { recursive: true });
-    writer.rewriteFiles(readManifest(writer.outputDir).map((row) => redactDeep(row)));
     return writer;
+  }
+
+  /** Reads the existing rows and rewrites both files from them (once, before appending). */
+  private load(): void {
+    if (this.loaded) return;
+    this.rewriteFiles(readManifest(this.outputDir).map((row) => redactDeep(row)));
   }
 
   /**
@@ -128,6 +138,7 @@ export class ManifestWriter {
    */
   append(input: ManifestRow): AppendResult {
     const row = checkedRow(input);
+    this.load();
     const key = manifestRowKey(row);
     const json = JSON.stringify(row);
     const previous = this.digests.get(key);
@@ -163,6 +174,7 @@ export class ManifestWriter {
   /** Writes checked `rows` (a later row of a key replaces an earlier one, in its place). */
   private rewriteFiles(checked: readonly ManifestRow[]): void {
     this.closeHandles();
+    this.loaded = true;
     const byKey = new Map<string, ManifestRow>();
     for (const row of checked) byKey.set(manifestRowKey(row), row);
     const rows = [...byKey.values()];
