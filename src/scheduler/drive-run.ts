@@ -160,11 +160,11 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     }
   }
   const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
-  const { driven, held, ended } = itemsToDrive(journal, runId, items, steps, started.identity);
+  const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
+  const { driven, ended } = itemsToDrive(journal, runId, byKey, steps, started.identity);
   const sources = new Set(driven.flatMap(({ item }) => (item.source ? [item.source.itemKey] : [])));
   const graph = new ItemGraph(sources);
-  const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
-  settleSources(journal, runId, driven, sources, held, byKey, selection.state, graph);
+  settleSources(journal, runId, driven, sources, steps, byKey, selection.state, graph);
   for (const { item } of driven) byKey.set(item.key, item);
   const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
   const trainingIds = [...job.influencers.keys()].filter((id) =>

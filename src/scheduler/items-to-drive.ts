@@ -3,7 +3,7 @@
  * their recorded request) and the sources they wait on that nobody makes now.
  */
 import type { JobItem, LoadedStep } from '../job/index.js';
-import { isStateIn, type Journal, TERMINAL_ITEM_STATES } from '../journal/index.js';
+import { ITEM_STATE, isStateIn, type Journal, TERMINAL_ITEM_STATES } from '../journal/index.js';
 import type { DesiredState } from '../plan/index.js';
 import { settleGraph } from './generation-item.js';
 import type { ItemGraph } from './item-graph.js';
@@ -11,42 +11,43 @@ import { outputIdsReader } from './next-run.js';
 
 export type Driven = { readonly item: JobItem; readonly step: LoadedStep };
 
+/** The item states a run still drives (the rest ended). */
+const NOT_ENDED = Object.values(ITEM_STATE).filter((s) => !isStateIn(TERMINAL_ITEM_STATES, s));
+
 /**
  * What a run drives: the job items it holds that are not ended, with their
  * recorded request, and the paid attempts of items the job file changed or
  * dropped since (finished as they were sent, no retry). `ended` counts the
  * items of the run that ended already: they, like every other job item,
- * settle only for the items that wait on them (`settleSources`).
+ * settle only for the items that wait on them (`settleSources`). Only the
+ * items not ended are read whole: a resume at item 15,000 of 20,000 parsed
+ * 15,000 requests it does not send (issue 17.2).
  */
 export function itemsToDrive(
   journal: Journal,
   runId: string,
-  items: readonly JobItem[],
+  jobItems: ReadonlyMap<string, JobItem>,
   steps: ReadonlyMap<string, LoadedStep>,
   identity: (item: JobItem) => string,
-): { driven: Driven[]; held: Set<string>; ended: number } {
-  const byKey = new Map(items.map((item) => [item.key, item]));
-  const driven: Driven[] = [];
-  const held = new Set<string>();
+): { driven: Driven[]; ended: number } {
   let ended = 0;
-  for (const record of journal.listItems(runId)) {
-    const jobItem = byKey.get(record.itemKey);
+  for (const { stepId, states } of journal.progressByStep(runId)) {
+    if (steps.has(stepId)) for (const state of TERMINAL_ITEM_STATES) ended += states[state] ?? 0;
+  }
+  const driven: Driven[] = [];
+  for (const record of journal.listItems(runId, { states: NOT_ENDED })) {
+    const jobItem = jobItems.get(record.itemKey);
     const step = steps.get(record.stepId);
     if (!step) continue;
-    held.add(record.itemKey);
-    if (isStateIn(TERMINAL_ITEM_STATES, record.state)) {
-      ended += 1;
-    } else if (jobItem && identity(jobItem) === record.requestHash) {
+    if (jobItem && identity(jobItem) === record.requestHash) {
       // Sent as recorded: the job file's request, or a rejected item's remake (remake.ts).
       const request = record.request as JobItem['request'];
       driven.push({ item: { ...jobItem, request }, step });
     } else if (journal.getOpenAttempt(runId, record.itemKey)) {
       driven.push({ item: asSent(record, jobItem), step: { ...step, retries: 0 } });
-    } else {
-      held.delete(record.itemKey);
     }
   }
-  return { driven, held, ended };
+  return { driven, ended };
 }
 
 /**
@@ -61,7 +62,7 @@ export function settleSources(
   runId: string,
   driven: readonly Driven[],
   sources: ReadonlySet<string>,
-  held: ReadonlySet<string>,
+  steps: ReadonlyMap<string, LoadedStep>,
   jobItems: ReadonlyMap<string, JobItem>,
   state: DesiredState,
   graph: ItemGraph,
@@ -70,8 +71,9 @@ export function settleSources(
   const outputIds = outputIdsReader(journal);
   for (const key of sources) {
     if (drivenKeys.has(key)) continue;
-    const stored = held.has(key) ? journal.getItem(runId, key) : undefined;
-    if (stored) {
+    // An item of the run (of a step of the job) that ended: settled as it ended.
+    const stored = journal.getItem(runId, key);
+    if (stored && steps.has(stored.stepId) && isStateIn(TERMINAL_ITEM_STATES, stored.state)) {
       settleGraph({ journal, runId }, graph, key, stored.state, stored.error);
       continue;
     }
