@@ -13,7 +13,15 @@
  * naming a variable the header lacks rewrites the CSV with the new column.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { redactDeep } from '../shared/index.js';
@@ -65,15 +73,17 @@ export class ManifestWriter {
   private loaded = false;
 
   /**
-   * Opens (creating if needed) the manifest of `outputDir`. Its rows are read
-   * and both files repaired (a torn last line, a CSV that lagged behind the
-   * JSONL) before the first `append`, not here: a resume's first create does
-   * not wait for 20,000 rows to be read and rewritten (issue 17.2), and a run
-   * that appends nothing leaves the files to its end's rebuild.
+   * Opens (creating if needed) the manifest of `outputDir`. A new manifest's
+   * empty files are written here; existing rows are read and both files
+   * repaired (a torn last line, a CSV that lagged behind the JSONL) before
+   * the first `append`, not here: a resume's first create does not wait for
+   * 20,000 rows to be read and rewritten (issue 17.2), and a run that appends
+   * nothing leaves the files to its end's rebuild.
    */
   static open(outputDir: string): ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir));
     mkdirSync(writer.outputDir, { recursive: true });
+    if (!existsSync(path.join(writer.outputDir, MANIFEST_JSONL))) writer.load();
     return writer;
   }
 
