@@ -13,7 +13,15 @@
  * naming a variable the header lacks rewrites the CSV with the new column.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { redactDeep } from '../shared/index.js';
@@ -61,16 +69,28 @@ export class ManifestWriter {
 
   private constructor(readonly outputDir: string) {}
 
+  /** Whether the rows on disk were read (and both files repaired): see `load`. */
+  private loaded = false;
+
   /**
-   * Opens (creating if needed) the manifest of `outputDir`. Existing rows are
-   * loaded from `manifest.jsonl`; both files are then rewritten from them so a
-   * torn last line or a CSV that lagged behind the JSONL is repaired.
+   * Opens (creating if needed) the manifest of `outputDir`. A new manifest's
+   * empty files are written here; existing rows are read and both files
+   * repaired (a torn last line, a CSV that lagged behind the JSONL) before
+   * the first `append`, not here: a resume's first create does not wait for
+   * 20,000 rows to be read and rewritten (issue 17.2), and a run that appends
+   * nothing leaves the files to its end's rebuild.
    */
   static open(outputDir: string): ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir));
     mkdirSync(writer.outputDir, { recursive: true });
-    writer.rewriteFiles(readManifest(writer.outputDir).map((row) => redactDeep(row)));
+    if (!existsSync(path.join(writer.outputDir, MANIFEST_JSONL))) writer.load();
     return writer;
+  }
+
+  /** Reads the existing rows and rewrites both files from them (once, before appending). */
+  private load(): void {
+    if (this.loaded) return;
+    this.rewriteFiles(readManifest(this.outputDir).map((row) => redactDeep(row)));
   }
 
   /**
@@ -128,6 +148,7 @@ export class ManifestWriter {
    */
   append(input: ManifestRow): AppendResult {
     const row = checkedRow(input);
+    this.load();
     const key = manifestRowKey(row);
     const json = JSON.stringify(row);
     const previous = this.digests.get(key);
@@ -163,6 +184,7 @@ export class ManifestWriter {
   /** Writes checked `rows` (a later row of a key replaces an earlier one, in its place). */
   private rewriteFiles(checked: readonly ManifestRow[]): void {
     this.closeHandles();
+    this.loaded = true;
     const byKey = new Map<string, ManifestRow>();
     for (const row of checked) byKey.set(manifestRowKey(row), row);
     const rows = [...byKey.values()];

@@ -6,13 +6,7 @@
 import PQueue from 'p-queue';
 import { SERVICE_RATE_LIMITS } from '../contract/index.js';
 import type { JobItem, LoadedStep } from '../job/index.js';
-import {
-  isStateIn,
-  type Journal,
-  type OutputRecord,
-  type RunSpendCap,
-  TERMINAL_ITEM_STATES,
-} from '../journal/index.js';
+import type { Journal, OutputRecord, RunSpendCap } from '../journal/index.js';
 import { ManifestWriter } from '../outputs/index.js';
 import { type DesiredState, QuoteCache } from '../plan/index.js';
 import { AssetResolver } from './assets.js';
@@ -21,12 +15,12 @@ import { CompletionWatcher } from './completion-watcher.js';
 import type { RunContext } from './context.js';
 import { DownloadStage } from './downloads.js';
 import { finishRun, progressSnapshot, snapshotThrottle } from './finish-run.js';
-import { type ItemDeps, runGenerationItem, settleGraph } from './generation-item.js';
+import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
 import { trainingItemKey } from './item-identity.js';
 import { ItemWindow, itemWindowBound } from './item-window.js';
+import { type Driven, itemsToDrive, settleSources } from './items-to-drive.js';
 import { parseInferenceTime } from './latency.js';
-import { outputIdsReader } from './next-run.js';
 import type { Invocation } from './run-job.js';
 import { contractDrift, seedRateGate, timelineRecorder, wireStops } from './run-wiring.js';
 import type { RunSelection } from './select-run.js';
@@ -44,108 +38,16 @@ export interface StartedRun extends Invocation {
   readonly identity: (item: JobItem) => string;
 }
 
-type Driven = { readonly item: JobItem; readonly step: LoadedStep };
-
 /**
- * What a run drives: the job items it holds that are not ended, with their
- * recorded request, and the paid attempts of items the job file changed or
- * dropped since (finished as they were sent, no retry). `ended` counts the
- * items of the run that ended already: they, like every other job item,
- * settle only for the items that wait on them (`settleSources`).
+ * Drives the items of a selected, seeded run to the end (or a stop) and
+ * finishes it. What only driving needs (the driven items, the graph, the
+ * manifest writer's digests, the download stage) lives in `driveItems` and is
+ * garbage once it returns: the run-end writing, the run's peak, does not
+ * carry it (issue 17.2).
  */
-function itemsToDrive(
-  journal: Journal,
-  runId: string,
-  items: readonly JobItem[],
-  steps: ReadonlyMap<string, LoadedStep>,
-  identity: (item: JobItem) => string,
-): { driven: Driven[]; held: Set<string>; ended: number } {
-  const byKey = new Map(items.map((item) => [item.key, item]));
-  const driven: Driven[] = [];
-  const held = new Set<string>();
-  let ended = 0;
-  for (const record of journal.listItems(runId)) {
-    const jobItem = byKey.get(record.itemKey);
-    const step = steps.get(record.stepId);
-    if (!step) continue;
-    held.add(record.itemKey);
-    if (isStateIn(TERMINAL_ITEM_STATES, record.state)) {
-      ended += 1;
-    } else if (jobItem && identity(jobItem) === record.requestHash) {
-      // Sent as recorded: the job file's request, or a rejected item's remake (remake.ts).
-      const request = record.request as JobItem['request'];
-      driven.push({ item: { ...jobItem, request }, step });
-    } else if (journal.getOpenAttempt(runId, record.itemKey)) {
-      driven.push({ item: asSent(record, jobItem), step: { ...step, retries: 0 } });
-    } else {
-      held.delete(record.itemKey);
-    }
-  }
-  return { driven, held, ended };
-}
-
-/**
- * Settles in the graph the sources the driven items wait on and nobody will
- * make now: items of the run that ended already, done ones with their
- * recorded outputs, and job items this run does not make. Only those: a
- * resume at item 15,000 of 20,000 read every ended item's outputs before its
- * first create (issue 17.2).
- */
-function settleSources(
-  journal: Journal,
-  runId: string,
-  driven: readonly Driven[],
-  sources: ReadonlySet<string>,
-  held: ReadonlySet<string>,
-  jobItems: ReadonlyMap<string, JobItem>,
-  state: DesiredState,
-  graph: ItemGraph,
-): void {
-  const drivenKeys = new Set(driven.map(({ item }) => item.key));
-  const outputIds = outputIdsReader(journal);
-  for (const key of sources) {
-    if (drivenKeys.has(key)) continue;
-    const stored = held.has(key) ? journal.getItem(runId, key) : undefined;
-    if (stored) {
-      settleGraph({ journal, runId }, graph, key, stored.state, stored.error);
-      continue;
-    }
-    const latest = state.latest.get(key);
-    if (state.verdicts.get(key) === 'done' && latest) {
-      graph.succeeded(key, { generationIds: outputIds(latest.runId, key) });
-    } else {
-      const source = jobItems.get(key);
-      const name = source ? `${source.stepId}/${source.label}` : key;
-      graph.failed(key, `${name} is not made by this run`);
-    }
-  }
-}
-
-/** A journal item as its open attempt was sent (the job file describes it differently now). */
-function asSent(
-  record: ReturnType<Journal['listItems']>[number],
-  jobItem: JobItem | undefined,
-): JobItem {
-  return {
-    stepId: record.stepId,
-    key: record.itemKey,
-    label: record.label,
-    name: jobItem?.name ?? record.label,
-    modelId: record.modelId ?? jobItem?.modelId ?? '',
-    kind: (record.kind === 'video' ? 'video' : 'image') as JobItem['kind'],
-    request: record.request as JobItem['request'],
-    expectedOutputs: record.expectedOutputs,
-    vars: jobItem?.vars ?? {},
-    countIndex: jobItem?.countIndex ?? 0,
-    mediaRefs: [],
-  };
-}
-
-/** Drives the items of a selected, seeded run to the end (or a stop) and finishes it. */
 export async function driveRun(started: StartedRun): Promise<RunResult> {
-  const { options, journal, validated, files, logger, selection, outputDir, contracts } = started;
-  const { protectedPaths } = started;
-  const { job, catalog, items } = validated;
+  const { options, journal, validated, logger, selection, outputDir } = started;
+  const { job, catalog } = validated;
   const runId = selection.run.runId;
   let lastSpend = '';
   const emit = (event: RunEvent): void => {
@@ -170,8 +72,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   const speed = SERVICE_RATE_LIMITS.generations.windowMs / options.limits.generations.windowMs;
   const record = timelineRecorder(journal, runId, logger);
   const stop = new StopController();
-  const createConcurrency = options.createConcurrency ?? 4;
-  const createQueue = new PQueue({ concurrency: createConcurrency });
+  const createQueue = new PQueue({ concurrency: options.createConcurrency ?? 4 });
   const watcher = new CompletionWatcher(options.client, {
     // Once nothing waits to be created (the campaign's tail), polls come every
     // minGapMs while something is overdue: L/5 for a ~20 s model (measured).
@@ -198,7 +99,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     client: options.client,
     scope: started.scope,
     outputDir,
-    protectedPaths,
+    protectedPaths: started.protectedPaths,
     stop,
     ...(started.spendCap ? { spendCap: started.spendCap } : {}),
     watcher,
@@ -209,6 +110,45 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     emit,
     record,
   };
+  const progress = setInterval(snapshot, 1000);
+  progress.unref();
+  let driven: Driving;
+  try {
+    driven = await driveItems(started, ctx);
+  } finally {
+    clearInterval(progress);
+    itemSnapshots.cancel();
+  }
+  // The journal's disk failed: what finishing writes (status, manifest) would
+  // fail too or tell the wrong story; the fault is the run's end (issue 13.8).
+  if (journal.fault) throw journal.fault;
+  snapshot();
+  const result = await finishRun({
+    journal,
+    runId,
+    outputDir,
+    stop,
+    client: options.client,
+    downloadFailures: driven.downloadFailures,
+  });
+  const withDone = { ...result, done: driven.done };
+  record('run.finished', result.message, undefined, { status: result.status });
+  emit({ type: 'run-finished', result: withDone });
+  return withDone;
+}
+
+/** What driving leaves for finishing the run. */
+interface Driving {
+  readonly downloadFailures: number;
+  /** Items of the job done before this run. */
+  readonly done: number;
+}
+
+/** Drives the run's items and their downloads until all ended or the run stopped. */
+async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving> {
+  const { options, journal, validated, files, selection, contracts } = started;
+  const { job, catalog, items } = validated;
+  const { runId, record, emit, logger, speed } = ctx;
   if (selection.resumed) {
     for (const message of contractDrift(selection.run.options, contracts)) {
       record('contract.drift', message);
@@ -220,11 +160,11 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     }
   }
   const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
-  const { driven, held, ended } = itemsToDrive(journal, runId, items, steps, started.identity);
+  const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
+  const { driven, ended } = itemsToDrive(journal, runId, byKey, steps, started.identity);
   const sources = new Set(driven.flatMap(({ item }) => (item.source ? [item.source.itemKey] : [])));
   const graph = new ItemGraph(sources);
-  const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
-  settleSources(journal, runId, driven, sources, held, byKey, selection.state, graph);
+  settleSources(journal, runId, driven, sources, steps, byKey, selection.state, graph);
   for (const { item } of driven) byKey.set(item.key, item);
   const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
   const trainingIds = [...job.influencers.keys()].filter((id) =>
@@ -237,7 +177,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   emit({ type: 'run-started', runId, resumed: selection.resumed, items: driven.length + ended });
 
   const stopListeners = wireStops(ctx, options, graph);
-  const manifest = ManifestWriter.open(outputDir);
+  const manifest = ManifestWriter.open(ctx.outputDir);
   const downloads = new DownloadStage(
     ctx,
     manifest,
@@ -255,8 +195,6 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     expectedLatencyMs: (modelId) => parseInferenceTime(catalog.get(modelId)?.inferenceTime) / speed,
     defaultTimeoutMs: (30 * 60_000) / speed,
   };
-  const progress = setInterval(snapshot, 1000);
-  progress.unref();
   try {
     await seedRateGate(ctx, options.gate, options.limits);
     downloads.enqueuePending();
@@ -269,35 +207,18 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
       }),
     );
     const window = new ItemWindow<Driven>({
-      bound: itemWindowBound(options.limits.generations.count, createConcurrency),
+      bound: itemWindowBound(options.limits.generations.count, options.createConcurrency ?? 4),
       drive: ({ item, step }, slot) => runGenerationItem(ctx, deps, step, item, slot),
       blocker: ({ item }) => inputsPending(item, graph, influencers),
     });
     await Promise.all([...trainings, window.run(driven), repair]);
     await downloads.drain();
   } finally {
-    clearInterval(progress);
-    itemSnapshots.cancel();
-    watcher.stop(new RunStoppedError('run finished'));
+    ctx.watcher.stop(new RunStoppedError('run finished'));
     stopListeners();
     manifest.close();
   }
-  // The journal's disk failed: what finishing writes (status, manifest) would
-  // fail too or tell the wrong story; the fault is the run's end (issue 13.8).
-  if (journal.fault) throw journal.fault;
-  snapshot();
-  const result = await finishRun({
-    journal,
-    runId,
-    outputDir,
-    stop,
-    client: options.client,
-    downloadFailures: downloads.failures,
-  });
-  const withDone = { ...result, done };
-  record('run.finished', result.message, undefined, { status: result.status });
-  emit({ type: 'run-finished', result: withDone });
-  return withDone;
+  return { downloadFailures: downloads.failures, done };
 }
 
 /** What `item` waits for before it can be sent: its `from:` source's outcome, its training. */

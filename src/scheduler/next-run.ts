@@ -330,8 +330,9 @@ export function nextRun<T extends DecisionItem>(
   // The trainings the run drives: those it seeds and those the resumed run holds.
   const driven = new Set(decision.trainings.map((t) => t.itemKey));
   if (resume) {
-    for (const record of reader.listItems(resume.run.runId))
-      if (record.stepId === TRAINING_STEP) driven.add(record.itemKey);
+    // Its trainings only: listing all 20,000 items of a resumed run parsed every request.
+    for (const record of reader.listItems(resume.run.runId, { stepId: TRAINING_STEP }))
+      driven.add(record.itemKey);
   }
   const trainingsToStart: string[] = [];
   let trainingsReused = 0;

@@ -104,6 +104,29 @@ describe('ManifestWriter', () => {
     reopened.close();
   });
 
+  it('reads and repairs the rows on disk at its first append, not at open (a resume creates first)', () => {
+    const dir = tempDir('manifest');
+    const writer = ManifestWriter.open(dir);
+    writer.append(first);
+    writer.close();
+    const torn = `${readFileSync(path.join(dir, 'manifest.jsonl'), 'utf8')}{"step":"portraits","item":"x"`;
+    writeFileSync(path.join(dir, 'manifest.jsonl'), torn);
+    const csvBefore = readFileSync(path.join(dir, 'manifest.csv'), 'utf8');
+    const reopened = ManifestWriter.open(dir);
+    // Opening read nothing and wrote nothing: both files are as the crash left them.
+    expect(readFileSync(path.join(dir, 'manifest.jsonl'), 'utf8')).toBe(torn);
+    expect(readFileSync(path.join(dir, 'manifest.csv'), 'utf8')).toBe(csvBefore);
+    // The first append repairs them first, then knows the rows already there.
+    expect(reopened.append(first)).toBe('unchanged');
+    expect(readFileSync(path.join(dir, 'manifest.jsonl'), 'utf8')).toBe(
+      `${JSON.stringify(first)}\n`,
+    );
+    expect(reopened.append(second)).toBe('appended');
+    expect(jsonlRows(dir)).toEqual([first, second]);
+    expect(parseCsv(readFileSync(path.join(dir, 'manifest.csv'), 'utf8')).records).toHaveLength(2);
+    reopened.close();
+  });
+
   it('rewrites atomically from the journal and validates rows', () => {
     const dir = tempDir('manifest');
     writeFileSync(path.join(dir, 'manifest.jsonl'), `${JSON.stringify(first)}\n`);
