@@ -276,7 +276,22 @@ export class Journal {
    * reads made in several passes (the manifest's rebuild) that must agree.
    */
   snapshot<T>(fn: () => T): T {
-    return this.#guard(() => this.#j.db.transaction(fn).deferred());
+    // Only the snapshot's begin and end are this journal's to judge: what `fn`
+    // throws (a full output disk while the manifest is written) stays its own
+    // error, and the journal's reads inside it are guarded on their own.
+    const outcome = this.#guard(() =>
+      this.#j.db
+        .transaction((): { value: T } | { error: unknown } => {
+          try {
+            return { value: fn() };
+          } catch (error) {
+            return { error };
+          }
+        })
+        .deferred(),
+    );
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
   }
 
   /** Runs `fn` in one immediate transaction (several ops that must commit together). */

@@ -143,6 +143,20 @@ describe('pages of items', () => {
     expect(pages.flat().map((i) => i.itemKey)).toEqual(['a', 'b', 'c', 'd']);
     expect(reader.listItems(runId).map((i) => i.itemKey)).toEqual(['a', 'c', 'd', 'e']);
   });
+
+  it("a snapshot passes its work's own errors through: a full output disk is not the journal's fault", async () => {
+    const journal = await tempJournal();
+    seedRun(journal);
+    const full = Object.assign(new Error('no space left on device, write'), { code: 'ENOSPC' });
+    expect(() =>
+      journal.snapshot(() => {
+        journal.getRun('run-1');
+        throw full;
+      }),
+    ).toThrow(full);
+    expect(journal.fault).toBeUndefined();
+    expect(journal.snapshot(() => journal.getRun('run-1')?.runId)).toBe('run-1');
+  });
 });
 
 describe('attempt lifecycle', () => {
