@@ -65,30 +65,29 @@ export function folderManifestRows(
   outputDir: string,
   existing: readonly ManifestRow[] = [],
 ): ManifestRow[] {
-  const foreign = foreignRows(journal, existing);
+  const foreign = [...existing].filter(isForeignRow(journal));
   // One read: its pages see one state of the journal (see Journal.snapshot).
   return journal.snapshot(() =>
     markCurrentRows([...folderRowSource(journal, run, outputDir, foreign)()]),
   );
 }
 
-/** The rows of `existing` whose run this journal does not know (a lost journal's, another's). */
-function foreignRows(journal: Journal, existing: Iterable<ManifestRow>): ManifestRow[] {
-  const isKnown = knownRuns(journal);
-  const foreign: ManifestRow[] = [];
-  for (const row of existing) if (!row.runId || !isKnown(row.runId)) foreign.push(row);
-  return foreign;
-}
-
-/** Whether the journal has a run: one lookup per run, not per row (a folder holds 100,000 rows of a few runs). */
-export function knownRuns(journal: Journal): (runId: string) => boolean {
+/**
+ * Whether a manifest row is of a run this journal does not know (a lost
+ * journal's, another's): such rows are kept as they are on disk, the rest is
+ * rebuilt. One lookup per run, not per row (a folder holds 100,000 rows of a
+ * few runs).
+ */
+export function isForeignRow(journal: Journal): (row: ManifestRow) => boolean {
   const known = new Map<string, boolean>();
-  return (runId) => {
-    const cached = known.get(runId);
-    if (cached !== undefined) return cached;
-    const found = journal.getRun(runId) !== undefined;
-    known.set(runId, found);
-    return found;
+  return (row) => {
+    if (!row.runId) return true;
+    let found = known.get(row.runId);
+    if (found === undefined) {
+      found = journal.getRun(row.runId) !== undefined;
+      known.set(row.runId, found);
+    }
+    return !found;
   };
 }
 

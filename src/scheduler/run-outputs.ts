@@ -7,7 +7,7 @@
 import { type EventRecord, type Journal, RUN_STATUS, serviceOfRun } from '../journal/index.js';
 import { ManifestWriter, type ReportData, ReportWriter, readManifest } from '../outputs/index.js';
 import { TRAINING_STEP } from './item-identity.js';
-import { folderRowSource, knownRuns } from './manifest-rows.js';
+import { folderRowSource, isForeignRow } from './manifest-rows.js';
 
 /**
  * Rewrites manifest.jsonl/csv of `outputDir` (the rows of every run of the
@@ -40,8 +40,7 @@ function writeFromJournal(
   if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
   // The rows on disk only for those the journal does not know (kept): the
   // rest is rebuilt, so the files are replaced without `open`'s repair pass.
-  const isKnown = knownRuns(journal);
-  const foreign = readManifest(outputDir, (row) => !row.runId || !isKnown(row.runId));
+  const foreign = readManifest(outputDir, isForeignRow(journal));
   const report = new ReportWriter(outputDir, reportDataFromJournal(journal, runId, status));
   let own = 0;
   ManifestWriter.replace(outputDir, folderRowSource(journal, run, outputDir, foreign), (row) => {
