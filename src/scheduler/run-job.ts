@@ -36,7 +36,8 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   const { client } = options;
   if (options.runId !== undefined) assertRunId(options.runId);
   // Everything that can reject the job happens before the journal opens:
-  // a bad job file or a bad local file spends nothing and leaves no run behind.
+  // a bad job file, a bad local file or a refused key spends nothing and
+  // leaves no run behind.
   const validated = await validateJob(options.jobPath, {
     lister: client,
     baseUrl: client.baseUrl,
@@ -58,6 +59,11 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   assertFreshSteps(options.fresh, job.steps);
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
   const files = await prepareJobFiles(job, items);
+  // The key and the service answer one authenticated read before the journal
+  // opens: a refused key (exit 5) or a service that does not answer records
+  // no run, leaves an interrupted run as it was and creates no journal file.
+  // The model list may have come from the cache, so validation proved neither.
+  await client.getAccount(options.signal ? { signal: options.signal } : {});
   const journalPath = options.journalPath ?? defaultJournalPath(job.dir);
   // The lock is the job's: other jobs may share the journal meanwhile.
   const journal = await openJournal(journalPath, {

@@ -7,6 +7,7 @@ export * from './logger.js';
 export * from './paths.js';
 export * from './prng.js';
 export * from './redact.js';
+export * from './regexp.js';
 export * from './request-gate.js';
 export * from './sleep.js';
 export { undici } from './undici.js';
