@@ -9,6 +9,7 @@
  */
 import { REVIEW_DECISION, type ReviewDecision } from '../../journal/index.js';
 import { recordDecisions, resolveOutputs } from '../../review/index.js';
+import { printable } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
 import { manifestWithDecisions, openReviewTarget } from './review-target.js';
@@ -65,7 +66,9 @@ async function decide(
     outputs.forEach((output, i) => {
       const r = recorded[i];
       const note = r?.note ? ` (${r.note})` : '';
-      io.stdout.write(`${decision} ${output.row.file} by ${r?.reviewer ?? '?'}${note}\n`);
+      io.stdout.write(
+        `${decision} ${printable(`${output.row.file} by ${r?.reviewer ?? '?'}${note}`)}\n`,
+      );
     });
     manifestWithDecisions(io, journal, jobName, outputDir);
   } finally {

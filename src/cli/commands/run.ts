@@ -170,7 +170,7 @@ export const runCommand: CommandModule = {
         ...options,
         logDestination: renderer.logStream,
         // The summary on stdout starts with the run's end message: said once.
-        ...(options.json ? {} : { prettyOmits: ['run.finished'] }),
+        ...(options.json ? {} : { prettyOmits: ['run.finished', 'run.nothing_to_do'] }),
         emulatorTimeScale: scale,
         signal: abort.signal,
         limits,
