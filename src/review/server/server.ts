@@ -1,6 +1,7 @@
 /**
  * The `ibatch review` web server (node:http, no framework). Routes, all of
- * them behind the session token (security.ts):
+ * them behind a `Host` naming this listener and the session token
+ * (security.ts):
  *
  *   GET  /                  the page
  *   GET  /api/outputs       a page of outputs: `offset`, `limit`, filters `step`, `status`, `review`, `q`
