@@ -6,9 +6,13 @@
  * exactly one progress block (no stale lines or fragments of older frames),
  * none of its lines wider than the pane, the done count the journal had
  * within one redraw interval of the capture, elapsed time and an ETA; and
- * some capture must show the run waiting for the rate limit. Off a terminal
- * the output stays one JSON log line per event. Needs `npm run build` and
- * tmux (CI installs it: .ci/run).
+ * some capture must show the run waiting for the rate limit. A 60-row CSV
+ * run with labels far wider than the pane, at 80 columns: every line of every
+ * capture one row of its own (log lines cut, never wrapped), `finished:`
+ * once, a row's escape sequences shown escaped and not obeyed. Off a
+ * terminal the output stays one JSON log line per event. Needs `npm run
+ * build` and tmux (CI installs it: .ci/run); without tmux they show as
+ * skipped.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
