@@ -18,7 +18,7 @@ import {
   serviceOfRun,
 } from '../journal/index.js';
 import { type ReviewCounts, reviewCounts } from '../review/index.js';
-import { itemsLeftAlone, recordedOutputDir } from '../scheduler/index.js';
+import { itemsLeftAlone, recordedOutputDir, runProgress } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { countsText, formatWait, stepCounts } from './progress-format.js';
 import { resumeCommand } from './resume-command.js';
@@ -198,7 +198,7 @@ export function buildStatus(
       notBefore: waiting ? iso(selected.notBefore) : null,
       waitMs: waiting && selected.notBefore !== null ? selected.notBefore - now : 0,
     },
-    steps: journal.progressByStep(runId).map((step) => {
+    steps: runProgress(journal, runId).map((step) => {
       const states = step.states as Record<string, number>;
       const { open: _, ...counts } = stepCounts(step.total, states);
       return { id: step.stepId, ...counts, states };

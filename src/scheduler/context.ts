@@ -35,6 +35,16 @@ export interface RunContext {
   readonly speed: number;
   readonly logger: Logger;
   emit(event: RunEvent): void;
-  /** Appends to the run's timeline (report, status) and logs it. */
-  record(type: string, message: string, itemKey?: string, data?: Record<string, unknown>): void;
+  /**
+   * Appends to the run's timeline (report, status) and logs it. `label`: the
+   * item's label as the message quotes it (the log's `label` field, which a
+   * terminal line shortens first).
+   */
+  record(
+    type: string,
+    message: string,
+    itemKey?: string,
+    data?: Record<string, unknown>,
+    label?: string,
+  ): void;
 }

@@ -3,6 +3,7 @@
 export * from './content-hash.js';
 export * from './errors.js';
 export * from './exit-codes.js';
+export * from './fit-line.js';
 export * from './logger.js';
 export * from './paths.js';
 export * from './prng.js';

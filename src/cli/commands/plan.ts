@@ -9,7 +9,7 @@ import path from 'node:path';
 import { defaultJournalPath } from '../../job/index.js';
 import { formatPlan, planJson } from '../../plan/index.js';
 import { PlanItems, planNextRun, recordedItems } from '../../scheduler/index.js';
-import { EXIT } from '../../shared/index.js';
+import { EXIT, printableLines } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
 import {
@@ -95,7 +95,9 @@ export async function planCommandAction(
         { requests: service.limits.requests },
       );
       io.stdout.write(
-        options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, job.name),
+        options.json
+          ? `${JSON.stringify(planJson(plan))}\n`
+          : printableLines(formatPlan(plan, job.name)),
       );
       if (plan.verdict !== 'ok') io.exitCode = EXIT.credits;
     } finally {

@@ -15,7 +15,7 @@ import {
   EXIT,
   InterruptedError,
   isIbatchError,
-  redact,
+  printable,
   redactDeep,
   type StopReason,
 } from '../../shared/index.js';
@@ -169,6 +169,8 @@ export const runCommand: CommandModule = {
       const service = await openService(io, {
         ...options,
         logDestination: renderer.logStream,
+        // The summary on stdout starts with the run's end message: said once.
+        ...(options.json ? {} : { prettyOmits: ['run.finished', 'run.nothing_to_do'] }),
         emulatorTimeScale: scale,
         signal: abort.signal,
         limits,
@@ -298,21 +300,31 @@ function report(
   delivery: RunDelivery | undefined,
   json: boolean,
 ): void {
-  // The message can quote the service (a stop reason): redacted like every sink.
+  // The message can quote the service (a stop reason) and the job's values:
+  // redacted like every sink, and escaped for a terminal.
   if (json) {
     io.stdout.write(`${JSON.stringify(redactDeep(delivery ? { ...result, delivery } : result))}\n`);
     if (delivery && 'error' in delivery)
-      io.stderr.write(`ibatch: ${redact(delivery.error.message)}\n`);
+      io.stderr.write(`ibatch: ${printable(delivery.error.message)}\n`);
     return;
   }
   const { counts, spend } = result;
+  // Short lines: an 80-column terminal shows each on one row.
   io.stdout.write(
-    `${redact(result.message)}\n` +
-      `run ${result.runId || '(none)'}: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.blocked} blocked, ${counts.skipped} skipped, ${counts.pending} pending${result.done ? `; ${result.done} already done` : ''}\n` +
+    `${printable(result.message)}\n` +
+      `run ${result.runId || '(none)'}\n` +
+      `items: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.blocked} blocked, ${counts.skipped} skipped, ${counts.pending} pending${result.done ? `; ${result.done} already done` : ''}\n` +
       `credits: ${spend.net} net (${spend.charged} charged, ${spend.refunded} refunded)${result.budget === null ? '' : ` of ${result.budget} budget`}\n` +
-      `outputs: ${result.outputDir} (manifest.jsonl, manifest.csv, report.html)\n`,
+      `outputs: ${printable(shownPath(io.cwd, result.outputDir))} (manifest.jsonl, manifest.csv, report.html)\n`,
   );
   if (!delivery) return;
-  if ('error' in delivery) io.stderr.write(`ibatch: ${redact(delivery.error.message)}\n`);
+  if ('error' in delivery) io.stderr.write(`ibatch: ${printable(delivery.error.message)}\n`);
   else io.stdout.write(`${describeDelivery(delivery)}\n`);
+}
+
+/** `dir` as a person finds it from `cwd`: relative when inside it (shorter), else absolute. */
+function shownPath(cwd: string, dir: string): string {
+  const relative = path.relative(cwd, dir);
+  if (relative === '') return '.';
+  return relative.startsWith('..') || path.isAbsolute(relative) ? dir : relative;
 }

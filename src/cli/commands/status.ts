@@ -18,7 +18,7 @@ import {
   scanJob,
 } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
-import { redactDeep } from '../../shared/index.js';
+import { printableLines, redactDeep } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
 import { buildStatus, type JobFileFacts, jobNameOf, renderStatus } from '../status-view.js';
@@ -83,7 +83,10 @@ export const statusCommand: CommandModule = {
           // Error texts in the journal can quote the service (one written before 13.5 too).
           const clean = redactDeep(doc);
           io.stdout.write(
-            options.json ? `${JSON.stringify(clean, null, 2)}\n` : renderStatus(clean),
+            // A person's view quotes labels and errors: their control characters escaped.
+            options.json
+              ? `${JSON.stringify(clean, null, 2)}\n`
+              : printableLines(renderStatus(clean)),
           );
         } finally {
           journal.close();
