@@ -19,12 +19,7 @@ import {
   tempDir,
   testEmulator,
 } from '../helpers/index.js';
-import {
-  charges,
-  REF_COLOURS,
-  runJobCli,
-  SCALE,
-} from '../scheduler/fixtures/pipeline/helpers.js';
+import { charges, REF_COLOURS, runJobCli, SCALE } from '../scheduler/fixtures/pipeline/helpers.js';
 import { ledgerNet } from '../scheduler/helpers.js';
 import { makePng } from '../uploads/fixtures/media-samples.js';
 
