@@ -41,7 +41,7 @@ interface Row {
 const PHOTO = priceOf('flux-portrait', { input: { prompt: 'x', aspectRatio: '9:16' } }).cost;
 
 /** A job training `mia` from three local images; `photos` uses her for each scene (when given). */
-function jobText(scenes: readonly string[] | undefined): string {
+function jobText(scenes: readonly string[] | undefined, username?: string): string {
   const lines = [
     'version: 1',
     'name: lost-training',
@@ -49,7 +49,7 @@ function jobText(scenes: readonly string[] | undefined): string {
     'uploads:',
     '  refs: { files: ["refs/*.png"] }',
     'influencers:',
-    '  mia: { name: Mia Lost, style: realistic, gender: female, images: refs, consentAcknowledged: true }',
+    `  mia: { name: Mia Lost, ${username ? `username: ${username}, ` : ''}style: realistic, gender: female, images: refs, consentAcknowledged: true }`,
     'generations:',
     '  - id: shots',
     '    model: sdxl-lite',
@@ -68,14 +68,14 @@ function jobText(scenes: readonly string[] | undefined): string {
   return `${lines.join('\n')}\n`;
 }
 
-function workspace(scenes: readonly string[] | undefined) {
+function workspace(scenes: readonly string[] | undefined, username?: string) {
   const dir = tempDir('lost-training');
   mkdirSync(path.join(dir, 'refs'));
   REF_COLOURS.forEach((rgb, i) => {
     writeFileSync(path.join(dir, 'refs', `ref-${i + 1}.png`), makePng(48 + i * 8, 48, rgb));
   });
   const job = path.join(dir, 'job.yaml');
-  writeFileSync(job, jobText(scenes));
+  writeFileSync(job, jobText(scenes, username));
   return {
     dir,
     job,
@@ -167,5 +167,20 @@ describe('a lost journal with a trained influencer', () => {
     expect(readFileSync(path.join(ws.dir, 'out', 'manifest.jsonl'), 'utf8')).not.toMatch(
       new RegExp(em.accounts[0]!.apiKey),
     );
+  }, 120_000);
+
+  it('a job-local username the lost journal trained: not a conflict, reused, nothing paid', async () => {
+    const em = await testEmulator({ timeScale: SCALE, seed: 9 });
+    const env = emulatorEnv(em);
+    const ws = workspace(['beach'], 'mia_lost');
+    const first = await runJobCli(ws.job, env);
+    expect(first.code, said(first)).toBe(0);
+    ws.loseJournal();
+    const spent = await ledgerNet(em);
+    expect((await plan(env, ws.job)).total).toBe(0);
+    const again = await runJobCli(ws.job, env);
+    expect(again.code, said(again)).toBe(0);
+    expect(await ledgerNet(em)).toBe(spent);
+    expect(await trainingsCreated(em)).toBe(1);
   }, 120_000);
 });
