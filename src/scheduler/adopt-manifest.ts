@@ -1,5 +1,5 @@
 /**
- * A lost journal (issue 12.6, issue 13.2): the journal is missing, or empty
+ * A lost journal: the journal is missing, or empty
  * after its WAL was deleted, or holds no run of this job on this service base
  * URL, but the output folder and its `manifest.jsonl` remain (a CI runner
  * whose cache expired). The items the manifest lists as succeeded, with every
@@ -22,6 +22,8 @@
  * describes it now. An item adopted wrongly is fixed with `--fresh`; an item
  * not adopted costs one more create. Only files that are intact count.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { JobItem, LoadedJob } from '../job/index.js';
 import {
   type AdoptedItem,
@@ -86,15 +88,18 @@ type Verified = Map<number, ManifestRow & { file: string; sha256: string }>;
  * What a lost journal adopts from `<outputDir>/manifest.jsonl` (see the
  * module comment), reading only; undefined when the journal knows the job on
  * this service (`journal` undefined: there is no journal yet) or nothing in
- * the manifest can be adopted. `keys`: the job file's item keys.
+ * the manifest can be adopted. `jobKeys`: the job file's item keys, asked for
+ * only when the journal has no record of the job.
  */
 export async function readAdoption(
   journal: AdoptionJournal | undefined,
   job: LoadedJob,
-  keys: ReadonlySet<string>,
+  jobKeys: () => ReadonlySet<string>,
   input: AdoptionInput,
 ): Promise<Adoption | undefined> {
   if (journal?.hasJobItems(job.name, input.service, TRAINING_STEP)) return undefined;
+  if (!existsSync(path.join(input.outputDir, MANIFEST_JSONL))) return undefined;
+  const keys = jobKeys();
   const rows = readManifest(
     input.outputDir,
     (row) => keys.has(row.item) || row.influencerId !== undefined,
@@ -286,7 +291,7 @@ export async function adoptLostJournal(
   items: readonly JobItem[],
   input: AdoptionInput & { readonly snapshot: Record<string, unknown> },
 ): Promise<number> {
-  const keys = new Set(items.map((item) => item.key));
+  const keys = () => new Set(items.map((item) => item.key));
   const adoption = await readAdoption(journal, job, keys, input);
   if (!adoption) return 0;
   recordAdoption(journal, job, adoption, input.snapshot, input.logger);

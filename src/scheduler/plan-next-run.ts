@@ -63,7 +63,8 @@ export async function planNextRun(
     await preflight.check({ service, influencers, journal });
     const scope = scopeOf(service, input.accountFingerprint);
     // A lost journal: the next run adopts the output folder's manifest first.
-    const adoption = await readAdoption(journal, job, new Set(items.items.map((i) => i.key)), {
+    const keys = () => new Set(items.items.map((i) => i.key));
+    const adoption = await readAdoption(journal, job, keys, {
       outputDir: job.output,
       service,
       scope,

@@ -90,10 +90,16 @@ async function plan(env: NodeJS.ProcessEnv, job: string) {
   return JSON.parse(result.stdout) as PlanDoc;
 }
 
-/** Trainings the emulator was asked to create for the first account. */
-async function trainingsCreated(em: RunningEmulator): Promise<number> {
+/** Trainings the emulator was asked to create for an account. */
+async function trainingsCreated(em: RunningEmulator, account = 0): Promise<number> {
   const stats = await em.admin.stats();
-  return stats.accounts.find((a) => a.id === em.accounts[0]?.id)?.counters.trainings ?? 0;
+  return stats.accounts.find((a) => a.id === em.accounts[account]?.id)?.counters.trainings ?? 0;
+}
+
+/** An account's net spend on the ledger (charges - refunds). */
+async function netOf(em: RunningEmulator, account: number): Promise<number> {
+  const ledger = await em.admin.ledger(em.accounts[account]?.id);
+  return ledger.reduce((sum, e) => sum + (e.type === 'charge' ? e.amount : -e.amount), 0);
 }
 
 describe('a lost journal with a trained influencer', () => {
@@ -182,5 +188,29 @@ describe('a lost journal with a trained influencer', () => {
     expect(again.code, said(again)).toBe(0);
     expect(await ledgerNet(em)).toBe(spent);
     expect(await trainingsCreated(em)).toBe(1);
+  }, 120_000);
+
+  it('the account does not list the influencer of the manifest: not reused; a scene needing her trains once, as quoted', async () => {
+    const em = await testEmulator({ timeScale: SCALE, seed: 10 });
+    const ws = workspace(['beach']);
+    const first = await runJobCli(ws.job, emulatorEnv(em, 0));
+    expect(first.code, said(first)).toBe(0);
+
+    // The same folder, another account (another key): its list has no mia.
+    const other = emulatorEnv(em, 1);
+    ws.loseJournal();
+    expect((await plan(other, ws.job)).total).toBe(0);
+    writeFileSync(ws.job, jobText(['beach', 'forest']));
+    const quoted = await plan(other, ws.job);
+    expect(quoted.trainings).toMatchObject({ count: 1, cost: TRAINING_PRICE_FALLBACK, reused: 0 });
+    expect(quoted.total).toBe(TRAINING_PRICE_FALLBACK + PHOTO);
+    const trained = await runJobCli(ws.job, other);
+    expect(trained.code, said(trained)).toBe(0);
+    expect(said(trained)).toMatch(
+      /influencer mia \([0-9a-f-]+\) in manifest\.jsonl is not on this account: not reused/,
+    );
+    expect(await netOf(em, 1)).toBe(quoted.total);
+    expect(await trainingsCreated(em, 1)).toBe(1);
+    expect(await trainingsCreated(em, 0)).toBe(1);
   }, 120_000);
 });
