@@ -274,8 +274,9 @@ export function downloadedOutputRow(
   const record = journal.getOutput(output.runId, output.itemKey, output.n);
   if (!item || !record) return undefined;
   const winning = succeededAttempt(journal.listAttempts(output.runId, output.itemKey));
-  const jobName = journal.getRun(output.runId)?.jobName;
-  const influencers = jobName === undefined ? NO_INFLUENCERS : jobInfluencers(journal, jobName);
+  // The job's influencers are read only for a row that was made with one.
+  const jobName = influencerIdOf(winning) && journal.getRun(output.runId)?.jobName;
+  const influencers = jobName ? jobInfluencers(journal, jobName) : NO_INFLUENCERS;
   const common = {
     ...itemColumns({ journal, influencers }, item, winning),
     attempt: winning?.attemptNo,
@@ -356,10 +357,16 @@ function jobInfluencers(journal: Journal, jobName: string): JobInfluencers {
  * influencerId, when the job trained it): what adoption needs to reuse it.
  */
 function influencerColumns(influencers: JobInfluencers, attempt: AttemptRecord | undefined) {
-  const id = (attempt?.request as { influencerId?: unknown } | null)?.influencerId;
-  const local = typeof id === 'string' ? influencers.get(id) : undefined;
-  if (typeof id !== 'string' || !local) return {};
+  const id = influencerIdOf(attempt);
+  const local = id === undefined ? undefined : influencers.get(id);
+  if (id === undefined || !local) return {};
   return { influencer: local.localId, influencerId: id, influencerConfig: local.configHash };
+}
+
+/** The influencerId an attempt's request carried, if any. */
+function influencerIdOf(attempt: AttemptRecord | undefined): string | undefined {
+  const id = (attempt?.request as { influencerId?: unknown } | null)?.influencerId;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** What every row of an item says: where it belongs, its values, its prompt, its source file. */
