@@ -25,13 +25,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { JobItem, LoadedJob } from '../job/index.js';
-import {
-  type AdoptedItem,
-  type InfluencerLookup,
-  idempotencyKey,
-  type Journal,
-  newRunId,
-} from '../journal/index.js';
+import { type AdoptedItem, idempotencyKey, type Journal, newRunId } from '../journal/index.js';
 import {
   isAlreadyDownloaded,
   MANIFEST_JSONL,
@@ -40,16 +34,14 @@ import {
   resolveInside,
 } from '../outputs/index.js';
 import type { Logger } from '../shared/index.js';
-import type { PreparedFiles } from './assets.js';
-import type { InfluencerDirectory } from './influencer-directory.js';
-import { influencerConfigHash, TRAINING_STEP } from './item-identity.js';
+import {
+  type AdoptedInfluencer,
+  adoptedInfluencers,
+  type InfluencerAdoptionInput,
+} from './adopt-influencers.js';
+import { TRAINING_STEP } from './item-identity.js';
 import { toNewItem } from './item-records.js';
 import { assertRunId } from './run-id.js';
-
-/** A job-local influencer adopted from the manifest: trained before, still ready on the account. */
-export interface AdoptedInfluencer extends InfluencerLookup {
-  readonly influencerId: string;
-}
 
 /** What a lost journal's adoption records (see the module comment). */
 export interface Adoption {
@@ -63,19 +55,14 @@ export interface Adoption {
   readonly listed: number;
 }
 
-export interface AdoptionInput {
+export interface AdoptionInput extends InfluencerAdoptionInput {
   readonly outputDir: string;
-  /** The service base URL and the account scope the run spends on. */
+  /** The service base URL the run spends on (`scope`: with the account). */
   readonly service: string;
-  readonly scope: string;
   /** The job file's whole items of these keys, in job order (`plan` scans the job for them). */
   readonly jobItems: (keys: ReadonlySet<string>) => ReadonlyMap<string, JobItem>;
   /** An item's identity hash (src/scheduler/item-identity.ts). */
   readonly identity: (item: JobItem) => string;
-  readonly files: PreparedFiles;
-  /** The account's influencers: an adopted influencer must still be listed ready. */
-  readonly influencers: InfluencerDirectory;
-  readonly logger: Logger;
 }
 
 /** The journal reads the decision needs (a read-only journal offers them). */
@@ -187,47 +174,6 @@ function adoptedItems(
         },
       })),
     });
-  }
-  return adopted;
-}
-
-/**
- * The job-local influencers the manifest's succeeded rows were made with, at
- * the job file's configuration, that the journal does not know and the
- * account still lists ready (the newest row naming one wins). The account is
- * read only when a row names one.
- */
-async function adoptedInfluencers(
-  journal: AdoptionJournal | undefined,
-  job: LoadedJob,
-  rows: readonly ManifestRow[],
-  input: AdoptionInput,
-): Promise<AdoptedInfluencer[]> {
-  const adopted: AdoptedInfluencer[] = [];
-  for (const spec of job.influencers.values()) {
-    const lookup = {
-      scope: input.scope,
-      jobName: job.name,
-      localId: spec.id,
-      configHash: influencerConfigHash(job, input.files, spec),
-    };
-    if (journal?.findInfluencer(lookup)) continue;
-    const influencerId = rows.findLast(
-      (row) =>
-        row.status === 'succeeded' &&
-        row.influencer === spec.id &&
-        row.influencerConfig === lookup.configHash,
-    )?.influencerId;
-    if (influencerId === undefined) continue;
-    const listed = await input.influencers.find(influencerId);
-    if (listed?.id === influencerId && listed.ready) {
-      adopted.push({ ...lookup, influencerId });
-    } else {
-      input.logger.info(
-        { influencer: spec.id, influencerId },
-        `influencer ${spec.id} (${influencerId}) in ${MANIFEST_JSONL} is ${listed?.id === influencerId ? `not ready (status ${listed.status})` : 'not on this account'}: not reused`,
-      );
-    }
   }
   return adopted;
 }
