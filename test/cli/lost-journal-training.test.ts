@@ -14,7 +14,7 @@ import { priceOf, type RunningEmulator } from '../../src/emulator/index.js';
 import {
   emulatorEnv,
   manifestRows,
-  runCliCaptured,
+  planCli,
   said,
   tempDir,
   testEmulator,
@@ -84,10 +84,10 @@ function workspace(scenes: readonly string[] | undefined, username?: string) {
   };
 }
 
-async function plan(env: NodeJS.ProcessEnv, job: string) {
-  const result = await runCliCaptured(['plan', job, '--json'], env, path.dirname(job));
+async function plan(env: NodeJS.ProcessEnv, job: string): Promise<PlanDoc> {
+  const result = await planCli<PlanDoc>(job, env);
   expect(result.code, said(result)).toBe(0);
-  return JSON.parse(result.stdout) as PlanDoc;
+  return result.doc!;
 }
 
 /** Trainings the emulator was asked to create for an account. */
