@@ -4,7 +4,8 @@
  * is made only when an item still to be made needs its influencer. The
  * manifest names the influencer its rows were made with, so after a lost
  * journal it is reused while the account lists it, not trained again. The
- * emulator's ledger and its training counter are the judge.
+ * emulator's ledger and its training counter are the judge; every command
+ * is a real `ibatch` process (`npm run build` first).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,14 +13,16 @@ import { describe, expect, it } from 'vitest';
 import { TRAINING_PRICE_FALLBACK } from '../../src/contract/index.js';
 import { priceOf, type RunningEmulator } from '../../src/emulator/index.js';
 import {
+  type Exit,
   emulatorEnv,
   manifestRows,
-  planCli,
   said,
+  scaledLimits,
+  spawnCli,
   tempDir,
   testEmulator,
 } from '../helpers/index.js';
-import { charges, REF_COLOURS, runJobCli, SCALE } from '../scheduler/fixtures/pipeline/helpers.js';
+import { charges, REF_COLOURS, SCALE } from '../scheduler/fixtures/pipeline/helpers.js';
 import { ledgerNet } from '../scheduler/helpers.js';
 import { makePng } from '../uploads/fixtures/media-samples.js';
 
@@ -84,10 +87,19 @@ function workspace(scenes: readonly string[] | undefined, username?: string) {
   };
 }
 
+/** `ibatch ARGS` as a real process in the job's folder (needs `npm run build`). */
+function ibatch(job: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<Exit> {
+  return spawnCli(args, { cwd: path.dirname(job), env }).exited;
+}
+
+/** `ibatch run JOB` with limits matching the emulator's time scale. */
+const runJob = (job: string, env: NodeJS.ProcessEnv) =>
+  ibatch(job, env, 'run', job, '--limits', scaledLimits(SCALE));
+
 async function plan(env: NodeJS.ProcessEnv, job: string): Promise<PlanDoc> {
-  const result = await planCli<PlanDoc>(job, env);
+  const result = await ibatch(job, env, 'plan', job, '--json');
   expect(result.code, said(result)).toBe(0);
-  return result.doc!;
+  return JSON.parse(result.stdout) as PlanDoc;
 }
 
 /** Trainings the emulator was asked to create for an account. */
@@ -107,7 +119,7 @@ describe('a lost journal with a trained influencer', () => {
     const em = await testEmulator({ timeScale: SCALE, seed: 7 });
     const env = emulatorEnv(em);
     const ws = workspace(['beach', 'rooftop']);
-    const first = await runJobCli(ws.job, env);
+    const first = await runJob(ws.job, env);
     expect(first.code, said(first)).toBe(0);
     expect((await charges(em)).trainings).toHaveLength(1);
     expect(await trainingsCreated(em)).toBe(1);
@@ -128,7 +140,7 @@ describe('a lost journal with a trained influencer', () => {
     const quoted = await plan(env, ws.job);
     expect(quoted.total).toBe(0);
     expect(quoted.trainings).toMatchObject({ count: 0, cost: 0 });
-    const again = await runJobCli(ws.job, env);
+    const again = await runJob(ws.job, env);
     expect(again.code, said(again)).toBe(0);
     expect(said(again)).toMatch(/adopted 4 item\(s\) from manifest\.jsonl/);
     expect(await ledgerNet(em)).toBe(spent);
@@ -141,7 +153,7 @@ describe('a lost journal with a trained influencer', () => {
     expect(next.total).toBe(PHOTO);
     expect(next.trainings).toMatchObject({ count: 0, cost: 0, reused: 1 });
     expect(next.steps.find((s) => s.id === 'photos')).toMatchObject({ new: 1, done: 2 });
-    const added = await runJobCli(ws.job, env);
+    const added = await runJob(ws.job, env);
     expect(added.code, said(added)).toBe(0);
     expect(said(added)).toMatch(/adopted influencer mia/);
     expect((await ledgerNet(em)) - spent).toBe(next.total);
@@ -155,7 +167,7 @@ describe('a lost journal with a trained influencer', () => {
     const env = emulatorEnv(em);
     // No item uses mia yet: she is not trained.
     const ws = workspace(undefined);
-    const first = await runJobCli(ws.job, env);
+    const first = await runJob(ws.job, env);
     expect(first.code, said(first)).toBe(0);
     expect(await trainingsCreated(em)).toBe(0);
 
@@ -166,7 +178,7 @@ describe('a lost journal with a trained influencer', () => {
     expect(quoted.trainings).toMatchObject({ count: 1, cost: TRAINING_PRICE_FALLBACK });
     expect(quoted.total).toBe(TRAINING_PRICE_FALLBACK + 2 * PHOTO);
     expect(quoted.steps.find((s) => s.id === 'shots')).toMatchObject({ new: 0, done: 2 });
-    const trained = await runJobCli(ws.job, env);
+    const trained = await runJob(ws.job, env);
     expect(trained.code, said(trained)).toBe(0);
     expect((await ledgerNet(em)) - spent).toBe(quoted.total);
     expect(await trainingsCreated(em)).toBe(1);
@@ -179,12 +191,12 @@ describe('a lost journal with a trained influencer', () => {
     const em = await testEmulator({ timeScale: SCALE, seed: 9 });
     const env = emulatorEnv(em);
     const ws = workspace(['beach'], 'mia_lost');
-    const first = await runJobCli(ws.job, env);
+    const first = await runJob(ws.job, env);
     expect(first.code, said(first)).toBe(0);
     ws.loseJournal();
     const spent = await ledgerNet(em);
     expect((await plan(env, ws.job)).total).toBe(0);
-    const again = await runJobCli(ws.job, env);
+    const again = await runJob(ws.job, env);
     expect(again.code, said(again)).toBe(0);
     expect(await ledgerNet(em)).toBe(spent);
     expect(await trainingsCreated(em)).toBe(1);
@@ -193,7 +205,7 @@ describe('a lost journal with a trained influencer', () => {
   it('the account does not list the influencer of the manifest: not reused; a scene needing her trains once, as quoted', async () => {
     const em = await testEmulator({ timeScale: SCALE, seed: 10 });
     const ws = workspace(['beach']);
-    const first = await runJobCli(ws.job, emulatorEnv(em, 0));
+    const first = await runJob(ws.job, emulatorEnv(em, 0));
     expect(first.code, said(first)).toBe(0);
 
     // The same folder, another account (another key): its list has no mia.
@@ -204,7 +216,7 @@ describe('a lost journal with a trained influencer', () => {
     const quoted = await plan(other, ws.job);
     expect(quoted.trainings).toMatchObject({ count: 1, cost: TRAINING_PRICE_FALLBACK, reused: 0 });
     expect(quoted.total).toBe(TRAINING_PRICE_FALLBACK + PHOTO);
-    const trained = await runJobCli(ws.job, other);
+    const trained = await runJob(ws.job, other);
     expect(trained.code, said(trained)).toBe(0);
     expect(said(trained)).toMatch(
       /influencer mia \([0-9a-f-]+\) in manifest\.jsonl is not on this account: not reused/,
