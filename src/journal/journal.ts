@@ -119,6 +119,10 @@ export class Journal {
   latestItems(jobName: string, service: string, held?: HeldStrings) {
     return this.#guard(() => ops.latestItems(this.#j, jobName, service, held));
   }
+  /** Whether the job has an item of a step other than `exceptStep` on a service. */
+  hasJobItems(jobName: string, service: string, exceptStep: string) {
+    return this.#guard(() => ops.hasJobItems(this.#j, jobName, service, exceptStep));
+  }
   /** Each record of the job's items on a service as (key, request hash). */
   eachItemRequestHash(
     jobName: string,

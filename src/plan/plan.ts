@@ -131,8 +131,16 @@ export async function planJob(
   options: PlanOptions = {},
 ): Promise<Plan> {
   const classes = new PriceClasses(planned.catalog);
-  for (const item of planned.items) classes.add(item);
-  return quotePriceClasses(planned.job, classes, client, options);
+  // A training is made only for a job-local influencer an item uses.
+  const trained = new Set<string>();
+  for (const item of planned.items) {
+    classes.add(item);
+    if (item.influencer && 'jobLocal' in item.influencer) trained.add(item.influencer.jobLocal);
+  }
+  return quotePriceClasses(planned.job, classes, client, {
+    ...options,
+    next: firstRun(classes, trained.size),
+  });
 }
 
 /**
@@ -144,9 +152,9 @@ export async function quotePriceClasses(
   job: LoadedJob,
   classes: PriceClasses,
   client: QuoteClient,
-  options: PlanOptions & { readonly next?: NextRunFacts } = {},
+  options: PlanOptions & { readonly next: NextRunFacts },
 ): Promise<Plan> {
-  const next = options.next ?? firstRun(job, classes);
+  const { next } = options;
   const window = options.requests ?? SERVICE_RATE_LIMITS.requests;
   const queue = new PQueue({
     concurrency: options.concurrency ?? 4,
@@ -225,8 +233,8 @@ export async function quotePriceClasses(
   };
 }
 
-/** The next run of a job no run has touched: every item is new, every training starts. */
-function firstRun(job: LoadedJob, classes: PriceClasses): NextRunFacts {
+/** The next run of a job no run has touched: every item is new, `trainings` start. */
+function firstRun(classes: PriceClasses, trainings: number): NextRunFacts {
   const counts = new Map<string, VerdictCounts>();
   for (const priceClass of classes.values()) {
     for (const [stepId, n] of priceClass.itemsByStep) {
@@ -238,7 +246,7 @@ function firstRun(job: LoadedJob, classes: PriceClasses): NextRunFacts {
   return {
     kind: 'new',
     counts,
-    trainings: { count: job.influencers.size, reused: 0 },
+    trainings: { count: trainings, reused: 0 },
     committed: 0,
     spent: 0,
   };

@@ -128,9 +128,14 @@ async function converge(inv: Invocation): Promise<RunResult> {
   // A lost journal: what the output folder's manifest shows made is done.
   await adoptLostJournal(journal, job, items, {
     outputDir,
-    snapshot,
+    service,
+    scope,
+    jobItems: (keys) => new Map(items.filter((i) => keys.has(i.key)).map((i) => [i.key, i])),
     identity,
+    files,
+    influencers: inv.influencers,
     logger: inv.logger,
+    snapshot,
   });
   const settled = new Set<string>();
   const spent = { before: 0 };
@@ -143,7 +148,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
       snapshot,
       catalog,
       identity,
-      trainings: (makes) => trainingsToSeed(journal, job, files, scope, makes),
+      trainings: (makes) => trainingsToSeed(job, makes),
     });
     if (selection.kind === 'nothing') {
       return last ?? (await nothingToDo(inv, selection, outputDir));

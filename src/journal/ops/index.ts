@@ -29,6 +29,7 @@ export {
 } from './influencers.js';
 export {
   eachItemRequestHash,
+  hasJobItems,
   latestItems,
   removeUnattemptedItem,
   replaceItemRequest,
