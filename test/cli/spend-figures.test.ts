@@ -17,6 +17,7 @@ import { emulators, makeWorkspace, SCALE } from '../scheduler/fixtures/pipeline/
 const JOB = `version: 1
 name: spend-figures
 output: out
+budget: 2000
 uploads:
   refs: { files: ["refs/*.png"] }
 influencers:
@@ -105,19 +106,40 @@ describe('one figure for spend, the ledger as the judge', () => {
         generations: number;
         trainings: number;
       };
+      standings: unknown[];
     };
     const { files: _, ...expected } = fromLedger();
     expect(doc.total).toEqual(expected);
+    // The job's budget standing on the emulator: the same figures, and what is left.
+    const { charged, refunded, net } = expected;
+    expect(doc.standings).toEqual([
+      {
+        service: em.baseUrl,
+        budget: 2000,
+        charged,
+        refunded,
+        net,
+        reserved: 0,
+        committed: net,
+        remaining: 2000 - net,
+      },
+    ]);
   });
 
   it('status --json: the job over its runs equals the ledger', async () => {
     const result = await ibatch(['status', job, '--json']);
     expect(result.code, result.stderr).toBe(0);
     const doc = JSON.parse(result.stdout) as {
-      job: { spend: { charged: number; refunded: number; net: number; reserved: number } };
+      job: {
+        spend: { charged: number; refunded: number; net: number; reserved: number };
+        remaining: number;
+      };
+      spend: { remaining: number };
     };
     const { charged, refunded, net } = fromLedger();
     expect(doc.job.spend).toMatchObject({ charged, refunded, net, reserved: 0 });
+    expect(doc.job.remaining).toBe(2000 - net);
+    expect(doc.spend.remaining).toBe(2000 - net);
   });
 
   it("the report's job line equals the ledger", () => {
@@ -129,7 +151,8 @@ describe('one figure for spend, the ledger as the judge', () => {
       charged: figure('data-job-charged'),
       refunded: figure('data-job-refunded'),
       net: figure('data-job-net'),
-    }).toEqual({ charged, refunded, net });
+      remaining: figure('data-job-remaining'),
+    }).toEqual({ charged, refunded, net, remaining: 2000 - net });
   });
 
   it('the review listing (what the page shows) totals the ledger, the training included', async () => {
