@@ -1,6 +1,6 @@
 /** How a plan is shown: a table for people, one JSON document for scripts. */
 import type { Plan } from './plan.js';
-import { trainingPriceText } from './training-price.js';
+import { TRAINING_ESTIMATE_ENV, trainingPriceText } from './training-price.js';
 
 /** The `--json` document of the public CLI interface (plus a few extra properties). */
 export function planJson(plan: Plan): Record<string, unknown> {
@@ -100,8 +100,13 @@ export function formatPlan(plan: Plan, jobName: string): string {
     out.push(
       `trainings ${t.count} x ${num(t.price)} = ${num(t.cost)}` +
         (t.reused > 0 ? `; ${t.reused} reused (cost 0)` : '') +
-        `; price ${trainingPriceText(price)} (no preview exists for trainings)`,
+        `; price ${trainingPriceText(price)}`,
     );
+    if (t.estimated)
+      out.push(
+        'note: no preview exists for trainings: their price is an estimate until this',
+        `      account is charged for one (set trainingEstimate: or $${TRAINING_ESTIMATE_ENV})`,
+      );
   }
   out.push(`total     ${num(plan.total)} credits`);
   out.push(`budget    ${budgetLine(plan)}`);

@@ -52,14 +52,13 @@ export function trainingPrice(
 /** The environment variable that sets the estimate for every job without `trainingEstimate:`. */
 export const TRAINING_ESTIMATE_ENV = 'IBATCH_TRAINING_ESTIMATE';
 
-/** How people read a price: `300 estimated (an assumption: ...)` or `280 (the last training charge on this account)`. */
+/** How people read a price: `300 estimated (assumed: no price is published)`, `280 (the last training charge on this account)`. */
 export function trainingPriceText(price: TrainingPrice): string {
-  const yet = 'no training charged on this account yet';
   const from: Record<TrainingPriceSource, string> = {
     'last-charge': 'the last training charge on this account',
-    job: `the job's trainingEstimate; ${yet}`,
-    environment: `$${TRAINING_ESTIMATE_ENV}; ${yet}`,
-    assumption: `an assumption, no price is published; ${yet}; set trainingEstimate: or $${TRAINING_ESTIMATE_ENV}`,
+    job: "from the job's trainingEstimate",
+    environment: `from $${TRAINING_ESTIMATE_ENV}`,
+    assumption: 'assumed: no price is published',
   };
   return `${price.credits}${price.estimated ? ' estimated' : ''} (${from[price.source]})`;
 }

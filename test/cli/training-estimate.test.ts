@@ -73,10 +73,9 @@ describe('the training estimate', () => {
     expect(assumed.trainings).toMatchObject({ count: 1, cost: ASSUMED_TRAINING_PRICE });
     const text = await ibatch(em, job, ['plan', job]);
     expect(text.stdout).toMatch(
-      new RegExp(
-        `price ${ASSUMED_TRAINING_PRICE} estimated \\(an assumption, no price is published`,
-      ),
+      new RegExp(`price ${ASSUMED_TRAINING_PRICE} estimated \\(assumed: no price is published\\)`),
     );
+    expect(text.stdout).toMatch(/their price is an estimate until this/);
 
     const fromEnv = await planPrice(em, job, { IBATCH_TRAINING_ESTIMATE: '250' });
     expect(fromEnv.trainingPrice).toEqual({ credits: 250, estimated: true, source: 'environment' });
