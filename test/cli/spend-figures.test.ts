@@ -3,7 +3,8 @@
  * generation and two runs, each command a real `ibatch` process against the
  * emulator. `costs --json`, `status --json`, the report's job line and the
  * review listing (`review --json`, what the page shows) all say what the
- * emulator's ledger charged and refunded, the training included; `costs`
+ * emulator's ledger charged and refunded, the training included (and
+ * `plan` weighs the next run against the same budget left); `costs`
  * counts one generation per charged create (the ledger's charges), not one
  * per output file.
  */
@@ -140,6 +141,14 @@ describe('one figure for spend, the ledger as the judge', () => {
     expect(doc.job.spend).toMatchObject({ charged, refunded, net, reserved: 0 });
     expect(doc.job.remaining).toBe(2000 - net);
     expect(doc.spend.remaining).toBe(2000 - net);
+  });
+
+  it('plan --json: what earlier runs spent and the budget left equal the ledger', async () => {
+    const result = await ibatch(['plan', job, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const doc = JSON.parse(result.stdout) as { spent: number; remaining: number; total: number };
+    const { net } = fromLedger();
+    expect(doc).toMatchObject({ total: 0, spent: net, remaining: 2000 - net });
   });
 
   it("the report's job line equals the ledger", () => {
