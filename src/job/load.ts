@@ -190,6 +190,8 @@ function normalise(
     textHash: sha256Hex(text),
     name: spec.name,
     ...(spec.budget !== undefined ? { budget: spec.budget } : {}),
+    allOrNothing: spec.allOrNothing ?? false,
+    ...(spec.trainingEstimate !== undefined ? { trainingEstimate: spec.trainingEstimate } : {}),
     tags: spec.tags ?? {},
     output: resolve(dir, spec.output ?? `out/${spec.name}`),
     notify: notifyTargetsOf(spec.notify),

@@ -237,7 +237,22 @@ export const JobFileSchema = z
   .strictObject({
     version: z.literal(1, { message: 'must be 1 (the only job file version)' }),
     name: SlugSchema.describe('Job identity, part of every idempotency key'),
-    budget: z.number().min(0).optional().describe('Most credits one run may spend'),
+    budget: z
+      .number()
+      .min(0)
+      .optional()
+      .describe('Most credits the job may commit over all its runs on one service'),
+    allOrNothing: z
+      .boolean()
+      .optional()
+      .describe(
+        'Start a run only when its planned total fits the budget left, --max-spend and the balance',
+      ),
+    trainingEstimate: z
+      .number()
+      .positive()
+      .optional()
+      .describe('Credits to assume for one training until this account has been charged for one'),
     tags: TagsSchema.optional(),
     output: z
       .string()

@@ -69,6 +69,10 @@ export interface LoadedJob {
   readonly textHash: string;
   readonly name: string;
   readonly budget?: number;
+  /** `allOrNothing:`: a run starts only when the plan's total fits (docs/run.md). */
+  readonly allOrNothing: boolean;
+  /** `trainingEstimate:`: credits of one training until the account's first training charge is known. */
+  readonly trainingEstimate?: number;
   /** `tags:` (name -> text), empty when the job has none: recorded on each run for `ibatch costs`. */
   readonly tags: Readonly<Record<string, string>>;
   /** Absolute output directory (default `out/<name>` beside the job file). */

@@ -27,6 +27,8 @@ export interface RunContext {
   readonly stop: StopController;
   /** `--max-spend` as a ceiling on this run's committed credits. */
   readonly spendCap?: RunSpendCap;
+  /** `$IBATCH_TRAINING_ESTIMATE` (RunJobOptions.trainingEstimate). */
+  readonly trainingEstimate?: number;
   readonly watcher: CompletionWatcher;
   readonly quotes: QuoteCache;
   /** Bounds how many creates wait at the rate gate at once. */

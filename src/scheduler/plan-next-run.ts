@@ -85,15 +85,15 @@ export async function planNextRun(
     // The decision's state (the journal's history of every item) is gone by
     // now: a price class's first charged item may need the job scanned again.
     const classes = items.priceClasses(charged);
-    const earlier = journal?.jobSpend(job.name, service);
+    const budget = { name: job.name, budget: job.budget ?? null };
+    const standing = journal?.budgetStanding(budget, service);
     const lastTrainingCharge = journal?.lastTrainingCharge(scope);
     return await quotePriceClasses(job, classes, client, {
       ...options,
       next: {
         ...facts,
         ...(lastTrainingCharge !== undefined ? { lastTrainingCharge } : {}),
-        committed: earlier?.committed ?? 0,
-        spent: earlier?.net ?? 0,
+        ...(standing ? { standing } : {}),
         ...(input.maxSpend !== undefined ? { maxSpend: input.maxSpend } : {}),
       },
     });

@@ -12,6 +12,7 @@ import { defaultJournalPath, jobInputPaths, validateJob } from '../job/index.js'
 import { type Journal, journalFiles, openJournal, type RunSpendCap } from '../journal/index.js';
 import { EXIT, silentLogger } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
+import { assertNextRunFits } from './all-or-nothing.js';
 import { prepareJobFiles } from './assets.js';
 import { driveRun } from './drive-run.js';
 import { recordEscapedStop } from './finish-run.js';
@@ -81,6 +82,8 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     const influencers = new InfluencerDirectory(client, options.signal);
     const preflight = preflightOf(job, validated.catalog, items);
     await preflight.check({ service: client.baseUrl, influencers, journal });
+    // Asked for all or nothing: the plan's total must fit before a run is recorded.
+    if (options.allOrNothing ?? job.allOrNothing) await assertNextRunFits(options, validated);
     const protectedPaths = [
       ...journalFiles(journalPath),
       ...jobInputPaths(job),

@@ -21,6 +21,7 @@ import {
   type JobLimitOptions,
   journalOption,
   type NextRunOptions,
+  trainingEstimateOption,
 } from '../options.js';
 import { openService } from '../service.js';
 import { checkJob, printWarnings, reportJobErrors } from './validate.js';
@@ -92,7 +93,7 @@ export async function planCommandAction(
           ...(options.runId !== undefined ? { runId: options.runId } : {}),
           ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
         },
-        { requests: service.limits.requests },
+        { requests: service.limits.requests, ...trainingEstimateOption(io) },
       );
       io.stdout.write(
         options.json

@@ -10,6 +10,7 @@ import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
 import { DeliveryError, type DeliveryResult, s3EndpointOf } from '../../deliver/index.js';
 import { parseLimitsSpec } from '../../limits/index.js';
+import { formatPlan, PlanDoesNotFitError, planJson } from '../../plan/index.js';
 import { RESUME_AFTER_INTERRUPT, type RunResult, runJob } from '../../scheduler/index.js';
 import {
   EXIT,
@@ -32,6 +33,7 @@ import {
   journalOption,
   type NextRunOptions,
   positiveNumber,
+  trainingEstimateOption,
   useColor,
 } from '../options.js';
 import { progressRenderer } from '../progress.js';
@@ -52,6 +54,7 @@ interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly timeScale: number;
   readonly notify?: string[];
   readonly deliver?: string;
+  readonly allOrNothing?: boolean;
 }
 
 /** A delivery that failed: how far it got, and the error that stopped it. */
@@ -102,6 +105,10 @@ export const runCommand: CommandModule = {
         .option('--out <dir>', "output folder (overrides the job's `output`)")
         .option('--dry-run', 'quote the job like `plan`; spend nothing')
         .option(
+          '--all-or-nothing',
+          "start only when plan's total fits the budget left, --max-spend and the balance; else exit 3, nothing spent (default: the job's allOrNothing)",
+        )
+        .option(
           '--limits <spec>',
           'rate limits, e.g. requests=120/60s,generations=20/60s (default: $IBATCH_LIMITS)',
         )
@@ -147,6 +154,7 @@ export const runCommand: CommandModule = {
         ['run campaign.yaml --run-id "$CI_PIPELINE_ID"', 'keys a retried CI job reuses'],
         ['run campaign.yaml --fresh portraits', 'make the portraits again, new keys'],
         ['run campaign.yaml --dry-run', 'quote it like plan; spend nothing'],
+        ['run campaign.yaml --all-or-nothing', 'start only if the whole run fits (exit 3 if not)'],
         ['run campaign.yaml --notify https://hooks.slack.com/…', 'a Slack message when it ends'],
       ]),
     );
@@ -186,6 +194,13 @@ export const runCommand: CommandModule = {
         end = await runAndReport();
       } catch (error) {
         end = { error };
+        // All or nothing refused: the plan's figures, as `plan` prints them.
+        if (error instanceof PlanDoesNotFitError) {
+          const { plan, jobName } = error;
+          io.stdout.write(
+            options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, jobName),
+          );
+        }
         if (!reportJobErrors(io, error, options.json)) throw error;
       } finally {
         // A signal now ends the process at once (Node's default): the user
@@ -208,6 +223,8 @@ export const runCommand: CommandModule = {
           ...(options.runId !== undefined ? { runId: options.runId } : {}),
           ...freshOption(options),
           ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
+          ...(options.allOrNothing ? { allOrNothing: true } : {}),
+          ...trainingEstimateOption(io),
           ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
           waitForLock: options.wait ?? false,
           offline: options.offline ?? false,
