@@ -10,8 +10,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TRAINING_PRICE_FALLBACK } from '../../src/contract/index.js';
 import { priceOf, type RunningEmulator } from '../../src/emulator/index.js';
+import { ASSUMED_TRAINING_PRICE } from '../../src/plan/index.js';
 import {
   type Exit,
   emulatorEnv,
@@ -175,8 +175,8 @@ describe('a lost journal with a trained influencer', () => {
     ws.loseJournal();
     const spent = await ledgerNet(em);
     const quoted = await plan(env, ws.job);
-    expect(quoted.trainings).toMatchObject({ count: 1, cost: TRAINING_PRICE_FALLBACK });
-    expect(quoted.total).toBe(TRAINING_PRICE_FALLBACK + 2 * PHOTO);
+    expect(quoted.trainings).toMatchObject({ count: 1, cost: ASSUMED_TRAINING_PRICE });
+    expect(quoted.total).toBe(ASSUMED_TRAINING_PRICE + 2 * PHOTO);
     expect(quoted.steps.find((s) => s.id === 'shots')).toMatchObject({ new: 0, done: 2 });
     const trained = await runJob(ws.job, env);
     expect(trained.code, said(trained)).toBe(0);
@@ -214,8 +214,8 @@ describe('a lost journal with a trained influencer', () => {
     expect((await plan(other, ws.job)).total).toBe(0);
     writeFileSync(ws.job, jobText(['beach', 'forest']));
     const quoted = await plan(other, ws.job);
-    expect(quoted.trainings).toMatchObject({ count: 1, cost: TRAINING_PRICE_FALLBACK, reused: 0 });
-    expect(quoted.total).toBe(TRAINING_PRICE_FALLBACK + PHOTO);
+    expect(quoted.trainings).toMatchObject({ count: 1, cost: ASSUMED_TRAINING_PRICE, reused: 0 });
+    expect(quoted.total).toBe(ASSUMED_TRAINING_PRICE + PHOTO);
     const trained = await runJob(ws.job, other);
     expect(trained.code, said(trained)).toBe(0);
     expect(said(trained)).toMatch(
