@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import { itemCeilingMessage, matrixCombinationBound, productOf } from './limits.js';
 import { expandMatrix, type MatrixSpec } from './matrix.js';
-import { RowsFile, RowsFileError, TooManyRowsError } from './rows.js';
+import { RowsFile, RowsFileError, rowsFormatProblems, TooManyRowsError } from './rows.js';
 import type { KeyPath } from './source-map.js';
 import type { LoadedStep, TemplateVars } from './types.js';
 
@@ -56,15 +56,20 @@ export function stepCombinations(
     at(['matrix'], 'the matrix has no combinations left (everything excluded)');
     return undefined;
   }
+  const misplaced = rowsFormatProblems(step.rows, step.rowsFormat ?? {});
+  for (const { key, message } of misplaced) at([key], message);
+  if (misplaced.length > 0) return undefined;
   if (step.rows === undefined) return matrix.map((vars) => ({ vars }));
   let rows: RowsFile;
   try {
     // Stop reading once the rows alone exceed what the job may still make.
     const maxRows = Math.floor(remaining / productOf([matrix.length, ceiling.perCombination]));
-    rows = RowsFile.open(step.rows, basename(step.rows), {
-      maxBytes: ceiling.maxRowsFileBytes,
-      maxRows,
-    });
+    rows = RowsFile.open(
+      step.rows,
+      basename(step.rows),
+      { maxBytes: ceiling.maxRowsFileBytes, maxRows },
+      step.rowsFormat,
+    );
   } catch (error) {
     if (error instanceof TooManyRowsError) {
       const items = productOf([error.maxRows, matrix.length, ceiling.perCombination]);

@@ -32,6 +32,16 @@ export type InfluencerRef =
   | { readonly id: string }
   | { readonly username: string };
 
+/** How a step says its rows file is written (`encoding:`, `delimiter:`, `sheet:`). */
+export interface RowsFormat {
+  /** Text encoding when the file has no byte-order mark (default UTF-8). */
+  readonly encoding?: string;
+  /** `,` `;` a tab (`tab` or `"\t"`) or another single character; detected when absent. */
+  readonly delimiter?: string;
+  /** `.xlsx`: the sheet read (default the first). */
+  readonly sheet?: string;
+}
+
 export interface LoadedStep {
   readonly id: string;
   /** Index in `generations` (for messages: `generations[i]`). */
@@ -48,6 +58,8 @@ export interface LoadedStep {
   readonly matrix?: Readonly<Record<string, unknown>>;
   /** Absolute path of the rows file. */
   readonly rows?: string;
+  /** How the rows file is written (`encoding:`, `delimiter:`, `sheet:`), as given. */
+  readonly rowsFormat?: RowsFormat;
   /** The `from:` step's id (`from: photos`, or `step:` of `from: { step, pick }`). */
   readonly from?: string;
   /** `from: { pick }`: only the source images matching one entry are animated. */
