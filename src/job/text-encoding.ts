@@ -78,8 +78,7 @@ export function decodeText(bytes: Uint8Array, encoding?: string): string {
 function utf8Problem(body: Uint8Array): TextDecodeProblem {
   const at = firstInvalidUtf8(body);
   const { line, col } = positionAtEnd(Buffer.from(body.subarray(0, at)).toString('utf8'));
-  const shown = Array.from(body.subarray(at, Math.min(at + 2, body.length)), hexByte).join(' ');
-  return new TextDecodeProblem(`byte ${shown} is not UTF-8`, line, col);
+  return new TextDecodeProblem(`byte ${hexByte(body[at] ?? 0)} is not UTF-8`, line, col);
 }
 
 function nulProblem(body: Uint8Array, nul: number): TextDecodeProblem {
