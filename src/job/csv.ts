@@ -61,11 +61,19 @@ function forEachCsvRecord(
     let lastQuoted = false;
     for (;;) {
       if (text.charCodeAt(i) === QUOTE) {
+        // Where the quote opened is where the mistake is; the end of the file is not.
+        const openLine = line;
+        const openCol = i - lineStart + 1;
         i++;
         const from = i;
         let doubled = false;
         for (;;) {
-          if (i >= n) fail('unterminated quoted field');
+          if (i >= n)
+            throw new CsvSyntaxError(
+              'unterminated quoted field: the quote that opens here is never closed',
+              openLine,
+              openCol,
+            );
           const c = text.charCodeAt(i);
           if (c === QUOTE) {
             if (text.charCodeAt(i + 1) === QUOTE) {

@@ -193,3 +193,35 @@ describe('rows files as spreadsheets save them', () => {
     );
   });
 });
+
+describe('job files saved as UTF-16', () => {
+  const yaml = jobYaml('products.csv').replace('{{ product }}', 'Café {{ product }}');
+
+  function load(bytes: Buffer) {
+    const dir = tempDir('rows');
+    writeFileSync(join(dir, 'products.csv'), delimited(','));
+    writeFileSync(join(dir, 'job.yaml'), bytes);
+    return loadJob(join(dir, 'job.yaml'));
+  }
+
+  it('a UTF-16 job file with a byte-order mark is read', () => {
+    const job = load(utf16le(yaml));
+    expect(job.steps[0]?.input).toEqual({ prompt: 'Café {{ product }} {{ setting }}' });
+  });
+
+  it('a job file that is not UTF-8 is refused at the byte, not read as garbage', () => {
+    let issues: JobIssue[] = [];
+    try {
+      load(windows1252(yaml));
+    } catch (error) {
+      if (isJobFileError(error)) issues = [...error.issues];
+    }
+    expect(issues.map((i) => [i.line, i.col, i.message])).toEqual([
+      [
+        7,
+        26,
+        'job file: byte 0xE9 is not UTF-8: save it as UTF-8 (YAML is UTF-8 or UTF-16 with a byte-order mark)',
+      ],
+    ]);
+  });
+});
