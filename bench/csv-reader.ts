@@ -41,8 +41,7 @@ function handWritten(text: string, delimiter: string): Outcome {
     return { records: [[...table.header], ...table.records.map((r) => [...r.fields])] };
   } catch (error) {
     if (!(error instanceof CsvSyntaxError)) throw error;
-    const message = error.message.replace(/^line \d+, column \d+: /, '');
-    return { error: message, line: error.line, column: `character ${error.col}` };
+    return { error: error.reason, line: error.line, column: `character ${error.col}` };
   }
 }
 

@@ -21,11 +21,12 @@ export interface CsvTable {
 /** A malformed CSV file (exit 2: the job's input is invalid). */
 export class CsvSyntaxError extends IbatchError {
   constructor(
-    message: string,
+    /** What is wrong, without the position. */
+    readonly reason: string,
     readonly line: number,
     readonly col: number,
   ) {
-    super('csv_syntax', `line ${line}, column ${col}: ${message}`, EXIT.invalid);
+    super('csv_syntax', `line ${line}, column ${col}: ${reason}`, EXIT.invalid);
   }
 }
 

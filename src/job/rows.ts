@@ -5,17 +5,11 @@
  */
 import { extname } from 'node:path';
 import { EXIT, IbatchError } from '../shared/index.js';
-import {
-  type CsvRecord,
-  CsvSyntaxError,
-  checkedHeader,
-  detectDelimiter,
-  forEachCsvRow,
-} from './csv.js';
+import { type CsvRecord, CsvSyntaxError, detectDelimiter, forEachCsvRow } from './csv.js';
 import { DEFAULT_JOB_LIMITS, formatCount, InputFileRefused, readRegularFile } from './limits.js';
 import { decodeText, TextDecodeProblem } from './text-encoding.js';
 import type { RowsFormat, TemplateValue } from './types.js';
-import { columnName, readXlsxSheet, XlsxProblem } from './xlsx.js';
+import { readXlsxTable, XlsxProblem } from './xlsx.js';
 
 export interface Row {
   /** 1-based line of the row in its file. */
@@ -222,33 +216,7 @@ function sheetSource(
   maxBytes: number,
 ): Source {
   try {
-    const read = readXlsxSheet(bytes, sheet, maxBytes);
-    const where = `${displayName} sheet ${JSON.stringify(read.name)}`;
-    const filled = read.rows.filter((row) => row.cells.some((cell) => cell.trim() !== ''));
-    const [head, ...rest] = filled;
-    if (!head) throw new RowsFileError(`${where} is empty: expected a header row`);
-    // Formatted but empty cells right of the table are not columns.
-    const headCells = [...head.cells];
-    while (headCells.length > 0 && headCells.at(-1)?.trim() === '') headCells.pop();
-    let header: string[];
-    try {
-      header = checkedHeader({ line: head.line, fields: headCells });
-    } catch (error) {
-      if (error instanceof CsvSyntaxError)
-        throw new RowsFileError(
-          `${where} row ${error.line}: ${error.message.replace(/^line \d+, column \d+: /, '')}`,
-        );
-      throw error;
-    }
-    const records = rest.map((row): CsvRecord => {
-      const extra = row.cells.findIndex((cell, i) => i >= header.length && cell.trim() !== '');
-      if (extra >= 0)
-        throw new RowsFileError(
-          `${where} row ${row.line}, column ${columnName(extra)}: a value in a column without a header`,
-        );
-      return { line: row.line, fields: header.map((_, i) => row.cells[i] ?? '') };
-    });
-    return { kind: 'sheet', header, records };
+    return { kind: 'sheet', ...readXlsxTable(bytes, sheet, maxBytes) };
   } catch (error) {
     if (error instanceof XlsxProblem) throw new RowsFileError(`${displayName} ${error.message}`);
     throw error;

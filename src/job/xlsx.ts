@@ -5,6 +5,7 @@
  * so no command pays for them at start-up.
  */
 import { createRequire } from 'node:module';
+import { type CsvRecord, CsvSyntaxError, checkedHeader } from './csv.js';
 
 /** A workbook that cannot be read, or a sheet that is not in it. */
 export class XlsxProblem extends Error {}
@@ -47,11 +48,7 @@ function libraries() {
  * the workbook larger than `maxPartBytes` once unzipped is inflated (a small
  * zip can claim a huge part).
  */
-export function readXlsxSheet(
-  bytes: Uint8Array,
-  sheet: string | undefined,
-  maxPartBytes: number,
-): Sheet {
+function readXlsxSheet(bytes: Uint8Array, sheet: string | undefined, maxPartBytes: number): Sheet {
   const { unzipSync, parse } = libraries();
   let parts: Record<string, Uint8Array>;
   try {
@@ -99,6 +96,41 @@ export function readXlsxSheet(
     sheet: name,
   };
   return { name, rows: sheetRows(worksheet, context) };
+}
+
+/**
+ * A sheet as a CSV file's header and records, checked like one: the first
+ * non-empty row names the columns (empty cells right of it are not
+ * columns), empty rows are skipped, a value right of the header is an error.
+ */
+export function readXlsxTable(
+  bytes: Uint8Array,
+  sheet: string | undefined,
+  maxPartBytes: number,
+): { readonly header: readonly string[]; readonly records: readonly CsvRecord[] } {
+  const read = readXlsxSheet(bytes, sheet, maxPartBytes);
+  const where = `sheet ${JSON.stringify(read.name)}`;
+  const [head, ...rest] = read.rows.filter((row) => row.cells.some((cell) => cell.trim() !== ''));
+  if (!head) throw new XlsxProblem(`${where} is empty: expected a header row`);
+  const named = [...head.cells];
+  while (named.length > 0 && named.at(-1)?.trim() === '') named.pop();
+  let header: string[];
+  try {
+    header = checkedHeader({ line: head.line, fields: named });
+  } catch (error) {
+    if (error instanceof CsvSyntaxError)
+      throw new XlsxProblem(`${where} row ${error.line}: ${error.reason}`);
+    throw error;
+  }
+  const records = rest.map((row): CsvRecord => {
+    const extra = row.cells.findIndex((cell, i) => i >= header.length && cell.trim() !== '');
+    if (extra >= 0)
+      throw new XlsxProblem(
+        `${where} row ${row.line}, column ${columnName(extra)}: a value in a column without a header`,
+      );
+    return { line: row.line, fields: header.map((_, i) => row.cells[i] ?? '') };
+  });
+  return { header, records };
 }
 
 interface CellContext {
@@ -234,7 +266,7 @@ function columnIndex(ref: string): number {
 }
 
 /** 2 -> `C`. */
-export function columnName(index: number): string {
+function columnName(index: number): string {
   let name = '';
   for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26))
     name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
