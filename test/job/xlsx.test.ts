@@ -3,10 +3,15 @@
  * booleans, rich and inline strings), a workbook written with namespace
  * prefixes, and its refusals at the sheet's row and column.
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
+import { globSync } from 'tinyglobby';
 import { describe, expect, it } from 'vitest';
 import writeXlsxFile from 'write-excel-file/node';
 import { readXlsxTable, XlsxProblem } from '../../src/job/xlsx.js';
+import { DIST, REPO, tempDir } from '../helpers/index.js';
 
 const MAX = 2 ** 20;
 
@@ -113,5 +118,36 @@ describe('readXlsxTable', () => {
     expect(problemOf(() => readXlsxTable(handMadeWorkbook(header), undefined, 100))).toMatch(
       /^its part xl\/.* is larger than 100 bytes unzipped$/,
     );
+  });
+});
+
+describe('the workbook libraries', () => {
+  it('are loaded only when an .xlsx is read (needs `npm run build`)', async () => {
+    const dir = tempDir('xlsx');
+    writeFileSync(join(dir, 'rows.csv'), 'n\n1\n');
+    writeFileSync(
+      join(dir, 'rows.xlsx'),
+      await writeXlsxFile([[{ value: 'n' }], [{ value: 1 }]]).toBuffer(),
+    );
+    const script = `
+      import { createRequire } from 'node:module';
+      const { readRows } = await import(${JSON.stringify(join(DIST, 'job', 'rows.js'))});
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).filter((f) => /fflate|fast-xml-parser/.test(f)).length > 0;
+      readRows(${JSON.stringify(join(dir, 'rows.csv'))}, 'rows.csv');
+      const afterCsv = loaded();
+      readRows(${JSON.stringify(join(dir, 'rows.xlsx'))}, 'rows.xlsx');
+      console.log(JSON.stringify({ afterCsv, afterXlsx: loaded() }));
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out)).toEqual({ afterCsv: false, afterXlsx: true });
+    // An ESM import would load them without the require cache knowing: none may exist.
+    const eager = globSync('src/**/*.ts', { cwd: REPO }).filter((file) =>
+      /^import (?!type)[^;]*from '(fflate|fast-xml-parser)'/m.test(
+        readFileSync(join(REPO, file), 'utf8'),
+      ),
+    );
+    expect(eager).toEqual([]);
   });
 });
