@@ -41,6 +41,9 @@ export function stepCombinations(
   at: (path: KeyPath, message: string) => void,
   ceiling: StepCeiling,
 ): Combinations | undefined {
+  const misplaced = rowsFormatProblems(step.rows, step.rowsFormat ?? {});
+  for (const { key, message } of misplaced) at([key], message);
+  if (misplaced.length > 0) return undefined;
   const remaining = ceiling.max - ceiling.before;
   const over = (path: KeyPath, combinations: number): boolean => {
     const items = productOf([combinations, ceiling.perCombination]);
@@ -56,9 +59,6 @@ export function stepCombinations(
     at(['matrix'], 'the matrix has no combinations left (everything excluded)');
     return undefined;
   }
-  const misplaced = rowsFormatProblems(step.rows, step.rowsFormat ?? {});
-  for (const { key, message } of misplaced) at([key], message);
-  if (misplaced.length > 0) return undefined;
   if (step.rows === undefined) return matrix.map((vars) => ({ vars }));
   let rows: RowsFile;
   try {

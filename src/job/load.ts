@@ -221,7 +221,6 @@ function normalise(
       count: step.count ?? 1,
       ...(step.matrix ? { matrix: step.matrix } : {}),
       ...(step.rows !== undefined ? { rows: resolve(dir, step.rows) } : {}),
-      ...rowsFormatOf(step),
       ...(typeof step.from === 'string' ? { from: step.from } : {}),
       ...(typeof step.from === 'object' ? { from: step.from.step, pick: step.from.pick } : {}),
       input: step.input,
@@ -229,6 +228,7 @@ function normalise(
       retrySafetyBlocked: step.retrySafetyBlocked,
       filename: step.filename,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...rowsFormatOf(step),
     };
   });
   return {

@@ -107,23 +107,6 @@ export const StepSchema = z
       .describe(
         'CSV/TSV (header row), JSONL or .xlsx file: one item per row, columns are template variables',
       ),
-    encoding: z
-      .string()
-      .refine(isKnownEncoding, { message: 'is not an encoding Node can read (e.g. windows-1252)' })
-      .optional()
-      .describe(
-        'Encoding of a text rows file without a byte-order mark, e.g. windows-1252 (default UTF-8)',
-      ),
-    delimiter: z
-      .string()
-      .regex(/^(tab|[^"\r\n])$/, { message: 'must be one character (not a quote), or `tab`' })
-      .optional()
-      .describe('Delimiter of a .csv/.tsv/.txt rows file (default: detected from `,` `;` tab)'),
-    sheet: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('The sheet of an .xlsx rows file (default: the first)'),
     from: z
       .union([SlugSchema, FromPickSchema])
       .optional()
@@ -152,6 +135,23 @@ export const StepSchema = z
     timeout: DurationSchema.optional().describe(
       'Deadline for a generation to become terminal, e.g. "30m"',
     ),
+    encoding: z
+      .string()
+      .refine(isKnownEncoding, { message: 'is not an encoding Node can read (e.g. windows-1252)' })
+      .optional()
+      .describe(
+        'Encoding of a text rows file without a byte-order mark, e.g. windows-1252 (default UTF-8)',
+      ),
+    delimiter: z
+      .string()
+      .regex(/^(tab|[^"\r\n])$/, { message: 'must be one character (not a quote), or `tab`' })
+      .optional()
+      .describe('Delimiter of a .csv/.tsv/.txt rows file (default: detected from `,` `;` tab)'),
+    sheet: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The sheet of an .xlsx rows file (default: the first)'),
   })
   .describe('A bulk generation step');
 

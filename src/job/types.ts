@@ -58,8 +58,6 @@ export interface LoadedStep {
   readonly matrix?: Readonly<Record<string, unknown>>;
   /** Absolute path of the rows file. */
   readonly rows?: string;
-  /** How the rows file is written (`encoding:`, `delimiter:`, `sheet:`), as given. */
-  readonly rowsFormat?: RowsFormat;
   /** The `from:` step's id (`from: photos`, or `step:` of `from: { step, pick }`). */
   readonly from?: string;
   /** `from: { pick }`: only the source images matching one entry are animated. */
@@ -70,6 +68,8 @@ export interface LoadedStep {
   readonly filename: string;
   /** Deadline for a generation to become terminal, in ms. */
   readonly timeoutMs?: number;
+  /** How the rows file is written (`encoding:`, `delimiter:`, `sheet:`), as given. */
+  readonly rowsFormat?: RowsFormat;
 }
 
 export interface LoadedJob {
