@@ -1,11 +1,13 @@
 /**
  * Reads one sheet of an `.xlsx` workbook as rows of cell text. Synchronous,
  * because a job's rows are read inside the (synchronous) expansion of its
- * steps; the zip and XML libraries are loaded only when a workbook is read,
- * so no command pays for them at start-up.
+ * steps; the zip library is loaded only when a workbook is read, so no
+ * command pays for it at start-up. The XML parts are scanned, not parsed
+ * into a tree (src/job/xml-scan.ts).
  */
 import { createRequire } from 'node:module';
 import { type CsvRecord, CsvSyntaxError, checkedHeader } from './csv.js';
+import { decodeXmlText, elements, firstElement } from './xml-scan.js';
 
 /** A workbook that cannot be read, or a sheet that is not in it. */
 export class XlsxProblem extends Error {}
@@ -22,26 +24,7 @@ export interface Sheet {
   readonly rows: readonly SheetRow[];
 }
 
-type XmlNode = Record<string, unknown>;
-
 const require = createRequire(import.meta.url);
-
-function libraries() {
-  const { unzipSync } = require('fflate') as typeof import('fflate');
-  const { XMLParser } = require('fast-xml-parser') as typeof import('fast-xml-parser');
-  const repeated = new Set(['sheet', 'Relationship', 'si', 'r', 'row', 'c', 'xf', 'numFmt']);
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: '',
-    // Writers differ in prefixes (`<x:row>`); the names are what matter.
-    removeNSPrefix: true,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    trimValues: false,
-    isArray: (name, _path, _leaf, isAttribute) => !isAttribute && repeated.has(name),
-  });
-  return { unzipSync, parse: (xml: string) => parser.parse(xml) as XmlNode };
-}
 
 /**
  * The rows of `sheet` (by name) or of the workbook's first sheet. No part of
@@ -49,7 +32,7 @@ function libraries() {
  * zip can claim a huge part).
  */
 function readXlsxSheet(bytes: Uint8Array, sheet: string | undefined, maxPartBytes: number): Sheet {
-  const { unzipSync, parse } = libraries();
+  const { unzipSync } = require('fflate') as typeof import('fflate');
   let parts: Record<string, Uint8Array>;
   try {
     parts = unzipSync(bytes, {
@@ -66,14 +49,15 @@ function readXlsxSheet(bytes: Uint8Array, sheet: string | undefined, maxPartByte
     if (error instanceof XlsxProblem) throw error;
     throw new XlsxProblem(`is not an .xlsx workbook (${(error as Error).message})`);
   }
-  const xml = (name: string): XmlNode | undefined => {
+  const xml = (name: string): string => {
     const part = parts[name];
-    return part ? parse(Buffer.from(part).toString('utf8')) : undefined;
+    return part ? Buffer.from(part).toString('utf8') : '';
   };
-  const workbook = child(xml('xl/workbook.xml'), 'workbook');
-  if (!workbook) throw new XlsxProblem('is not an .xlsx workbook (no xl/workbook.xml)');
-  const sheets = list(child(workbook, 'sheets'), 'sheet');
-  const names = sheets.map((s) => String(s.name ?? ''));
+  const workbook = xml('xl/workbook.xml');
+  if (!firstElement(workbook, 'workbook'))
+    throw new XlsxProblem('is not an .xlsx workbook (no xl/workbook.xml)');
+  const sheets = [...elements(workbook, 'sheet')].map((e) => e.attrs);
+  const names = sheets.map((s) => s.name ?? '');
   const chosen = sheet === undefined ? sheets[0] : sheets[names.indexOf(sheet)];
   if (!chosen) {
     if (sheet === undefined) throw new XlsxProblem('has no sheets');
@@ -81,21 +65,20 @@ function readXlsxSheet(bytes: Uint8Array, sheet: string | undefined, maxPartByte
       `has no sheet ${JSON.stringify(sheet)} (its sheets: ${names.map((n) => JSON.stringify(n)).join(', ')})`,
     );
   }
-  const name = String(chosen.name ?? '');
-  const rels = list(child(xml('xl/_rels/workbook.xml.rels'), 'Relationships'), 'Relationship');
-  const target = rels.find((r) => r.Id === chosen.id)?.Target;
-  if (typeof target !== 'string')
-    throw new XlsxProblem(`sheet ${JSON.stringify(name)} has no part`);
+  const name = chosen.name ?? '';
+  const rels = [...elements(xml('xl/_rels/workbook.xml.rels'), 'Relationship')];
+  const target = rels.find((r) => r.attrs.Id === chosen.id)?.attrs.Target;
+  if (target === undefined) throw new XlsxProblem(`sheet ${JSON.stringify(name)} has no part`);
   const path = target.startsWith('/') ? target.slice(1) : `xl/${target}`;
-  const worksheet = child(xml(path), 'worksheet');
-  if (!worksheet) throw new XlsxProblem(`sheet ${JSON.stringify(name)} has no part ${path}`);
+  const sheetData = firstElement(xml(path), 'sheetData');
+  if (!sheetData) throw new XlsxProblem(`sheet ${JSON.stringify(name)} has no part ${path}`);
   const context: CellContext = {
-    strings: list(child(xml('xl/sharedStrings.xml'), 'sst'), 'si').map(richText),
-    dateStyles: dateStyles(child(xml('xl/styles.xml'), 'styleSheet')),
-    date1904: isTrue(child(workbook, 'workbookPr')?.date1904),
+    strings: Array.from(elements(xml('xl/sharedStrings.xml'), 'si'), (si) => richText(si.body)),
+    dateStyles: dateStyles(xml('xl/styles.xml')),
+    date1904: isTrue(firstElement(workbook, 'workbookPr')?.attrs.date1904),
     sheet: name,
   };
-  return { name, rows: sheetRows(worksheet, context) };
+  return { name, rows: sheetRows(sheetData.body, context) };
 }
 
 /**
@@ -141,16 +124,16 @@ interface CellContext {
   readonly sheet: string;
 }
 
-function sheetRows(worksheet: XmlNode, context: CellContext): SheetRow[] {
+function sheetRows(sheetData: string, context: CellContext): SheetRow[] {
   const rows: SheetRow[] = [];
   let line = 0;
-  for (const row of list(child(worksheet, 'sheetData'), 'row')) {
-    line = Number(row.r ?? line + 1);
+  for (const row of elements(sheetData, 'row')) {
+    line = row.attrs.r === undefined ? line + 1 : Number(row.attrs.r);
     const cells: string[] = [];
     let column = -1;
-    for (const cell of list(row, 'c')) {
-      column = typeof cell.r === 'string' ? columnIndex(cell.r) : column + 1;
-      const text = cellText(cell, context, `${columnName(column)}${line}`);
+    for (const cell of elements(row.body, 'c')) {
+      column = cell.attrs.r === undefined ? column + 1 : columnIndex(cell.attrs.r);
+      const text = cellText(cell.attrs, cell.body, context, `${columnName(column)}${line}`);
       while (cells.length < column) cells.push('');
       cells[column] = text;
     }
@@ -159,13 +142,18 @@ function sheetRows(worksheet: XmlNode, context: CellContext): SheetRow[] {
   return rows;
 }
 
-function cellText(cell: XmlNode, context: CellContext, ref: string): string {
-  const value = textOf(cell.v);
-  switch (cell.t) {
+function cellText(
+  attrs: Readonly<Record<string, string>>,
+  body: string,
+  context: CellContext,
+  ref: string,
+): string {
+  const value = decodeXmlText(firstElement(body, 'v')?.body ?? '');
+  switch (attrs.t) {
     case 's':
       return context.strings[Number(value)] ?? '';
     case 'inlineStr':
-      return richText(child(cell, 'is') ?? {});
+      return richText(firstElement(body, 'is')?.body ?? '');
     case 'b':
       return value === '1' ? 'true' : 'false';
     case 'e':
@@ -178,7 +166,7 @@ function cellText(cell: XmlNode, context: CellContext, ref: string): string {
     default: {
       if (value === '') return '';
       const number = Number(value);
-      if (context.dateStyles.has(Number(cell.s ?? 0))) return excelDate(number, context.date1904);
+      if (context.dateStyles.has(Number(attrs.s ?? 0))) return excelDate(number, context.date1904);
       // Shortest form that reads back as the same number (`0.1`, not `0.10000000000000001`).
       return Number.isFinite(number) ? String(number) : value;
     }
@@ -194,11 +182,11 @@ function excelDate(serial: number, date1904: boolean): string {
 
 const BUILT_IN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47]);
 
-function dateStyles(styleSheet: XmlNode | undefined): Set<number> {
+function dateStyles(styles: string): Set<number> {
   const custom = new Map(
-    list(child(styleSheet, 'numFmts'), 'numFmt').map((f) => [
-      Number(f.numFmtId),
-      String(f.formatCode ?? ''),
+    Array.from(elements(styles, 'numFmt'), (f) => [
+      Number(f.attrs.numFmtId),
+      f.attrs.formatCode ?? '',
     ]),
   );
   const isDate = (id: number): boolean => {
@@ -207,21 +195,23 @@ function dateStyles(styleSheet: XmlNode | undefined): Set<number> {
     // Quoted text, escapes and [colour]/[locale] sections are not date letters.
     return /[dmyhs]/i.test(code.replace(/"[^"]*"|\\.|\[[^\]]*\]/g, ''));
   };
-  const styles = new Set<number>();
-  list(child(styleSheet, 'cellXfs'), 'xf').forEach((xf, index) => {
-    if (isDate(Number(xf.numFmtId ?? 0))) styles.add(index);
-  });
-  return styles;
+  const result = new Set<number>();
+  // Only `cellXfs` numbers a cell's `s`; `cellStyleXfs` holds `xf`s too.
+  const cellXfs = firstElement(styles, 'cellXfs')?.body ?? '';
+  let index = 0;
+  for (const xf of elements(cellXfs, 'xf')) {
+    if (isDate(Number(xf.attrs.numFmtId ?? 0))) result.add(index);
+    index++;
+  }
+  return result;
 }
 
-/** `<t>` or the runs' `<t>`s of a string item (phonetic `<rPh>` runs left out). */
-function richText(item: XmlNode): string {
-  if (item.t !== undefined) return unescapeXlsx(textOf(item.t));
-  return unescapeXlsx(
-    list(item, 'r')
-      .map((run) => textOf(run.t))
-      .join(''),
-  );
+/** The text of a string item: its `<t>`s (of its runs), phonetic `<rPh>` runs left out. */
+function richText(item: string): string {
+  const text = item.includes('rPh')
+    ? item.replace(/<(?:[\w.-]+:)?rPh[\s>][\s\S]*?<\/(?:[\w.-]+:)?rPh>/g, '')
+    : item;
+  return unescapeXlsx(Array.from(elements(text, 't'), (t) => decodeXmlText(t.body)).join(''));
 }
 
 /** Excel writes characters XML cannot hold as `_xHHHH_` (`_x000D_` for CR). */
@@ -231,26 +221,7 @@ function unescapeXlsx(text: string): string {
   );
 }
 
-function textOf(node: unknown): string {
-  if (node === undefined || node === null) return '';
-  if (typeof node === 'object') return textOf((node as XmlNode)['#text']);
-  return String(node);
-}
-
-function child(node: XmlNode | undefined, name: string): XmlNode | undefined {
-  const value = node?.[name];
-  return value !== null && typeof value === 'object' ? (value as XmlNode) : undefined;
-}
-
-function list(node: XmlNode | undefined, name: string): XmlNode[] {
-  const value = node?.[name];
-  // An element without attributes or children parses as '': it still counts
-  // (a style's index is its position).
-  if (!Array.isArray(value)) return [];
-  return value.map((v) => (v !== null && typeof v === 'object' ? (v as XmlNode) : {}));
-}
-
-function isTrue(value: unknown): boolean {
+function isTrue(value: string | undefined): boolean {
   return value === '1' || value === 'true';
 }
 

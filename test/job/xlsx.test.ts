@@ -11,6 +11,7 @@ import { globSync } from 'tinyglobby';
 import { describe, expect, it } from 'vitest';
 import writeXlsxFile from 'write-excel-file/node';
 import { readXlsxTable, XlsxProblem } from '../../src/job/xlsx.js';
+import { elements } from '../../src/job/xml-scan.js';
 import { DIST, REPO, tempDir } from '../helpers/index.js';
 
 const MAX = 2 ** 20;
@@ -121,8 +122,8 @@ describe('readXlsxTable', () => {
   });
 });
 
-describe('the workbook libraries', () => {
-  it('are loaded only when an .xlsx is read (needs `npm run build`)', async () => {
+describe('the zip library', () => {
+  it('is loaded only when an .xlsx is read (needs `npm run build`)', async () => {
     const dir = tempDir('xlsx');
     writeFileSync(join(dir, 'rows.csv'), 'n\n1\n');
     writeFileSync(
@@ -132,7 +133,7 @@ describe('the workbook libraries', () => {
     const script = `
       import { createRequire } from 'node:module';
       const { readRows } = await import(${JSON.stringify(join(DIST, 'job', 'rows.js'))});
-      const loaded = () => Object.keys(createRequire(import.meta.url).cache).filter((f) => /fflate|fast-xml-parser/.test(f)).length > 0;
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).filter((f) => /fflate/.test(f)).length > 0;
       readRows(${JSON.stringify(join(dir, 'rows.csv'))}, 'rows.csv');
       const afterCsv = loaded();
       readRows(${JSON.stringify(join(dir, 'rows.xlsx'))}, 'rows.xlsx');
@@ -142,12 +143,20 @@ describe('the workbook libraries', () => {
       encoding: 'utf8',
     });
     expect(JSON.parse(out)).toEqual({ afterCsv: false, afterXlsx: true });
-    // An ESM import would load them without the require cache knowing: none may exist.
+    // An ESM import would load it without the require cache knowing: none may exist.
     const eager = globSync('src/**/*.ts', { cwd: REPO }).filter((file) =>
-      /^import (?!type)[^;]*from '(fflate|fast-xml-parser)'/m.test(
-        readFileSync(join(REPO, file), 'utf8'),
-      ),
+      /^import (?!type)[^;]*from 'fflate'/m.test(readFileSync(join(REPO, file), 'utf8')),
     );
     expect(eager).toEqual([]);
+  });
+});
+
+describe('the XML scan', () => {
+  it('reads attributes holding `>`, any prefix, and character references', () => {
+    const xml = `<a:numFmts><a:numFmt numFmtId="164" formatCode='[>=100]0;"&lt;x&gt;"'/><numFmt numFmtId="165" formatCode="d&#233;&#xE9;"></numFmt><numFmtx numFmtId="9"/></a:numFmts>`;
+    expect(Array.from(elements(xml, 'numFmt'), (e) => e.attrs)).toEqual([
+      { numFmtId: '164', formatCode: '[>=100]0;"<x>"' },
+      { numFmtId: '165', formatCode: 'déé' },
+    ]);
   });
 });
