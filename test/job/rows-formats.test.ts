@@ -130,6 +130,12 @@ describe('rows files as spreadsheets save them', () => {
     });
   }
 
+  it('UTF-16 BE with a BOM gives the same items', () => {
+    const le = Buffer.from(delimited('\t'), 'utf16le');
+    const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(le).swap16()]);
+    expect(summary(itemsOf('products.txt', be))).toEqual(reference());
+  });
+
   it('UTF-16 without a BOM is named as such, not read as garbage', () => {
     const text = Buffer.from(delimited('\t'), 'utf16le');
     const [issue] = issuesOf('products.txt', text);
