@@ -8,6 +8,7 @@ import { LIMITS } from '../contract/index.js';
 import { s3UrlProblem } from '../deliver/index.js';
 import { NOTIFY_FORMATS, notifyUrlProblem } from '../notify/index.js';
 import { DEFAULT_OUTPUT_TEMPLATE } from '../outputs/index.js';
+import { isKnownEncoding } from './text-encoding.js';
 
 /** Ids used in keys, file names and idempotency keys: keep them plain. */
 export const SlugSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, {
@@ -99,9 +100,13 @@ export const StepSchema = z
     matrix: MatrixSchema.optional(),
     rows: z
       .string()
-      .regex(/\.(csv|jsonl|ndjson)$/i, { message: 'must name a .csv, .jsonl or .ndjson file' })
+      .regex(/\.(csv|tsv|txt|jsonl|ndjson|xlsx)$/i, {
+        message: 'must name a .csv, .tsv, .txt, .jsonl, .ndjson or .xlsx file',
+      })
       .optional()
-      .describe('CSV (header row) or JSONL file: one item per row, columns are template variables'),
+      .describe(
+        'CSV/TSV (header row), JSONL or .xlsx file: one item per row, columns are template variables',
+      ),
     from: z
       .union([SlugSchema, FromPickSchema])
       .optional()
@@ -130,6 +135,23 @@ export const StepSchema = z
     timeout: DurationSchema.optional().describe(
       'Deadline for a generation to become terminal, e.g. "30m"',
     ),
+    encoding: z
+      .string()
+      .refine(isKnownEncoding, { message: 'is not an encoding Node can read (e.g. windows-1252)' })
+      .optional()
+      .describe(
+        'Encoding of a text rows file without a byte-order mark, e.g. windows-1252 (default UTF-8)',
+      ),
+    delimiter: z
+      .string()
+      .regex(/^(tab|[^"\r\n])$/, { message: 'must be one character (not a quote), or `tab`' })
+      .optional()
+      .describe('Delimiter of a .csv/.tsv/.txt rows file (default: detected from `,` `;` tab)'),
+    sheet: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The sheet of an .xlsx rows file (default: the first)'),
   })
   .describe('A bulk generation step');
 
