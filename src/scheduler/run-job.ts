@@ -7,6 +7,7 @@
  * budget decide what actually goes out. A run ends by
  * rewriting the manifest and the report from the journal, whatever stopped it.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { defaultJournalPath, jobInputPaths, validateJob } from '../job/index.js';
 import { type Journal, journalFiles, openJournal, type RunSpendCap } from '../journal/index.js';
@@ -24,7 +25,7 @@ import { nothingToDo } from './nothing-to-do.js';
 import { issuesBeforeSpending, preflightOf } from './preflight.js';
 import { runOutputDir } from './run-folder.js';
 import { assertRunId } from './run-id.js';
-import { contractHashes } from './run-wiring.js';
+import { contractHashes, persistedWait } from './run-wiring.js';
 import { markRunning, selectRun } from './select-run.js';
 import type { RunJobOptions, RunResult } from './types.js';
 
@@ -64,8 +65,10 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   // opens: a refused key (exit 5) or a service that does not answer records
   // no run, leaves an interrupted run as it was and creates no journal file.
   // The model list may have come from the cache, so validation proved neither.
-  await client.getAccount(options.signal ? { signal: options.signal } : {});
   const journalPath = options.journalPath ?? defaultJournalPath(job.dir);
+  // Not even that read goes out before a Retry-After a killed run persisted.
+  await pauseForPersistedWait(journalPath, job.name, options.gate);
+  await client.getAccount(options.signal ? { signal: options.signal } : {});
   // The lock is the job's: other jobs may share the journal meanwhile.
   const journal = await openJournal(journalPath, {
     job: job.name,
@@ -100,6 +103,29 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     });
   } finally {
     journal.close();
+  }
+}
+
+/**
+ * Pauses `gate` until the Retry-After the job's unfinished run persisted, read
+ * from the journal without writing it (a refused key must leave no trace).
+ * A journal that cannot be read here is reported when the writer opens it.
+ */
+async function pauseForPersistedWait(
+  journalPath: string,
+  jobName: string,
+  gate: RunJobOptions['gate'],
+): Promise<void> {
+  if (!existsSync(journalPath)) return;
+  let journal: Journal | undefined;
+  try {
+    journal = await openJournal(journalPath, { readonly: true });
+    const wait = persistedWait(journal.findUnfinishedRun(jobName)?.notBefore);
+    if (wait !== undefined) gate.pauseUntil(wait);
+  } catch {
+    // Left to openJournal below, which names the problem.
+  } finally {
+    journal?.close();
   }
 }
 
