@@ -217,7 +217,9 @@ export function buildStatus(
     })),
     resume: finished ? null : resumeRun(selected, journal.path),
     job: jobStatus(journal, selected, select.jobFile),
-    review: outputDir ? reviewCounts(journal, selected.jobName, outputDir) : [],
+    review: outputDir
+      ? reviewCounts(journal, selected.jobName, outputDir, select.jobFile?.keys)
+      : [],
   };
 }
 
@@ -314,8 +316,13 @@ export function renderStatus(doc: StatusDocument, now = Date.now()): string {
     out.push(`  ${r.step}: ${r.items} item(s) no longer in the job file, left as they are`);
   }
   for (const r of doc.review) {
+    const older = [
+      r.superseded > 0 ? `${r.superseded} superseded` : '',
+      r.retired > 0 ? `${r.retired} removed from the job` : '',
+    ].filter((part) => part !== '');
     out.push(
-      `  review ${r.step}: ${r.approved} approved, ${r.rejected} rejected, ${r.unreviewed} unreviewed`,
+      `  review ${r.step}: ${r.approved} approved, ${r.rejected} rejected, ${r.unreviewed} unreviewed` +
+        (older.length > 0 ? `; not current: ${older.join(', ')}` : ''),
     );
   }
   if (run.outputDir) out.push(`  outputs: ${run.outputDir}`);

@@ -130,6 +130,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     stop,
     client: options.client,
     downloadFailures: driven.downloadFailures,
+    described: selection.state.verdicts,
   });
   const withDone = { ...result, done: driven.done };
   record('run.finished', result.message, undefined, { status: result.status });

@@ -51,14 +51,14 @@ async function decide(
   files: readonly string[],
   options: DecisionCliOptions,
 ): Promise<void> {
-  const { journal, jobName, outputDir } = await openReviewTarget(
+  const { journal, jobName, outputDir, described } = await openReviewTarget(
     io,
     jobFile,
     options.journal,
     true,
   );
   try {
-    const outputs = resolveOutputs(journal, { name: jobName }, outputDir, files);
+    const outputs = resolveOutputs(journal, { name: jobName }, outputDir, files, described);
     const recorded = recordDecisions(journal, jobName, outputs, decision, {
       ...(options.reviewer !== undefined ? { reviewer: options.reviewer } : {}),
       ...(options.note !== undefined ? { note: options.note } : {}),
@@ -73,7 +73,7 @@ async function decide(
       io.stderr.write(
         `ibatch: run ${newest.runId} is running: it writes the decisions into the manifest when it ends\n`,
       );
-    } else writeRunOutputs(journal, newest.runId, outputDir);
+    } else writeRunOutputs(journal, newest.runId, outputDir, described ? { described } : {});
   } finally {
     journal.close();
   }

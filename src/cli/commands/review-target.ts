@@ -8,15 +8,19 @@
  */
 import { loadJob } from '../../job/index.js';
 import { type Journal, openJournal } from '../../journal/index.js';
+import type { DescribedItems } from '../../outputs/index.js';
 import { newestRunOf } from '../../review/index.js';
 import { recordedOutputDir } from '../../scheduler/index.js';
 import type { CliIo } from '../command.js';
+import { describedKeysOf } from '../described-items.js';
 import { resolveTarget } from './status.js';
 
 export interface ReviewTarget {
   readonly jobName: string;
   readonly outputDir: string;
   readonly journal: Journal;
+  /** The items the job file describes now (undefined when it does not expand offline). */
+  readonly described: DescribedItems | undefined;
 }
 
 /** Opens the job's journal (read-only unless `write`) and finds its output folder; the caller closes it. */
@@ -28,6 +32,7 @@ export async function openReviewTarget(
 ): Promise<ReviewTarget> {
   const target = resolveTarget(io, jobFile, journalOption);
   const job = loadJob(target.jobPath ?? jobFile);
+  const { keys: described } = await describedKeysOf(job);
   // No job name: the journal's own writer lock (for writers that run no job),
   // held for a moment, never the job's lock a `run` holds.
   const journal = await openJournal(
@@ -36,7 +41,12 @@ export async function openReviewTarget(
   );
   try {
     const run = newestRunOf(journal, job.name);
-    return { jobName: job.name, outputDir: recordedOutputDir(run) ?? job.output, journal };
+    return {
+      jobName: job.name,
+      outputDir: recordedOutputDir(run) ?? job.output,
+      journal,
+      described,
+    };
   } catch (error) {
     journal.close();
     throw error;

@@ -10,10 +10,12 @@
  * that a later command would resume (unlike `run`, which exits 130).
  */
 import { spawn } from 'node:child_process';
+import { loadJob } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
 import { defaultReviewer } from '../../review/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
+import { describedKeysOf } from '../described-items.js';
 import { withExamples } from '../help.js';
 import { integerAtLeast } from '../options.js';
 import { waitForSignal } from '../wait-for-signal.js';
@@ -60,13 +62,16 @@ export const reviewCommand: CommandModule = {
       .action(async (job: string, options: ReviewOptions) => {
         const target = resolveTarget(io, job, options.journal);
         if (!target.jobName) throw new UsageError(`Expected a job file, got \`${job}\``);
+        // The items the job file describes now: the page lists none of another's.
+        const described = async () =>
+          target.jobPath ? (await describedKeysOf(loadJob(target.jobPath))).keys : undefined;
         const { buildListing, checkHost, newToken, startReviewServer } = await import(
           '../../review/server/index.js'
         );
         if (options.json) {
           const journal = await openJournal(target.journalPath, { readonly: true });
           try {
-            const listing = buildListing(journal, target.jobName);
+            const listing = buildListing(journal, target.jobName, await described());
             io.stdout.write(`${JSON.stringify(listing, null, 2)}\n`);
           } finally {
             journal.close();
@@ -83,6 +88,7 @@ export const reviewCommand: CommandModule = {
           const server = await startReviewServer({
             journal,
             jobName: target.jobName,
+            described: await described(),
             reviewer: options.reviewer ?? defaultReviewer(io.env),
             host,
             port: options.port,
