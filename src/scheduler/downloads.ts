@@ -34,7 +34,8 @@ import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
 import { downloadedOutputRow } from './manifest-rows.js';
-import { OutputNames, outputOwner } from './output-names.js';
+import { finishInterruptedMove, moveAside } from './move-aside.js';
+import { asideNameOf, OutputNames, outputOwner } from './output-names.js';
 import { type DownloadFacts, provenanceEmbedder, writeOutputSidecar } from './provenance.js';
 
 /** Largest output file accepted (videos included). */
@@ -187,7 +188,13 @@ export class DownloadStage {
             kind: item.kind,
             vars: item.vars as Record<string, string | number | boolean | null>,
           }).relative;
-          return inside(this.#names.claim(planned, owner));
+          // The readable name goes to this, the newest output of its item: an
+          // older output of the item holding it is moved aside first.
+          return inside(
+            this.#names.claimReadable(planned, output, (held, aside) =>
+              moveAside(ctx.journal, ctx.outputDir, held, planned, aside),
+            ),
+          );
         },
         // The name holds a file no record owns (a user's): never replaced.
         alternative: (taken) => {
@@ -251,6 +258,7 @@ export class DownloadStage {
       problem = messageOf(error);
     }
     if (ctx.stop.hardStop.signal.aborted) return undefined;
+    if (problem === 'missing' && (await this.#finishMove(output))) return undefined;
     if (!problem) {
       // A sidecar lost (or never written: a kill right after the journal
       // recorded the file) is written again from the journal.
@@ -285,6 +293,19 @@ export class DownloadStage {
       ctx.emit({ type: 'warning', message });
       return 'lost';
     }
+  }
+
+  /**
+   * A file missing at its recorded name that sits at its aside name: a move
+   * aside (move-aside.ts) killed before the journal learnt it. Records it.
+   */
+  async #finishMove(output: OutputRecord): Promise<boolean> {
+    if (!output.file) return false;
+    const aside = asideNameOf(output.file, output);
+    if (!(await finishInterruptedMove(this.ctx.journal, this.ctx.outputDir, output, aside)))
+      return false;
+    this.ctx.record('output.moved', `${output.file} was moved aside to ${aside}`, output.itemKey);
+    return true;
   }
 
   /**
