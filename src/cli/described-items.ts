@@ -12,10 +12,15 @@ import {
   loadModelCatalog,
   scanJob,
 } from '../job/index.js';
+import { filelessIdentity } from '../scheduler/index.js';
 
-/** The job's item keys, or why they are unknown (then no output counts as retired by the job file). */
+/**
+ * The job's item keys and the identity hashes known without reading local
+ * files (items naming none: `filelessIdentity`), or why they are unknown
+ * (then no output counts as retired by the job file).
+ */
 export type DescribedKeys =
-  | { readonly keys: ReadonlySet<string> }
+  | { readonly keys: ReadonlySet<string>; readonly identities: ReadonlyMap<string, string> }
   | { readonly keys?: undefined; readonly why: string };
 
 export async function describedKeysOf(job: LoadedJob): Promise<DescribedKeys> {
@@ -25,8 +30,13 @@ export async function describedKeysOf(job: LoadedJob): Promise<DescribedKeys> {
       offline: true,
     });
     const keys = new Set<string>();
-    scanJob(job, catalog, (item) => keys.add(item.key));
-    return { keys };
+    const identities = new Map<string, string>();
+    scanJob(job, catalog, (item) => {
+      keys.add(item.key);
+      const identity = filelessIdentity(job, item);
+      if (identity !== undefined) identities.set(item.key, identity);
+    });
+    return { keys, identities };
   } catch (error) {
     const why = isJobFileError(error)
       ? 'the job file does not expand (see `ibatch validate`)'

@@ -18,7 +18,7 @@ import {
   serviceOfRun,
 } from '../journal/index.js';
 import { type ReviewCounts, reviewCounts } from '../review/index.js';
-import { itemsLeftAlone, recordedOutputDir } from '../scheduler/index.js';
+import { itemsChanged, itemsLeftAlone, recordedOutputDir } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { countsText, formatWait, stepCounts } from './progress-format.js';
 import { resumeCommand } from './resume-command.js';
@@ -108,6 +108,12 @@ export interface JobStatus {
    * could be expanded offline.
    */
   readonly removed: readonly { readonly step: string; readonly items: number }[] | null;
+  /**
+   * Items made (or tried) whose values the job file now describes otherwise
+   * (the `changed` verdict: the next `run` makes them again), per step; null
+   * like `removed`. Items naming local files are not judged here (`plan` is).
+   */
+  readonly changed: readonly { readonly step: string; readonly items: number }[] | null;
   /** Why `removed` is null. */
   readonly removedUnknown?: string;
 }
@@ -117,6 +123,8 @@ export interface JobFileFacts {
   readonly budget: number | null;
   /** The keys of the job's items; absent when the job could not be expanded, with why. */
   readonly keys?: ReadonlySet<string>;
+  /** Identity hashes of the job's items that name no local file, by key. */
+  readonly identities?: ReadonlyMap<string, string>;
   readonly keysUnknown?: string;
 }
 
@@ -229,11 +237,12 @@ function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefi
   const spend = journal.jobSpend(run.jobName, service);
   const budget = file ? file.budget : run.budget;
   let removed: JobStatus['removed'] = null;
+  let changed: JobStatus['changed'] = null;
   if (file?.keys) {
-    const perStep = new Map<string, number>();
-    for (const row of itemsLeftAlone(journal, run.jobName, { service }, file.keys))
-      perStep.set(row.stepId, (perStep.get(row.stepId) ?? 0) + 1);
-    removed = [...perStep].map(([step, items]) => ({ step, items }));
+    removed = perStep(itemsLeftAlone(journal, run.jobName, { service }, file.keys));
+    changed = perStep(
+      itemsChanged(journal, run.jobName, { service }, file.identities ?? new Map()),
+    );
   }
   return {
     name: run.jobName,
@@ -241,10 +250,18 @@ function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefi
     spend,
     remaining: budget === null ? null : budget - spend.committed,
     removed,
+    changed,
     ...(removed === null
       ? { removedUnknown: file?.keysUnknown ?? 'give the job file to list them' }
       : {}),
   };
+}
+
+/** Rows counted per step, in the order steps first appear. */
+function perStep(rows: readonly { readonly stepId: string }[]): { step: string; items: number }[] {
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.stepId, (counts.get(row.stepId) ?? 0) + 1);
+  return [...counts].map(([step, items]) => ({ step, items }));
 }
 
 function resumeRun(run: RunRecord, journalPath: string): string {
@@ -311,6 +328,9 @@ export function renderStatus(doc: StatusDocument, now = Date.now()): string {
     const budget =
       job.budget === null ? 'no budget' : `of ${job.budget} budget (${job.remaining} left)`;
     out.push(`  job ${job.name}, all runs: ${job.spend.net} net ${budget}`);
+  }
+  for (const r of job?.changed ?? []) {
+    out.push(`  ${r.step}: ${r.items} item(s) changed in the job file, made again by the next run`);
   }
   for (const r of job?.removed ?? []) {
     out.push(`  ${r.step}: ${r.items} item(s) no longer in the job file, left as they are`);

@@ -87,6 +87,12 @@ describe('current outputs follow the job file', () => {
     const step = (JSON.parse(plan.stdout) as { steps: Record<string, unknown>[] }).steps[0];
     expect(step).toMatchObject({ id: 'hero', new: 0, changed: 1, removed: 1, done: 28 });
 
+    const pending = await cli(ws, env, 'status', 'job.yaml');
+    expect(pending.stdout).toContain(
+      'hero: 1 item(s) changed in the job file, made again by the next run',
+    );
+    expect(pending.stdout).toContain('hero: 1 item(s) no longer in the job file');
+
     const second = await cli(ws, env, 'run', 'job.yaml');
     expect(second.code, second.stderr).toBe(0);
     expect(await charges(em)).toHaveLength(31);
@@ -116,8 +122,9 @@ describe('current outputs follow the job file', () => {
     const wanted = SKUS.filter((sku) => sku !== 'A030').map(readable);
     expect(current.map((r) => r.file).sort()).toEqual(wanted);
 
-    // status counts them apart.
+    // status counts them apart; nothing is left changed.
     const status = await cli(ws, env, 'status', 'job.yaml');
+    expect(status.stdout).not.toContain('changed in the job file');
     expect(status.stdout).toContain(
       'review hero: 0 approved, 0 rejected, 29 unreviewed; not current: 1 superseded, 1 removed from the job',
     );

@@ -99,5 +99,7 @@ async function jobFileFacts(jobPath: string): Promise<JobFileFacts | undefined> 
   }
   const budget = job.budget ?? null;
   const described = await describedKeysOf(job);
-  return described.keys ? { budget, keys: described.keys } : { budget, keysUnknown: described.why };
+  return described.keys
+    ? { budget, keys: described.keys, identities: described.identities }
+    : { budget, keysUnknown: described.why };
 }
