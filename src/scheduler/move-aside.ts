@@ -40,7 +40,8 @@ export function moveAside(
 ): boolean {
   const source = resolveInside(outputDir, from);
   const target = resolveInside(outputDir, aside);
-  if (exists(target) && !sameFile(source, target)) return false;
+  // The aside name holds another file (a source already gone: an interrupted move).
+  if (exists(source) && exists(target) && !sameFile(source, target)) return false;
   // The sidecar first: the newer output's sidecar needs its name, and a kill
   // before the file moves leaves the move to be repeated. One whose new name
   // is taken stays where it is.
