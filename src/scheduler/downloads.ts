@@ -19,6 +19,7 @@ import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
 import { ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
 import {
+  type DescribedItems,
   DownloadError,
   diskFullCode,
   downloadOutput,
@@ -66,6 +67,8 @@ export class DownloadStage {
     private readonly items: ReadonlyMap<string, JobItem>,
     private readonly steps: ReadonlyMap<string, LoadedStep>,
     concurrency: number,
+    /** The items the job file describes (an output of any other is retired). */
+    private readonly described?: DescribedItems,
   ) {
     this.#queue = new PQueue({ concurrency });
     this.#names = new OutputNames(ctx.journal, ctx.outputDir, ctx.runId);
@@ -191,8 +194,11 @@ export class DownloadStage {
           // The readable name goes to this, the newest output of its item: an
           // older output of the item holding it is moved aside first.
           return inside(
-            this.#names.claimReadable(planned, output, (held, aside) =>
-              moveAside(ctx.journal, ctx.outputDir, held, planned, aside),
+            this.#names.claimReadable(
+              planned,
+              output,
+              (held, aside) => moveAside(ctx.journal, ctx.outputDir, held, planned, aside),
+              this.described,
             ),
           );
         },

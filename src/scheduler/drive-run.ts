@@ -185,6 +185,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     byKey,
     steps,
     options.downloadConcurrency ?? 4,
+    selection.state.verdicts,
   );
   const assets = new AssetResolver(ctx, files);
   const influencers = new InfluencerResolver(ctx, assets, files, started.influencers);

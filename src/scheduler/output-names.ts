@@ -11,6 +11,7 @@
  */
 import path from 'node:path';
 import { type Journal, OUTPUT_STATE } from '../journal/index.js';
+import type { DescribedItems } from '../outputs/index.js';
 import { sha256Hex } from '../shared/index.js';
 import { runsInFolder } from './manifest-rows.js';
 import type { OutputKey } from './move-aside.js';
@@ -32,6 +33,7 @@ function ownerKey(owner: string): OutputKey | undefined {
 
 export class OutputNames {
   #claims: Map<string, string> | undefined;
+  #ownJobRuns: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly journal: Journal,
@@ -58,22 +60,31 @@ export class OutputNames {
 
   /**
    * `claim` for a newly downloaded output, except that a name held by an
-   * older output of the same item (which this one supersedes) is taken
-   * from it: `moveAside` moves that file to the holder's first free suffixed
-   * name (false: that name holds another file, the next is tried), and the
-   * new output gets the readable name.
+   * output of the same job that is no longer current is taken from it: an
+   * older output of the same item (which this one supersedes), or one of an
+   * item the job file no longer describes (retired: not in `described`).
+   * `moveAside` moves that file to the holder's first free suffixed name
+   * (false: that name holds another file, the next is tried), and the new
+   * output gets the readable name. A user's file, another job's output or
+   * another current item's is never taken.
    */
   claimReadable(
     relative: string,
     output: OutputKey,
     moveAside: (held: OutputKey, aside: string) => boolean,
+    described?: DescribedItems,
   ): string {
     const claims = this.#load();
     const owner = outputOwner(output);
     const holder = claims.get(relative);
     const held = holder === undefined ? undefined : ownerKey(holder);
-    if (!holder || !held || held.itemKey !== output.itemKey || held.runId === output.runId)
-      return this.claim(relative, owner);
+    const notCurrent =
+      held !== undefined &&
+      held.runId !== output.runId &&
+      this.#jobRuns().has(held.runId) &&
+      (held.itemKey === output.itemKey ||
+        (described !== undefined && !described.has(held.itemKey)));
+    if (!holder || !held || !notCurrent) return this.claim(relative, owner);
     for (let tries = 1; ; tries++) {
       const aside = suffixed(relative, holder, tries);
       const taken = claims.get(aside);
@@ -91,6 +102,17 @@ export class OutputNames {
   /** `relative` holds a file no record owns: never to be written over. */
   takenOnDisk(relative: string): void {
     this.#load().set(relative, ON_DISK);
+  }
+
+  /** The runs of this run's job (its outputs are the ones a newer output may move aside). */
+  #jobRuns(): ReadonlySet<string> {
+    if (this.#ownJobRuns) return this.#ownJobRuns;
+    const jobName = this.journal.getRun(this.runId)?.jobName;
+    const runs = runsInFolder(this.journal, this.outputDir, jobName).filter(
+      (run) => run.jobName === jobName,
+    );
+    this.#ownJobRuns = new Set([this.runId, ...runs.map((run) => run.runId)]);
+    return this.#ownJobRuns;
   }
 
   #load(): Map<string, string> {

@@ -170,4 +170,36 @@ describe('current outputs follow the job file', () => {
     const after = await cli(ws, env, 'status', 'job.yaml');
     expect(after.stdout).toContain('review hero: 29 approved, 0 rejected, 0 unreviewed');
   }, 180_000);
+
+  it('without key: a changed row is a new item; the retired one gives up the readable name', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(JOB.replace('    key: sku\n', ''));
+    const out = path.join(ws.dir, 'out');
+    writeRows(ws, [
+      ['B001', 'first'],
+      ['B002', 'second'],
+    ]);
+    const first = await cli(ws, envFor(em, SCALE), 'run', 'job.yaml');
+    expect(first.code, first.stderr).toBe(0);
+    const oldB002 = sha(path.join(out, 'hero/B002-1.png'));
+    writeRows(ws, [
+      ['B001', 'first'],
+      ['B002', 'second edited'],
+    ]);
+    const plan = await cli(ws, envFor(em, SCALE), 'plan', 'job.yaml', '--json');
+    expect(plan.code, plan.stderr + plan.stdout).toBe(0);
+    const step = (JSON.parse(plan.stdout) as { steps: Record<string, unknown>[] }).steps[0];
+    expect(step).toMatchObject({ new: 1, changed: 0, removed: 1 });
+    const second = await cli(ws, envFor(em, SCALE), 'run', 'job.yaml');
+    expect(second.code, second.stderr).toBe(0);
+    expect(await charges(em)).toHaveLength(3);
+    const manifest = manifestRows<ManifestRow>(path.join(out, 'manifest.jsonl'));
+    const current = manifest.find((r) => r.file === 'hero/B002-1.png');
+    expect(current?.current).toBe(true);
+    expect(sha(path.join(out, 'hero/B002-1.png'))).toBe(current?.sha256);
+    const retired = manifest.find((r) => r.sha256 === oldB002);
+    expect(retired).toMatchObject({ current: false, currentReason: 'removed from the job' });
+    expect(retired?.file).toMatch(/^hero\/B002-1-[0-9a-f]{8}\.png$/);
+    expect(sha(path.join(out, retired?.file ?? ''))).toBe(oldB002);
+  }, 120_000);
 });
