@@ -9,9 +9,11 @@ import {
   defaultModelCachePath,
   isJobFileError,
   type LoadedJob,
+  loadJob,
   loadModelCatalog,
   scanJob,
 } from '../job/index.js';
+import type { DescribedItems } from '../outputs/index.js';
 import { filelessIdentity } from '../scheduler/index.js';
 
 /**
@@ -43,4 +45,19 @@ export async function describedKeysOf(job: LoadedJob): Promise<DescribedKeys> {
       : (error as Error).message;
     return { why };
   }
+}
+
+/**
+ * The item keys of the job file at `jobPath`, for commands that work from
+ * the journal and must not fail on a job file that no longer loads (`report`,
+ * `review`): undefined then (no output counts as retired by the job file).
+ */
+export async function describedItemsOfFile(jobPath: string): Promise<DescribedItems | undefined> {
+  let job: LoadedJob;
+  try {
+    job = loadJob(jobPath);
+  } catch {
+    return undefined;
+  }
+  return (await describedKeysOf(job)).keys;
 }

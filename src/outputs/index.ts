@@ -37,6 +37,7 @@ export {
   ManifestWriter,
   readManifest,
   renderManifest,
+  retiredItemsOnDisk,
 } from './manifest-writer.js';
 export {
   DEFAULT_OUTPUT_TEMPLATE,

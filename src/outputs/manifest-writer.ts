@@ -26,7 +26,7 @@ import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
-import { CurrentRule, type DescribedItems } from './current.js';
+import { CurrentRule, type DescribedItems, RETIRED_REASON } from './current.js';
 import { AtomicFileSync } from './fs-durable.js';
 import {
   addVarNames,
@@ -298,6 +298,27 @@ export function readManifest(
     }
   }
   return [...byKey.values()];
+}
+
+/**
+ * The items whose rows `outputDir`'s manifest marks removed from the job
+ * (`RETIRED_REASON`). Only lines naming the reason are parsed: a reader
+ * without the job file (`status RUN_ID`) asks this of a folder of 100,000
+ * rows, nearly all of them current.
+ */
+export function retiredItemsOnDisk(outputDir: string): Set<string> {
+  const retired = new Set<string>();
+  const marker = JSON.stringify(RETIRED_REASON);
+  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
+    if (!line.includes(marker)) continue;
+    try {
+      const row = ManifestRowSchema.parse(JSON.parse(line));
+      if (row.currentReason === RETIRED_REASON) retired.add(row.item);
+    } catch {
+      // torn or foreign line: as readManifest
+    }
+  }
+  return retired;
 }
 
 /** The lines of a file, read in pieces (none when it does not exist). */

@@ -13,7 +13,7 @@ import {
   type ReviewRecord,
 } from '../journal/index.js';
 import { currentStateOf, type DescribedItems, markCurrentRows } from '../outputs/index.js';
-import { folderRuns } from '../scheduler/index.js';
+import { describedOrRetiredOnDisk, folderRuns } from '../scheduler/index.js';
 import { newestRunOf, type ReviewedOutput } from './outputs.js';
 
 export interface DecisionOptions {
@@ -95,7 +95,7 @@ export function reviewCounts(
   const decisions = new ReviewIndex(journal.latestReviews(jobName));
   type Tally = Record<Exclude<keyof ReviewCounts, 'step'>, number>;
   const counts = new Map<string, Tally>();
-  for (const row of markCurrentRows(files, described)) {
+  for (const row of markCurrentRows(files, describedOrRetiredOnDisk(outputDir, described))) {
     let entry = counts.get(row.step);
     if (!entry) {
       entry = { approved: 0, rejected: 0, unreviewed: 0, superseded: 0, retired: 0 };

@@ -8,13 +8,12 @@ import { type EventRecord, type Journal, RUN_STATUS, serviceOfRun } from '../jou
 import {
   type DescribedItems,
   ManifestWriter,
-  RETIRED_REASON,
   type ReportData,
   ReportWriter,
   readManifest,
 } from '../outputs/index.js';
 import { TRAINING_STEP } from './item-identity.js';
-import { folderRowSource, isForeignRow } from './manifest-rows.js';
+import { describedOrRetiredOnDisk, folderRowSource, isForeignRow } from './manifest-rows.js';
 
 /**
  * Rewrites manifest.jsonl/csv of `outputDir` (the rows of every run of the
@@ -55,12 +54,8 @@ function writeFromJournal(
   if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
   // The rows on disk only for those the journal does not know (kept): the
   // rest is rebuilt, so the files are replaced without `open`'s repair pass.
-  const foreign = isForeignRow(journal);
-  const retired = new Set<string>();
-  const kept = readManifest(outputDir, (row) => {
-    if (row.currentReason === RETIRED_REASON) retired.add(row.item);
-    return foreign(row);
-  });
+  const judged = describedOrRetiredOnDisk(outputDir, described);
+  const kept = readManifest(outputDir, isForeignRow(journal));
   const report = new ReportWriter(outputDir, reportDataFromJournal(journal, runId, status));
   let own = 0;
   ManifestWriter.replace(
@@ -71,7 +66,7 @@ function writeFromJournal(
       own += 1;
       report.add(row);
     },
-    described ?? { has: (item) => !retired.has(item) },
+    judged,
   );
   report.finish();
   return own;

@@ -169,6 +169,17 @@ describe('current outputs follow the job file', () => {
     expect(retired.stderr).toContain('removed from the job');
     const after = await cli(ws, env, 'status', 'job.yaml');
     expect(after.stdout).toContain('review hero: 29 approved, 0 rejected, 0 unreviewed');
+
+    // Without the job file (a run id alone) the manifest's retired rows stay retired.
+    const report = await cli(ws, env, 'report', newA005?.runId ?? '');
+    expect(report.code, report.stderr).toBe(0);
+    const rebuilt = manifestRows<ManifestRow>(path.join(out, 'manifest.jsonl'));
+    expect(rebuilt.find((r) => r.file === readable('A030'))).toMatchObject({
+      current: false,
+      currentReason: 'removed from the job',
+    });
+    const byRun = await cli(ws, env, 'status', newA005?.runId ?? '');
+    expect(byRun.stdout).toContain('not current: 1 superseded, 1 removed from the job');
   }, 180_000);
 
   it('without key: a changed row is a new item; the retired one gives up the readable name', async () => {

@@ -10,12 +10,11 @@
  * that a later command would resume (unlike `run`, which exits 130).
  */
 import { spawn } from 'node:child_process';
-import { loadJob } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
 import { defaultReviewer } from '../../review/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
-import { describedKeysOf } from '../described-items.js';
+import { describedItemsOfFile } from '../described-items.js';
 import { withExamples } from '../help.js';
 import { integerAtLeast } from '../options.js';
 import { waitForSignal } from '../wait-for-signal.js';
@@ -64,7 +63,7 @@ export const reviewCommand: CommandModule = {
         if (!target.jobName) throw new UsageError(`Expected a job file, got \`${job}\``);
         // The items the job file describes now: the page lists none of another's.
         const described = async () =>
-          target.jobPath ? (await describedKeysOf(loadJob(target.jobPath))).keys : undefined;
+          target.jobPath ? await describedItemsOfFile(target.jobPath) : undefined;
         const { buildListing, checkHost, newToken, startReviewServer } = await import(
           '../../review/server/index.js'
         );
