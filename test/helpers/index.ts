@@ -6,6 +6,7 @@ export {
   type Exit,
   expectNoStack,
   firstStdoutLine,
+  planCli,
   runCliCaptured,
   type SpawnCliOptions,
   type SpawnedCli,

@@ -7,7 +7,10 @@
  *
  * Stopping the server (SIGINT/SIGTERM) exits 0: it is how a review session
  * ends, every decision is already committed, and nothing was interrupted
- * that a later command would resume (unlike `run`, which exits 130).
+ * that a later command would resume (unlike `run`, which exits 130). Before
+ * it exits, the session's decisions go into the manifest's review columns the
+ * way `approve`/`reject` put theirs (once at the end, not per decision: a
+ * rewrite reads every output of the folder, too slow to do per click).
  */
 import { spawn } from 'node:child_process';
 import { openJournal } from '../../journal/index.js';
@@ -18,6 +21,7 @@ import { describedItemsOfFile } from '../described-items.js';
 import { withExamples } from '../help.js';
 import { integerAtLeast } from '../options.js';
 import { waitForSignal } from '../wait-for-signal.js';
+import { manifestWithDecisions, reviewOutputDir } from './review-target.js';
 import { resolveTarget } from './status.js';
 
 interface ReviewOptions {
@@ -84,10 +88,11 @@ export const reviewCommand: CommandModule = {
         });
         try {
           const stopped = waitForSignal();
+          const describedNow = await described();
           const server = await startReviewServer({
             journal,
             jobName: target.jobName,
-            described: await described(),
+            ...(describedNow ? { described: describedNow } : {}),
             reviewer: options.reviewer ?? defaultReviewer(io.env),
             host,
             port: options.port,
@@ -98,6 +103,10 @@ export const reviewCommand: CommandModule = {
           if (options.open) openBrowser(server.url);
           await stopped;
           await server.close();
+          if (server.recorded() > 0) {
+            const outputDir = reviewOutputDir(journal, target.jobName, server.outputDir);
+            manifestWithDecisions(io, journal, target.jobName, outputDir, describedNow);
+          }
           io.exitCode = 0;
         } finally {
           journal.close();

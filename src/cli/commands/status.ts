@@ -10,10 +10,11 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { defaultJournalPath, type LoadedJob, loadJob } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
-import { redactDeep } from '../../shared/index.js';
+import { printableLines, redactDeep } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { describedKeysOf } from '../described-items.js';
 import { withExamples } from '../help.js';
+import { trainingEstimateOption } from '../options.js';
 import { buildStatus, type JobFileFacts, jobNameOf, renderStatus } from '../status-view.js';
 
 interface StatusOptions {
@@ -72,11 +73,15 @@ export const statusCommand: CommandModule = {
             ...(resolved.jobName ? { jobName: resolved.jobName } : {}),
             ...(resolved.runId ? { runId: resolved.runId } : {}),
             ...(jobFile ? { jobFile } : {}),
+            ...trainingEstimateOption(io),
           });
           // Error texts in the journal can quote the service (one written before 13.5 too).
           const clean = redactDeep(doc);
           io.stdout.write(
-            options.json ? `${JSON.stringify(clean, null, 2)}\n` : renderStatus(clean),
+            // A person's view quotes labels and errors: their control characters escaped.
+            options.json
+              ? `${JSON.stringify(clean, null, 2)}\n`
+              : printableLines(renderStatus(clean)),
           );
         } finally {
           journal.close();
@@ -97,9 +102,12 @@ async function jobFileFacts(jobPath: string): Promise<JobFileFacts | undefined> 
   } catch {
     return undefined;
   }
-  const budget = job.budget ?? null;
+  const facts = {
+    budget: job.budget ?? null,
+    ...(job.trainingEstimate !== undefined ? { trainingEstimate: job.trainingEstimate } : {}),
+  };
   const described = await describedKeysOf(job);
   return described.keys
-    ? { budget, keys: described.keys, identities: described.identities }
-    : { budget, keysUnknown: described.why };
+    ? { ...facts, keys: described.keys, identities: described.identities }
+    : { ...facts, keysUnknown: described.why };
 }
