@@ -8,6 +8,16 @@
 export { isAlreadyDownloaded } from './already-downloaded.js';
 export { type CostLine, type CostSummary, type StepCost, summarizeCosts } from './costs.js';
 export { csvLine } from './csv.js';
+export {
+  type CurrentMark,
+  CurrentRule,
+  type CurrentState,
+  currentStateOf,
+  type DescribedItems,
+  markCurrentRows,
+  RETIRED_REASON,
+  supersededReason,
+} from './current.js';
 export { type DownloadOptions, type DownloadResult, downloadOutput } from './download.js';
 export { createDownloadQueue } from './download-queue.js';
 export * from './errors.js';
@@ -19,7 +29,6 @@ export {
   type ManifestRow,
   ManifestRowSchema,
   manifestRowKey,
-  markCurrentRows,
 } from './manifest-row.js';
 export {
   type AppendResult,
@@ -28,6 +37,7 @@ export {
   ManifestWriter,
   readManifest,
   renderManifest,
+  retiredItemsOnDisk,
 } from './manifest-writer.js';
 export {
   DEFAULT_OUTPUT_TEMPLATE,

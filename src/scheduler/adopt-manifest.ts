@@ -18,7 +18,8 @@
  * what `run` then charges.
  *
  * The manifest does not record everything an item's identity covers (only
- * step, model and prompt are compared): an item is adopted as the job file
+ * step, model and prompt are compared, and the template values of an item
+ * named by a row key, whose key alone does not tell them): an item is adopted as the job file
  * describes it now. An item adopted wrongly is fixed with `--fresh`; an item
  * not adopted costs one more create. Only files that are intact count.
  */
@@ -277,6 +278,8 @@ async function verify(
     if (row.status !== 'succeeded' || !file || !sha256) return undefined;
     if (row.step !== item.stepId || row.modelId !== item.modelId) return undefined;
     if (row.prompt !== undefined && row.prompt !== prompt) return undefined;
+    // A row named by `key:` is the same item whatever its other values: they must match too.
+    if (item.keyed && row.vars !== undefined && !sameValues(row.vars, item.vars)) return undefined;
     let absolute: string;
     try {
       absolute = resolveInside(outputDir, file);
@@ -289,4 +292,12 @@ async function verify(
   if (outputs.size !== item.expectedOutputs) return undefined;
   for (let n = 1; n <= item.expectedOutputs; n += 1) if (!outputs.has(n)) return undefined;
   return new Map([...outputs].sort(([a], [b]) => a - b));
+}
+
+function sameValues(recorded: NonNullable<ManifestRow['vars']>, vars: JobItem['vars']): boolean {
+  const names = Object.keys(vars);
+  return (
+    names.length === Object.keys(recorded).length &&
+    names.every((name) => recorded[name] === vars[name])
+  );
 }

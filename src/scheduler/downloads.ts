@@ -19,6 +19,7 @@ import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
 import { ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
 import {
+  type DescribedItems,
   DownloadError,
   diskFullCode,
   downloadOutput,
@@ -34,7 +35,8 @@ import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
 import { downloadedOutputRow } from './manifest-rows.js';
-import { OutputNames, outputOwner } from './output-names.js';
+import { finishInterruptedMove, moveAside } from './move-aside.js';
+import { asideNameOf, OutputNames, outputOwner } from './output-names.js';
 import { type DownloadFacts, provenanceEmbedder, writeOutputSidecar } from './provenance.js';
 
 /** Largest output file accepted (videos included). */
@@ -65,6 +67,8 @@ export class DownloadStage {
     private readonly items: ReadonlyMap<string, JobItem>,
     private readonly steps: ReadonlyMap<string, LoadedStep>,
     concurrency: number,
+    /** The items the job file describes (an output of any other is retired). */
+    private readonly described?: DescribedItems,
   ) {
     this.#queue = new PQueue({ concurrency });
     this.#names = new OutputNames(ctx.journal, ctx.outputDir, ctx.runId);
@@ -187,7 +191,16 @@ export class DownloadStage {
             kind: item.kind,
             vars: item.vars as Record<string, string | number | boolean | null>,
           }).relative;
-          return inside(this.#names.claim(planned, owner));
+          // The readable name goes to this, the newest output of its item: an
+          // older output of the item holding it is moved aside first.
+          return inside(
+            this.#names.claimReadable(
+              planned,
+              output,
+              (held, aside) => moveAside(ctx.journal, ctx.outputDir, held, planned, aside),
+              this.described,
+            ),
+          );
         },
         // The name holds a file no record owns (a user's): never replaced.
         alternative: (taken) => {
@@ -251,6 +264,7 @@ export class DownloadStage {
       problem = messageOf(error);
     }
     if (ctx.stop.hardStop.signal.aborted) return undefined;
+    if (problem === 'missing' && (await this.#finishMove(output))) return undefined;
     if (!problem) {
       // A sidecar lost (or never written: a kill right after the journal
       // recorded the file) is written again from the journal.
@@ -285,6 +299,19 @@ export class DownloadStage {
       ctx.emit({ type: 'warning', message });
       return 'lost';
     }
+  }
+
+  /**
+   * A file missing at its recorded name that sits at its aside name: a move
+   * aside (move-aside.ts) killed before the journal learnt it. Records it.
+   */
+  async #finishMove(output: OutputRecord): Promise<boolean> {
+    if (!output.file) return false;
+    const aside = asideNameOf(output.file, output);
+    if (!(await finishInterruptedMove(this.ctx.journal, this.ctx.outputDir, output, aside)))
+      return false;
+    this.ctx.record('output.moved', `${output.file} was moved aside to ${aside}`, output.itemKey);
+    return true;
   }
 
   /**

@@ -133,6 +133,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     stop,
     client: options.client,
     downloadFailures: driven.downloadFailures,
+    described: selection.state.verdicts,
   });
   const withDone = { ...result, done: driven.done };
   record('run.finished', result.message, undefined, { status: result.status });
@@ -187,6 +188,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     byKey,
     steps,
     options.downloadConcurrency ?? 4,
+    selection.state.verdicts,
   );
   const assets = new AssetResolver(ctx, files);
   const influencers = new InfluencerResolver(ctx, assets, files, started.influencers);

@@ -15,7 +15,7 @@ import {
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
-import { diskFullCode, OutputDiskFullError } from '../outputs/index.js';
+import { type DescribedItems, diskFullCode, OutputDiskFullError } from '../outputs/index.js';
 import { EXIT, type ExitCode, type Logger } from '../shared/index.js';
 import type { RunContext } from './context.js';
 import { TRAINING_STEP } from './item-identity.js';
@@ -36,6 +36,8 @@ export interface FinishInput {
   readonly stop: StopController;
   readonly client: ServiceClient;
   readonly downloadFailures: number;
+  /** The items the job file describes (which outputs are retired). */
+  readonly described: DescribedItems;
 }
 
 export async function finishRun(input: FinishInput): Promise<RunResult> {
@@ -66,7 +68,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
   // so the next `run` resumes it (and rewrites the outputs) instead of
   // starting a new run next to stale files.
   try {
-    writeRunOutputs(journal, runId, input.outputDir, status);
+    writeRunOutputs(journal, runId, input.outputDir, { status, described: input.described });
   } catch (error) {
     const errno = diskFullCode(error);
     if (!errno) throw error;

@@ -13,7 +13,12 @@ import {
   type ReviewRecord,
   serviceOfRun,
 } from '../../journal/index.js';
-import { type CostSummary, type ManifestRow, summarizeCosts } from '../../outputs/index.js';
+import {
+  type CostSummary,
+  type DescribedItems,
+  type ManifestRow,
+  summarizeCosts,
+} from '../../outputs/index.js';
 import { folderManifestRows, recordedOutputDir } from '../../scheduler/index.js';
 import { redactDeep, UsageError } from '../../shared/index.js';
 import { newestRunOf } from '../outputs.js';
@@ -56,12 +61,20 @@ export interface ReviewListing {
   readonly spend: CostSummary;
 }
 
-/** The listing of `jobName` (a usage error when the journal has no run of it). */
-export function buildListing(journal: Journal, jobName: string): ReviewListing {
+/**
+ * The listing of `jobName` (a usage error when the journal has no run of
+ * it): current outputs only (src/outputs/current.ts; `described`: the items
+ * the job file describes now).
+ */
+export function buildListing(
+  journal: Journal,
+  jobName: string,
+  described?: DescribedItems,
+): ReviewListing {
   const newest = newestRunOf(journal, jobName);
   const outputDir = recordedOutputDir(newest);
   if (!outputDir) throw new UsageError(`run ${newest.runId} has no output folder recorded`);
-  const rows = folderManifestRows(journal, newest, outputDir);
+  const rows = folderManifestRows(journal, newest, outputDir, described);
   const current = rows.filter((r) => r.current);
   const decisions = new ReviewIndex(journal.latestReviews(jobName));
   const dependants = new Map<string, string[]>();
