@@ -107,6 +107,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     createQueue,
     speed,
     logger,
+    ...(options.forgetLost ? { forgetLost: true } : {}),
     emit,
     record,
   };

@@ -52,6 +52,7 @@ interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly timeScale: number;
   readonly notify?: string[];
   readonly deliver?: string;
+  readonly forgetLost?: boolean;
 }
 
 /** A delivery that failed: how far it got, and the error that stopped it. */
@@ -119,6 +120,10 @@ export const runCommand: CommandModule = {
         )
         .option('--wait', 'wait for another process using the same journal instead of failing')
         .option('--offline', 'use cached model contracts only')
+        .option(
+          '--forget-lost',
+          'generations and trainings this service answers 404 for (it lost them) are recorded as failed, their charge kept, and made again under new keys',
+        )
         .option(
           '--deliver <url>',
           "then copy the outputs and the manifest to s3://BUCKET/PREFIX (overrides the job's `deliver:`)",
@@ -208,6 +213,7 @@ export const runCommand: CommandModule = {
           ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
           ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
           waitForLock: options.wait ?? false,
+          ...(options.forgetLost ? { forgetLost: true } : {}),
           offline: options.offline ?? false,
           jobLimits: jobLimitsOf(options),
           signal: abort.signal,
