@@ -11,10 +11,10 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, uptime } from 'node:os';
 import { dirname } from 'node:path';
-import { sleep } from '../shared/index.js';
+import { makeFolderSync, sleep } from '../shared/index.js';
 import { JournalLockedError, type LockHolder } from './errors.js';
 
 export interface LockOptions {
@@ -108,7 +108,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   const deadline =
     wait === true ? Number.POSITIVE_INFINITY : Date.now() + (wait === false ? 0 : wait);
   const interval = options.retryIntervalMs ?? 200;
-  mkdirSync(dirname(path), { recursive: true });
+  makeFolderSync(dirname(path));
   for (let waited = false; ; waited = true) {
     options.signal?.throwIfAborted();
     if (tryAcquire(path, holder, options)) break;

@@ -187,7 +187,8 @@ async function awaitOutcome(
     const rest = ids.length > 1 && outputUrls(first).length < ids.length ? ids.slice(1) : [];
     statuses = [first, ...(await Promise.all(rest.map(watch)))];
   } catch (error) {
-    if (error instanceof NotKnownToServiceError) return lostAttempt(ctx, deps, step, item, attempt, error);
+    if (error instanceof NotKnownToServiceError)
+      return lostAttempt(ctx, deps, step, item, attempt, error);
     if (!(error instanceof GenerationDeadlineError)) throw error;
     journal.recordAttemptOutcome({
       runId,

@@ -5,7 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/index.js';
 import type { GenerationStatus, TrainingJob } from '../../src/contract/index.js';
-import { CompletionWatcher, type GenerationReader } from '../../src/scheduler/completion-watcher.js';
+import {
+  CompletionWatcher,
+  type GenerationReader,
+} from '../../src/scheduler/completion-watcher.js';
 import { NOT_FOUND_READS, NotKnownToServiceError } from '../../src/scheduler/not-known.js';
 import { StopController } from '../../src/scheduler/stop-control.js';
 import { pollTraining, TrainingDeadlineError } from '../../src/scheduler/training-poll.js';
