@@ -157,6 +157,17 @@ export class CompletionWatcher {
     return this.watched.size;
   }
 
+  /** What is watched, per kind, and the first deadline (the run's wait reports). */
+  waiting(): { readonly byKind: ReadonlyMap<Kind, number>; readonly firstDeadlineAt?: number } {
+    const byKind = new Map<Kind, number>();
+    let first = Number.POSITIVE_INFINITY;
+    for (const w of this.watched.values()) {
+      byKind.set(w.kind, (byKind.get(w.kind) ?? 0) + 1);
+      first = Math.min(first, w.deadlineAt ?? first);
+    }
+    return Number.isFinite(first) ? { byKind, firstDeadlineAt: first } : { byKind };
+  }
+
   /** Tells the watcher a generation was created now (drives the poll budget). */
   noteCreated(): void {
     this.createTimes.push(this.opts.now());

@@ -38,6 +38,11 @@ export class InfluencerResolver {
     private readonly directory = new InfluencerDirectory(ctx.client, ctx.stop.hardStop.signal),
   ) {}
 
+  /** Trainings started (or resumed) here and not ended yet (the run's wait reports). */
+  get training(): number {
+    return this.#trainings.size - this.#settled.size;
+  }
+
   /**
    * The influencerId to send for `ref`. A job-local influencer not trained
    * yet for this account and configuration is TRAINED here (a paid create,

@@ -11,3 +11,4 @@ export * from './redact.js';
 export * from './request-gate.js';
 export * from './sleep.js';
 export { undici } from './undici.js';
+export { clockTime, logIsQuiet, noteLogLine, WAIT_CHECK_MS, WAIT_REPORT_MS } from './waits.js';

@@ -7,6 +7,7 @@
 import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { redact } from './redact.js';
+import { noteLogLine } from './waits.js';
 
 export type { Logger } from 'pino';
 export const LOG_FORMATS = ['pretty', 'json'] as const;
@@ -41,6 +42,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const color = options.color ?? (isTty && !process.env.NO_COLOR);
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
+      noteLogLine();
       const line = redact(chunk.toString('utf8'));
       destination.write(format === 'json' ? line : prettyLine(line, color));
       done();

@@ -1,0 +1,67 @@
+/**
+ * Wraps a gate so a long wait at it is never silent (shared/waits.ts): while
+ * requests wait and the log has been quiet, one line says how many wait and
+ * for what (a pause after a 429, which bucket is full and until when). One
+ * line for all waiters, not one per request.
+ */
+import type { Bucket } from '../contract/index.js';
+import { clockTime, type Logger, logIsQuiet, WAIT_CHECK_MS } from '../shared/index.js';
+import type { RateGate } from './local-gate.js';
+
+export function reportLongWaits(gate: RateGate, logger: Logger): RateGate {
+  const waiting = new Map<
+    number,
+    { readonly since: number; readonly buckets: readonly Bucket[] }
+  >();
+  let next = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const report = () => {
+    const now = Date.now();
+    if (!logIsQuiet(now)) return;
+    const oldest = Math.min(...[...waiting.values()].map((w) => w.since));
+    const view = gate.snapshot();
+    const wanted = new Set([...waiting.values()].flatMap((w) => w.buckets));
+    const full = [...wanted]
+      .filter((b) => view.buckets[b].available <= 0)
+      .map((b) => `${b} full until ${clockTime(view.buckets[b].nextFreeAt)}`);
+    const why = [
+      ...(view.pausedUntil ? [`paused by the service until ${clockTime(view.pausedUntil)}`] : []),
+      ...full,
+    ];
+    logger.info(
+      { waiting: waiting.size, waitedMs: now - oldest, pausedUntil: view.pausedUntil },
+      `waiting for the rate limits: ${waiting.size} request(s), the oldest for ${Math.round((now - oldest) / 1000)} s${why.length > 0 ? ` (${why.join(', ')})` : ''}`,
+    );
+  };
+  const done = (id: number) => {
+    waiting.delete(id);
+    if (waiting.size === 0 && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+  return {
+    acquire(buckets, signal) {
+      const id = next++;
+      waiting.set(id, { since: Date.now(), buckets });
+      if (!timer) {
+        timer = setInterval(report, WAIT_CHECK_MS);
+        timer.unref();
+      }
+      return gate.acquire(buckets, signal).finally(() => done(id));
+    },
+    feedback: (feedback) => gate.feedback(feedback),
+    on: (event, listener) => gate.on(event, listener),
+    get pausedUntil() {
+      return gate.pausedUntil;
+    },
+    pauseUntil: (epochMs) => gate.pauseUntil(epochMs),
+    occupy: (bucket, expiries) => gate.occupy(bucket, expiries),
+    snapshot: () => gate.snapshot(),
+    close() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      gate.close();
+    },
+  };
+}
