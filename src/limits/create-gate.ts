@@ -42,10 +42,10 @@ function parseLimitsStore(store: string): URL {
   return url;
 }
 
-/** With a logger, a long wait at the gate is logged (wait-report.ts). */
+/** With a logger, a long wait at the gate is logged and bounded (wait-report.ts). */
 export function createGate(limits: RateLimits, options: CreateGateOptions): RateGate {
   const gate = createStoreGate(limits, options);
-  return options.logger ? reportLongWaits(gate, options.logger) : gate;
+  return options.logger ? reportLongWaits(gate, options.logger, limits) : gate;
 }
 
 function createStoreGate(limits: RateLimits, options: CreateGateOptions): RateGate {

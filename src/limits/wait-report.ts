@@ -2,21 +2,38 @@
  * Wraps a gate so a long wait at it is never silent (shared/waits.ts): while
  * requests wait and the log has been quiet, one line says how many wait and
  * for what (a pause after a 429, which bucket is full and until when). One
- * line for all waiters, not one per request.
+ * line for all waiters, not one per request. And no wait is endless: one
+ * longer than the longest Retry-After ibatch waits out plus the longest
+ * window ends with RateWaitTooLongError (a shared gate whose peers never
+ * free a slot, a bucket too small to split while Redis is away).
  */
-import type { Bucket } from '../contract/index.js';
+import { type Bucket, LONGEST_RETRY_AFTER_MS, type RateLimits } from '../contract/index.js';
 import { clockTime, type Logger, logIsQuiet, WAIT_CHECK_MS } from '../shared/index.js';
+import { RateWaitTooLongError } from './errors.js';
 import type { RateGate } from './local-gate.js';
 
-export function reportLongWaits(gate: RateGate, logger: Logger): RateGate {
-  const waiting = new Map<
-    number,
-    { readonly since: number; readonly buckets: readonly Bucket[] }
-  >();
+interface Waiting {
+  readonly since: number;
+  readonly buckets: readonly Bucket[];
+  readonly limit: AbortController;
+}
+
+/** The longest a request may wait at the gate: a pause at the ceiling, then a full window. */
+export function longestGateWaitMs(limits: RateLimits): number {
+  return LONGEST_RETRY_AFTER_MS + Math.max(...Object.values(limits).map((w) => w.windowMs));
+}
+
+export function reportLongWaits(gate: RateGate, logger: Logger, limits: RateLimits): RateGate {
+  const waiting = new Map<number, Waiting>();
+  const longest = longestGateWaitMs(limits);
   let next = 0;
   let timer: NodeJS.Timeout | undefined;
   const report = () => {
     const now = Date.now();
+    for (const w of waiting.values()) {
+      if (now - w.since > longest)
+        w.limit.abort(new RateWaitTooLongError(w.buckets, now - w.since));
+    }
     if (!logIsQuiet(now)) return;
     const oldest = Math.min(...[...waiting.values()].map((w) => w.since));
     const view = gate.snapshot();
@@ -42,13 +59,20 @@ export function reportLongWaits(gate: RateGate, logger: Logger): RateGate {
   };
   return {
     acquire(buckets, signal) {
+      if (signal?.aborted) return Promise.reject(signal.reason);
       const id = next++;
-      waiting.set(id, { since: Date.now(), buckets });
+      const limit = new AbortController();
+      const forward = () => limit.abort(signal?.reason);
+      signal?.addEventListener('abort', forward, { once: true });
+      waiting.set(id, { since: Date.now(), buckets, limit });
       if (!timer) {
         timer = setInterval(report, WAIT_CHECK_MS);
         timer.unref();
       }
-      return gate.acquire(buckets, signal).finally(() => done(id));
+      return gate.acquire(buckets, limit.signal).finally(() => {
+        signal?.removeEventListener('abort', forward);
+        done(id);
+      });
     },
     feedback: (feedback) => gate.feedback(feedback),
     on: (event, listener) => gate.on(event, listener),
