@@ -70,5 +70,5 @@ describe('long waits are logged', () => {
     expect(down, result.stderr).toBeDefined();
     expect(down?.msg).toContain('running on local limits (1/2 of each bucket) until it answers');
     expectOneChargePerItem(await charges(e), 3);
-  });
+  }, 90_000);
 });
