@@ -35,9 +35,16 @@ export function assertWritableFolder(dir: string): void {
       { cause: error },
     );
   }
-  if (!statSync(shown).isDirectory()) {
-    throw new OutputFolderError(`output folder ${shown} is not a folder`);
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(shown).isDirectory();
+  } catch (error) {
+    // A link to nowhere: mkdir met the link (EEXIST), stat its missing target.
+    throw new OutputFolderError(`output folder ${shown} cannot be used (${reason(error)})`, {
+      cause: error,
+    });
   }
+  if (!isFolder) throw new OutputFolderError(`output folder ${shown} is not a folder`);
   const probe = path.join(shown, `.ibatch-write-check-${randomBytes(4).toString('hex')}`);
   try {
     writeFileSync(probe, '', { flag: 'wx' });

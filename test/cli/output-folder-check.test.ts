@@ -4,9 +4,12 @@
  * used to spin Node's recursive mkdir at 100% CPU for ever. Spawned
  * processes need `npm run build`.
  */
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { assertWritableFolder, OutputFolderError } from '../../src/outputs/index.js';
 import { makeFolderSync } from '../../src/shared/index.js';
-import { expectNoStack, spawnCli, testEmulator, until } from '../helpers/index.js';
+import { expectNoStack, spawnCli, tempDir, testEmulator, until } from '../helpers/index.js';
 import { envFor, imageJob, workspace } from '../scheduler/helpers.js';
 
 describe('the output folder is checked before anything is spent', () => {
@@ -30,5 +33,36 @@ describe('the output folder is checked before anything is spent', () => {
 
   it('makeFolderSync ends with one error where a parent refuses children', () => {
     expect(() => makeFolderSync('/proc/self/x/y')).toThrow(/ENOENT/);
+  });
+
+  it('assertWritableFolder: a file, a path through a file and a dangling link are OutputFolderErrors (exit 2)', () => {
+    const dir = tempDir('outfolder');
+    writeFileSync(path.join(dir, 'afile'), 'x');
+    symlinkSync(path.join(dir, 'nowhere'), path.join(dir, 'dangling'));
+    const cases: Array<[string, RegExp]> = [
+      ['afile', /is not a folder/],
+      ['afile/sub', /cannot be made \(ENOTDIR/],
+      ['dangling', /cannot be (made|used) \(ENOENT/],
+    ];
+    for (const [name, message] of cases) {
+      const error = (() => {
+        try {
+          assertWritableFolder(path.join(dir, name));
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(error, name).toBeInstanceOf(OutputFolderError);
+      expect((error as OutputFolderError).exitCode).toBe(2);
+      expect((error as Error).message, name).toMatch(message);
+    }
+    // A folder that is itself a link is fine; a missing one is made.
+    mkdirSync(path.join(dir, 'real'));
+    symlinkSync(path.join(dir, 'real'), path.join(dir, 'link'));
+    assertWritableFolder(path.join(dir, 'link'));
+    assertWritableFolder(path.join(dir, 'new', 'deeper'));
+    expect(readdirSync(path.join(dir, 'new'))).toEqual(['deeper']);
+    expect(readdirSync(path.join(dir, 'real'))).toEqual([]);
   });
 });
