@@ -1,5 +1,6 @@
 /** Every benchmark, by name (`npm run bench -- NAME` runs one). Add yours with one line. */
 import { clientOverhead } from './client-overhead.js';
+import { csvReader } from './csv-reader.js';
 import { emulatorThroughput } from './emulator-throughput.js';
 import { jobExpand } from './job-expand.js';
 import { journalThroughput } from './journal-throughput.js';
@@ -13,6 +14,7 @@ import type { Benchmark } from './types.js';
 
 export const BENCHMARKS: Record<string, Benchmark> = {
   clientOverhead,
+  csvReader,
   emulatorThroughput,
   jobExpand,
   journalThroughput,

@@ -97,7 +97,14 @@ export type {
   LocalGateOptions,
   RateGate,
 } from './limits/index.js';
-export type { Plan, PlanOptions, PlanStep, QuoteClient, Verdict } from './plan/index.js';
+export type {
+  Plan,
+  PlanOptions,
+  PlanStep,
+  QuoteClient,
+  TrainingPrice,
+  Verdict,
+} from './plan/index.js';
 export type {
   ItemOutcomeState,
   ProgressSnapshot,
@@ -117,6 +124,7 @@ export {
   JournalVersionError,
 } from './journal/index.js';
 export { GateClosedError } from './limits/index.js';
+export { PlanDoesNotFitError } from './plan/index.js';
 export { IbatchError, InterruptedError, isIbatchError, UsageError } from './shared/index.js';
 
 // --- Building blocks ------------------------------------------------------------

@@ -5,7 +5,7 @@
  * the total is the last row of the table and the CSV, `total` in JSON.
  */
 import { SlugSchema } from '../job/index.js';
-import type { CostBreakdown, CostFigures, CostGrouping } from '../journal/index.js';
+import type { BudgetStanding, CostBreakdown, CostFigures, CostGrouping } from '../journal/index.js';
 import { csvLine } from '../outputs/index.js';
 import { UsageError } from '../shared/index.js';
 import { renderTable } from './table.js';
@@ -54,6 +54,13 @@ export interface CostsDocument extends CostBreakdown {
   readonly by: string;
   /** ISO time of `--since`; null without it. */
   readonly since: string | null;
+  /** With a job: its standing against its budget on each service (all time). */
+  readonly standings?: readonly ServiceStanding[];
+}
+
+/** A job's budget standing on one service base URL. */
+export interface ServiceStanding extends BudgetStanding {
+  readonly service: string;
 }
 
 /** Header and rows (total last) shared by the table and the CSV. */
@@ -93,5 +100,8 @@ export function renderCostsTable(
       `note: runs on ${doc.services.length} services are added up: ${doc.services.join(', ')}`,
     );
   }
-  return `${lines.join('\n')}\n${renderTable(header, text, options)}`;
+  const budgets = (doc.standings ?? [])
+    .filter((s) => s.budget !== null)
+    .map((s) => `budget ${s.budget}: ${s.committed} committed, ${s.remaining} left (${s.service})`);
+  return `${lines.join('\n')}\n${renderTable(header, text, options)}${budgets.map((b) => `${b}\n`).join('')}`;
 }

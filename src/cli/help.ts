@@ -36,9 +36,10 @@ const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] = [
   ['IBATCH_LIMITS', 'rate limits (--limits)'],
   ['IBATCH_REDIS_URL', 'share the limits through Redis (--limits-store)'],
   ['IBATCH_LOG_FORMAT', 'pretty or json (--log-format)'],
+  ['IBATCH_TRAINING_ESTIMATE', 'credits of a training until one is charged'],
   ['IBATCH_NOTIFY_SECRET', 'signs --notify bodies (X-Ibatch-Signature)'],
-  ['IBATCH_LOG_LEVEL', 'least level logged: debug, info (default), warn, error'],
-  ['AWS_ENDPOINT_URL_S3', '--deliver endpoint (else AWS_ENDPOINT_URL), path-style'],
+  ['IBATCH_LOG_LEVEL', 'least level: debug, info (default), warn, error'],
+  ['AWS_ENDPOINT_URL_S3', '--deliver endpoint (or AWS_ENDPOINT_URL), path-style'],
   ['AWS_ACCESS_KEY_ID', '--deliver credentials as the AWS SDK finds them'],
   ['NO_COLOR', 'set to any value: no colour'],
 ];

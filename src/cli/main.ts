@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
 import { ensureIbatchError, UnexpectedError } from '../shared/errors.js';
 import { EXIT } from '../shared/exit-codes.js';
-import { redact, registerSecret } from '../shared/redact.js';
+import { printableLines, registerSecret } from '../shared/redact.js';
 import { VERSION } from '../version.js';
 import type { CliIo, CommandModule } from './command.js';
 import { commandsFor } from './commands/index.js';
@@ -56,9 +56,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const failure = ensureIbatchError(error);
     if (failure instanceof UnexpectedError) {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      io.stderr.write(`ibatch: unexpected error: ${redact(message)}\n`);
+      io.stderr.write(`ibatch: unexpected error: ${printableLines(message)}\n`);
     } else {
-      io.stderr.write(`ibatch: ${redact(failure.message)}\n`);
+      io.stderr.write(`ibatch: ${printableLines(failure.message)}\n`);
     }
     return failure.exitCode;
   }

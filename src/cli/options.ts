@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { type Command, Option } from 'commander';
 import { DEFAULT_JOB_LIMITS, type JobLimits } from '../job/index.js';
+import { TRAINING_ESTIMATE_ENV } from '../plan/index.js';
 import { assertRunId } from '../scheduler/index.js';
 import { LOG_FORMATS, type LogFormat, UsageError } from '../shared/index.js';
 
@@ -118,6 +119,15 @@ export function journalOption(
 ): { journalPath?: string } {
   const explicit = options.journal ?? io.env.IBATCH_JOURNAL;
   return explicit ? { journalPath: path.resolve(io.cwd, explicit) } : {};
+}
+
+/** `$IBATCH_TRAINING_ESTIMATE` (credits of one training while none is charged yet), when set. */
+export function trainingEstimateOption(io: { readonly env: NodeJS.ProcessEnv }): {
+  trainingEstimate?: number;
+} {
+  const value = io.env[TRAINING_ESTIMATE_ENV];
+  if (value === undefined || value === '') return {};
+  return { trainingEstimate: positiveNumber(`$${TRAINING_ESTIMATE_ENV}`)(value) };
 }
 
 /** Whether to colour output on this stream (a TTY, and NO_COLOR unset). */

@@ -11,6 +11,7 @@ import {
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
 import type { ProgressSnapshot } from '../scheduler/index.js';
+import { printable } from '../shared/index.js';
 
 export interface ProgressTiming {
   readonly now: number;
@@ -68,7 +69,7 @@ export function formatProgress(s: ProgressSnapshot, timing: ProgressTiming): Pro
     const bar = `${'#'.repeat(filled)}${'.'.repeat(barWidth - filled)}`;
     return {
       kind: 'step',
-      text: `  ${step.stepId.padEnd(idWidth)} [${bar}] ${countsText({ done, total: step.total, inFlight, failed, queued })}`,
+      text: `  ${printable(step.stepId).padEnd(idWidth)} [${bar}] ${countsText({ done, total: step.total, inFlight, failed, queued })}`,
     };
   });
   const budget = s.budget === null ? 'no budget' : `of ${s.budget} budget`;
@@ -105,16 +106,4 @@ export function formatWait(ms: number): string {
   const m = Math.floor(total / 60);
   const sec = total % 60;
   return m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
-}
-
-/**
- * `line` cut to fit `columns` with an ellipsis. One column is left free: a
- * line filling the last column leaves the cursor pending a wrap, which some
- * terminals turn into an extra row.
- */
-export function fitLine(line: string, columns: number): string {
-  const room = Math.max(1, columns - 1);
-  const chars = Array.from(line);
-  if (chars.length <= room) return line;
-  return `${chars.slice(0, room - 1).join('')}…`;
 }

@@ -9,7 +9,8 @@
  */
 import { Writable } from 'node:stream';
 import type { RunEvent } from '../scheduler/index.js';
-import { fitLine, formatProgress, type ProgressLine } from './progress-format.js';
+import { fitLine } from '../shared/index.js';
+import { formatProgress, type ProgressLine } from './progress-format.js';
 
 export interface ProgressStream extends NodeJS.WritableStream {
   readonly isTTY?: boolean;
@@ -88,8 +89,10 @@ export function progressRenderer(stream: ProgressStream, options: ProgressOption
   });
   if (stream.isTTY && 'on' in stream) stream.on('resize', redraw);
   return {
-    /** Give this to the logger instead of the terminal stream. */
-    logStream: Object.assign(logStream, { isTTY: stream.isTTY }),
+    /** Give this to the logger instead of the terminal stream (its width read live). */
+    logStream: Object.defineProperty(Object.assign(logStream, { isTTY: stream.isTTY }), 'columns', {
+      get: () => stream.columns,
+    }) as Writable & { readonly isTTY?: boolean; readonly columns?: number },
     onEvent(event: RunEvent): void {
       if (!stream.isTTY) return;
       if (event.type === 'run-started') startedAt = now();

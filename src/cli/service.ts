@@ -31,7 +31,9 @@ export interface OpenServiceOptions extends CommonOptions {
   /** With `limitsStore`: this runner's weight in the shared buckets (`--share`). @default 1 */
   readonly share?: number | undefined;
   /** Where logs go instead of stderr (the run's progress display owns the terminal). */
-  readonly logDestination?: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly logDestination?: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  /** Events the human log lines leave out (the command prints their words itself). */
+  readonly prettyOmits?: readonly string[];
   readonly onEvent?: (event: ClientEvent) => void;
   readonly signal?: AbortSignal;
   /** With `--emulator`: its time scale (rate windows and latencies divided by it). @default 1 */
@@ -59,6 +61,7 @@ export async function openService(io: CliIo, options: OpenServiceOptions): Promi
   const logger = createLogger({
     format: logFormat(io, options),
     destination: options.logDestination ?? io.stderr,
+    ...(options.prettyOmits ? { prettyOmits: options.prettyOmits } : {}),
   });
   if (options.emulator) return openEmulator(io, options, logger);
   const baseUrl = options.baseUrl ?? io.env.IBATCH_BASE_URL;

@@ -10,15 +10,17 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { defaultJournalPath } from '../job/index.js';
 import {
+  type BudgetStanding,
   FINISHED_RUN_STATUSES,
   type Journal,
   type RunRecord,
   type RunStatus,
-  type Spend,
+  scopeOfRun,
   serviceOfRun,
 } from '../journal/index.js';
+import { type TrainingPrice, trainingPrice, trainingPriceText } from '../plan/index.js';
 import { type ReviewCounts, reviewCounts } from '../review/index.js';
-import { itemsLeftAlone, recordedOutputDir } from '../scheduler/index.js';
+import { itemsLeftAlone, recordedOutputDir, runProgress } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { countsText, formatWait, stepCounts } from './progress-format.js';
 import { resumeCommand } from './resume-command.js';
@@ -73,10 +75,17 @@ export interface StatusDocument {
     readonly refunded: number;
     readonly net: number;
     readonly committed: number;
+    /** The job's budget (as `job.budget`). */
     readonly budget: number | null;
-    /** budget - committed; null without a budget. */
+    /** What is left of it over all the job's runs on this service (as `job.remaining`); null without a budget. */
     readonly remaining: number | null;
   } | null;
+  /**
+   * The price the next run reserves for one training: the account's last
+   * training charge, else an estimate (`estimated: true`); null when the
+   * journal has no run.
+   */
+  readonly trainingPrice: TrainingPrice | null;
   readonly failures: readonly {
     readonly step: string;
     readonly item: string;
@@ -99,7 +108,8 @@ export interface JobStatus {
   readonly name: string;
   /** The job file's budget when it was given, else the run's. */
   readonly budget: number | null;
-  readonly spend: Spend;
+  /** The job's spend over all its runs on the run's service (the journal's `budgetStanding`). */
+  readonly spend: BudgetStanding;
   /** budget - committed over all runs; null without a budget. */
   readonly remaining: number | null;
   /**
@@ -115,6 +125,8 @@ export interface JobStatus {
 /** What `status JOB.yaml` learnt from the job file (commands/status.ts). */
 export interface JobFileFacts {
   readonly budget: number | null;
+  /** The job file's `trainingEstimate:`. */
+  readonly trainingEstimate?: number;
   /** The keys of the job's items; absent when the job could not be expanded, with why. */
   readonly keys?: ReadonlySet<string>;
   readonly keysUnknown?: string;
@@ -139,7 +151,13 @@ export function jobNameOf(jobPath: string): string {
 
 export function buildStatus(
   journal: Journal,
-  select: { jobName?: string; runId?: string; jobFile?: JobFileFacts },
+  select: {
+    jobName?: string;
+    runId?: string;
+    jobFile?: JobFileFacts;
+    /** `$IBATCH_TRAINING_ESTIMATE`. */
+    trainingEstimate?: number;
+  },
   now = Date.now(),
 ): StatusDocument {
   let selected: RunRecord | undefined;
@@ -170,6 +188,7 @@ export function buildStatus(
       run: null,
       steps: [],
       spend: null,
+      trainingPrice: null,
       failures: [],
       resume: null,
       job: null,
@@ -181,6 +200,7 @@ export function buildStatus(
   const outputDir = recordedOutputDir(selected);
   const waiting = selected.notBefore !== null && selected.notBefore > now;
   const spend = journal.spendSummary(runId);
+  const job = jobStatus(journal, selected, select.jobFile);
   return {
     journal: journal.path,
     runs: summaries,
@@ -198,16 +218,16 @@ export function buildStatus(
       notBefore: waiting ? iso(selected.notBefore) : null,
       waitMs: waiting && selected.notBefore !== null ? selected.notBefore - now : 0,
     },
-    steps: journal.progressByStep(runId).map((step) => {
+    steps: runProgress(journal, runId).map((step) => {
       const states = step.states as Record<string, number>;
       const { open: _, ...counts } = stepCounts(step.total, states);
       return { id: step.stepId, ...counts, states };
     }),
-    spend: {
-      ...spend,
-      budget: selected.budget,
-      remaining: selected.budget === null ? null : selected.budget - spend.committed,
-    },
+    spend: { ...spend, budget: job.budget, remaining: job.remaining },
+    trainingPrice: trainingPrice(journal.lastTrainingCharge(scopeOfRun(selected)), {
+      job: select.jobFile?.trainingEstimate,
+      environment: select.trainingEstimate,
+    }),
     failures: journal.listFailures(runId).map((i) => ({
       step: i.stepId,
       item: i.itemKey,
@@ -216,7 +236,7 @@ export function buildStatus(
       error: i.error,
     })),
     resume: finished ? null : resumeRun(selected, journal.path),
-    job: jobStatus(journal, selected, select.jobFile),
+    job,
     review: outputDir ? reviewCounts(journal, selected.jobName, outputDir) : [],
   };
 }
@@ -224,8 +244,10 @@ export function buildStatus(
 /** The job's spend over all its runs on the run's service, and what the job file no longer holds. */
 function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefined): JobStatus {
   const service = serviceOfRun(run);
-  const spend = journal.jobSpend(run.jobName, service);
-  const budget = file ? file.budget : run.budget;
+  const spend = journal.budgetStanding(
+    { name: run.jobName, budget: file ? file.budget : run.budget },
+    service,
+  );
   let removed: JobStatus['removed'] = null;
   if (file?.keys) {
     const perStep = new Map<string, number>();
@@ -235,9 +257,9 @@ function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefi
   }
   return {
     name: run.jobName,
-    budget,
+    budget: spend.budget,
     spend,
-    remaining: budget === null ? null : budget - spend.committed,
+    remaining: spend.remaining,
     removed,
     ...(removed === null
       ? { removedUnknown: file?.keysUnknown ?? 'give the job file to list them' }
@@ -290,6 +312,10 @@ export function renderStatus(doc: StatusDocument, now = Date.now()): string {
     out.push(
       `  credits: ${sp.net} net ${budget}; ${sp.charged} charged, ${sp.refunded} refunded, ${sp.reserved} reserved`,
     );
+  }
+  // Trainings are the journal's `influencers` step: the price matters to jobs that train.
+  if (doc.trainingPrice && doc.steps.some((s) => s.id === 'influencers')) {
+    out.push(`  training price: ${trainingPriceText(doc.trainingPrice)}`);
   }
   if (run.notBefore) {
     const left = Date.parse(run.notBefore) - now;

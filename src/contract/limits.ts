@@ -43,12 +43,3 @@ export const SERVICE_RATE_LIMITS: RateLimits = {
  */
 export const LONGEST_RETRY_AFTER_MS =
   6 * Math.max(...Object.values(SERVICE_RATE_LIMITS).map((window) => window.windowMs));
-
-/**
- * What a training costs when the journal has seen none charged on the account:
- * the service has no preview for trainings and lists no price in any contract,
- * so this is the price it charged every account we measured (and what the
- * emulator charges). A run reserves it before a training; `plan` counts it.
- * The real charge (the 202's `creditsCost`) always wins once known.
- */
-export const TRAINING_PRICE_FALLBACK = 300;

@@ -2,7 +2,7 @@
  * Server-side prices: per image copy, or per second of video, times an
  * optional multiplier chosen by an enum field (resolution, quality).
  */
-import { type GenerationRequest, TRAINING_PRICE_FALLBACK } from '../contract/index.js';
+import type { GenerationRequest } from '../contract/index.js';
 import { type EmulatorModel, findModel } from './models.js';
 
 export interface Price {
@@ -61,5 +61,10 @@ export function priceOf(modelId: string, request: GenerationRequest): Price {
   return priceModel(model, request);
 }
 
-/** Cost of one training job (server-defined; the client cannot submit a price). */
-export const TRAINING_COST = TRAINING_PRICE_FALLBACK;
+/**
+ * Cost of one training job (server-defined; the client cannot submit a
+ * price). The service's reference names no training price: this is the
+ * emulator's own choice, equal to ibatch's assumed estimate
+ * (src/plan/training-price.ts) so that runs against it reserve what they pay.
+ */
+export const TRAINING_COST = 300;

@@ -5,15 +5,15 @@
  */
 
 import type { GenerationRequest, Model } from '../contract/index.js';
-import { outputTemplateProblem } from '../outputs/index.js';
+import { outputTemplateCheck, placeholderPattern } from '../outputs/index.js';
 import type { Combinations } from './combinations.js';
 import type { ContractChecker } from './contract-check.js';
 import type { JobIssue } from './issues.js';
 import { chainKey, itemKey, keyBasis, labelOf, nameOf } from './keys.js';
 import type { MediaResolver } from './media.js';
 import type { SourceImage } from './pick.js';
-import { issueAt, type KeyPath } from './source-map.js';
-import { compileInput } from './template.js';
+import { issueAt, type KeyPath, type LocateOptions } from './source-map.js';
+import { compileInput, templateVariablePattern } from './template.js';
 import type { JobItem, LoadedJob, LoadedStep, MediaRef } from './types.js';
 
 /** Shared by every item without media references (most of a large CSV job). */
@@ -49,17 +49,23 @@ export function buildItems(
   );
   // The file name template is checked once per set of variable names, not per
   // item: a 100,000-row step has one set.
-  const filenameProblems = new Map<string, string | undefined>();
+  const filenameProblems = new Map<string, ReturnType<typeof outputTemplateCheck>>();
   const filenameProblemOf = (names: readonly string[]) => {
     const id = names.join('\0');
     if (!filenameProblems.has(id))
-      filenameProblems.set(id, outputTemplateProblem(step.filename, names));
+      filenameProblems.set(id, outputTemplateCheck(step.filename, names));
     return filenameProblems.get(id);
   };
   const occurrences = new Map<string, number>();
   const seen = new Set<string>();
   let overflow = 0;
-  const report = (label: string, path: KeyPath, message: string, perItem: boolean, key = false) => {
+  const report = (
+    label: string,
+    path: KeyPath,
+    message: string,
+    perItem: boolean,
+    where: LocateOptions = {},
+  ) => {
     const text = perItem ? `item ${label}: ${message}` : message;
     const id = `${path.join('.')}\0${text}`;
     if (seen.has(id)) return;
@@ -68,7 +74,7 @@ export function buildItems(
       return;
     }
     seen.add(id);
-    issues.push(issueAt(job.source, ['generations', step.index, ...path], text, { key }));
+    issues.push(issueAt(job.source, ['generations', step.index, ...path], text, where));
   };
   const sources: ReadonlyArray<{ item?: JobItem; outputIndex: number }> = fromImages ?? [
     { outputIndex: 0 },
@@ -114,10 +120,16 @@ export function buildItems(
             ['input', ...miss.path],
             `unknown template variable \`${miss.name}\`${known.length ? ` (known: ${known.join(', ')})` : ' (this step has no matrix, rows or from: values)'}`,
             known.length > 0 && step.matrix?.include !== undefined,
+            { within: templateVariablePattern(miss.name) },
           );
         }
         const filenameProblem = filenameProblemOf(Object.keys(vars));
-        if (filenameProblem) report(label, ['filename'], filenameProblem, false);
+        if (filenameProblem) {
+          const { problem, placeholder } = filenameProblem;
+          report(label, ['filename'], problem, false, {
+            ...(placeholder === undefined ? {} : { within: placeholderPattern(placeholder) }),
+          });
+        }
         if (rendered.missing.length > 0) continue;
         const checked = checker?.check(rendered.value) ?? {
           input: rendered.value,
@@ -131,7 +143,7 @@ export function buildItems(
             ['input', ...problem.path],
             problem.message,
             typeof field === 'string' && templated.has(field),
-            problem.atKey,
+            { key: problem.atKey === true },
           );
         }
         const mediaRefs: MediaRef[] = [];

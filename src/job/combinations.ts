@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import { itemCeilingMessage, matrixCombinationBound, productOf } from './limits.js';
 import { expandMatrix, type MatrixSpec } from './matrix.js';
-import { RowsFile, RowsFileError, TooManyRowsError } from './rows.js';
+import { RowsFile, RowsFileError, rowsFormatProblems, TooManyRowsError } from './rows.js';
 import type { KeyPath } from './source-map.js';
 import type { LoadedStep, TemplateVars } from './types.js';
 
@@ -41,6 +41,9 @@ export function stepCombinations(
   at: (path: KeyPath, message: string) => void,
   ceiling: StepCeiling,
 ): Combinations | undefined {
+  const misplaced = rowsFormatProblems(step.rows, step.rowsFormat ?? {});
+  for (const { key, message } of misplaced) at([key], message);
+  if (misplaced.length > 0) return undefined;
   const remaining = ceiling.max - ceiling.before;
   const over = (path: KeyPath, combinations: number): boolean => {
     const items = productOf([combinations, ceiling.perCombination]);
@@ -61,10 +64,12 @@ export function stepCombinations(
   try {
     // Stop reading once the rows alone exceed what the job may still make.
     const maxRows = Math.floor(remaining / productOf([matrix.length, ceiling.perCombination]));
-    rows = RowsFile.open(step.rows, basename(step.rows), {
-      maxBytes: ceiling.maxRowsFileBytes,
-      maxRows,
-    });
+    rows = RowsFile.open(
+      step.rows,
+      basename(step.rows),
+      { maxBytes: ceiling.maxRowsFileBytes, maxRows },
+      step.rowsFormat,
+    );
   } catch (error) {
     if (error instanceof TooManyRowsError) {
       const items = productOf([error.maxRows, matrix.length, ceiling.perCombination]);

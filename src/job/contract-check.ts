@@ -17,7 +17,7 @@ export interface FieldProblem {
   /** Path inside `input` (the field name, then list indexes). */
   readonly path: readonly (string | number)[];
   readonly message: string;
-  /** Point at the key rather than the value (unknown fields). */
+  /** Point at the key rather than the value (an unknown field; `input:` itself for a missing one). */
   readonly atKey?: boolean;
 }
 
@@ -59,9 +59,12 @@ export function compileContract(model: Model): ContractChecker {
       const input: Record<string, unknown> = {};
       const problems: FieldProblem[] = [];
       const media: MediaValue[] = [];
+      // A misspelt field is one mistake: its guess is not also reported missing.
+      const guessed = new Set<string>();
       for (const name of Object.keys(raw)) {
         if (fields.has(name)) continue;
         const guess = closest(name, names);
+        if (guess) guessed.add(guess);
         problems.push({
           path: [name],
           atKey: true,
@@ -73,9 +76,10 @@ export function compileContract(model: Model): ContractChecker {
         if (value === undefined || value === null) {
           if (field.default !== undefined && field.default !== null)
             input[field.name] = field.default;
-          else if (field.required)
+          else if (field.required && !guessed.has(field.name))
             problems.push({
               path: [],
+              atKey: true,
               message: `missing required field \`${field.name}\` (${field.type})`,
             });
           continue;

@@ -1,7 +1,8 @@
 /**
  * A small RFC 4180 CSV reader and writer: quoted fields, doubled quotes,
- * CRLF or LF line ends, line breaks inside quoted fields, an optional UTF-8
- * BOM, and a header row. Strict: a stray quote or a row with the wrong number
+ * CRLF or LF line ends, line breaks inside quoted fields, an optional BOM,
+ * and a header row; the delimiter is `,` unless told (`;` and tab are what
+ * spreadsheets write). Strict: a stray quote or a row with the wrong number
  * of fields is an error with its line, not a guess.
  */
 import { EXIT, IbatchError } from '../shared/index.js';
@@ -20,16 +21,19 @@ export interface CsvTable {
 /** A malformed CSV file (exit 2: the job's input is invalid). */
 export class CsvSyntaxError extends IbatchError {
   constructor(
-    message: string,
+    /** What is wrong, without the position. */
+    readonly reason: string,
     readonly line: number,
     readonly col: number,
   ) {
-    super('csv_syntax', `line ${line}, column ${col}: ${message}`, EXIT.invalid);
+    super('csv_syntax', `line ${line}, column ${col}: ${reason}`, EXIT.invalid);
   }
 }
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
+const SEMICOLON = 0x3b;
+const TAB = 0x09;
 const CR = 0x0d;
 const LF = 0x0a;
 
@@ -39,7 +43,11 @@ const LF = 0x0a;
  * built a character at a time: a 100,000-row file would otherwise hold
  * millions of tiny concatenated strings.
  */
-function forEachCsvRecord(input: string, onRecord: (record: CsvRecord) => void): void {
+function forEachCsvRecord(
+  input: string,
+  delimiter: number,
+  onRecord: (record: CsvRecord) => void,
+): void {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const n = text.length;
   let i = 0;
@@ -54,11 +62,19 @@ function forEachCsvRecord(input: string, onRecord: (record: CsvRecord) => void):
     let lastQuoted = false;
     for (;;) {
       if (text.charCodeAt(i) === QUOTE) {
+        // Where the quote opened is where the mistake is; the end of the file is not.
+        const openLine = line;
+        const openCol = i - lineStart + 1;
         i++;
         const from = i;
         let doubled = false;
         for (;;) {
-          if (i >= n) fail('unterminated quoted field');
+          if (i >= n)
+            throw new CsvSyntaxError(
+              'unterminated quoted field: the quote that opens here is never closed',
+              openLine,
+              openCol,
+            );
           const c = text.charCodeAt(i);
           if (c === QUOTE) {
             if (text.charCodeAt(i + 1) === QUOTE) {
@@ -76,7 +92,7 @@ function forEachCsvRecord(input: string, onRecord: (record: CsvRecord) => void):
           i++;
         }
         const next = text.charCodeAt(i);
-        if (i < n && next !== COMMA && next !== CR && next !== LF)
+        if (i < n && next !== delimiter && next !== CR && next !== LF)
           fail(`unexpected ${JSON.stringify(text[i])} after a closing quote`);
         const value = text.slice(from, i - 1);
         // split/join, not replaceAll: one flat string rather than a rope of its
@@ -88,13 +104,13 @@ function forEachCsvRecord(input: string, onRecord: (record: CsvRecord) => void):
         const from = i;
         for (; i < n; i++) {
           const c = text.charCodeAt(i);
-          if (c === COMMA || c === CR || c === LF) break;
+          if (c === delimiter || c === CR || c === LF) break;
           if (c === QUOTE) fail('quote inside an unquoted field');
         }
         fields.push(text.slice(from, i));
         lastQuoted = false;
       }
-      if (i < n && text.charCodeAt(i) === COMMA) {
+      if (i < n && text.charCodeAt(i) === delimiter) {
         i++;
         continue;
       }
@@ -115,10 +131,34 @@ function forEachCsvRecord(input: string, onRecord: (record: CsvRecord) => void):
 }
 
 /** Parses CSV with a header row; every record must have the header's width. */
-export function parseCsv(text: string): CsvTable {
+export function parseCsv(text: string, delimiter = ','): CsvTable {
   const records: CsvRecord[] = [];
-  const header = forEachCsvRow(text, (record) => records.push(record));
+  const header = forEachCsvRow(text, (record) => records.push(record), delimiter);
   return { header, records };
+}
+
+/** The delimiters a rows file may use without saying so. */
+const DETECTED = [COMMA, SEMICOLON, TAB];
+
+/**
+ * The delimiter of CSV text: whichever of `,` `;` tab occurs most often in
+ * its header line (outside quotes), `fallback` when none does or on a tie
+ * that includes it. A header is the line a spreadsheet writes most plainly
+ * (column names, rarely quoted), so it is the one read.
+ */
+export function detectDelimiter(input: string, fallback: string): string {
+  const counts = new Map(DETECTED.map((code) => [code, 0]));
+  let quoted = false;
+  for (let i = input.charCodeAt(0) === 0xfeff ? 1 : 0; i < input.length; i++) {
+    const c = input.charCodeAt(i);
+    if (c === QUOTE) quoted = !quoted;
+    else if (!quoted && (c === CR || c === LF)) break;
+    else if (!quoted && counts.has(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
+  }
+  const best = Math.max(...counts.values());
+  const preferred = fallback.charCodeAt(0);
+  if (best === 0 || counts.get(preferred) === best) return fallback;
+  return String.fromCharCode(DETECTED.find((code) => counts.get(code) === best) ?? preferred);
 }
 
 /**
@@ -129,9 +169,10 @@ export function parseCsv(text: string): CsvTable {
 export function forEachCsvRow(
   text: string,
   onRecord: (record: CsvRecord, header: readonly string[]) => void,
+  delimiter = ',',
 ): string[] {
   let header: string[] | undefined;
-  forEachCsvRecord(text, (record) => {
+  forEachCsvRecord(text, delimiter.charCodeAt(0), (record) => {
     if (!header) {
       header = checkedHeader(record);
       return;
@@ -149,10 +190,17 @@ export function forEachCsvRow(
   return header;
 }
 
-function checkedHeader(head: CsvRecord): string[] {
+/** The header's names, trimmed; an empty or repeated name is a `CsvSyntaxError`. */
+export function checkedHeader(head: CsvRecord): string[] {
   const header = head.fields.map((name) => name.trim());
   header.forEach((name, index) => {
-    if (name === '') throw new CsvSyntaxError(`header column ${index + 1} is empty`, head.line, 1);
+    if (name === '') {
+      // A delimiter at the end of every line (some exporters write one) leaves
+      // a last column without a name.
+      const why =
+        index === header.length - 1 && index > 0 ? ' (a delimiter at the end of the line?)' : '';
+      throw new CsvSyntaxError(`header column ${index + 1} is empty${why}`, head.line, 1);
+    }
     if (header.indexOf(name) !== index) {
       throw new CsvSyntaxError(`header column ${JSON.stringify(name)} appears twice`, head.line, 1);
     }

@@ -11,7 +11,7 @@ export {
   MEDIA_FIELD_TYPES,
   type ModelAbilities,
 } from './contract-check.js';
-export { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
+export { CsvSyntaxError, detectDelimiter, formatCsv, parseCsv } from './csv.js';
 export { parseDuration } from './duration.js';
 export { type Expansion, expandJob, type JobScan, type StepCount, scanJob } from './expand.js';
 export {

@@ -111,18 +111,18 @@ export class InputFileRefused extends Error {
 }
 
 /**
- * Reads a job or rows file as UTF-8 only if it is a regular file under
+ * Reads a job or rows file's bytes only if it is a regular file under
  * `maxBytes`. Opened non-blocking so a FIFO never hangs the open; `fstat` of
  * the opened descriptor, so the file checked is the file read. Errors from
  * `open` (ENOENT, EACCES) are thrown as they are; refusals as
  * {@link InputFileRefused} with a message to follow the file's name.
  */
-export function readRegularFile(path: string, kind: string, maxBytes: number): string {
+export function readRegularFile(path: string, kind: string, maxBytes: number): Buffer {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const problem = notReadable(fd, kind, maxBytes);
     if (problem) throw new InputFileRefused(problem);
-    return readFileSync(fd, 'utf8');
+    return readFileSync(fd);
   } finally {
     closeSync(fd);
   }

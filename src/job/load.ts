@@ -26,7 +26,15 @@ import { outputGuardIssues } from './output-guard.js';
 import { NOTHING_REFUSED, type Refused, salvageJobFile } from './salvage.js';
 import { type JobFile, JobFileSchema } from './schema.js';
 import { issueAt, type JobSource, type KeyPath, parseJobYaml } from './source-map.js';
-import type { InfluencerRef, LoadedInfluencer, LoadedJob, LoadedStep, UploadSet } from './types.js';
+import { decodeText, TextDecodeProblem } from './text-encoding.js';
+import type {
+  InfluencerRef,
+  LoadedInfluencer,
+  LoadedJob,
+  LoadedStep,
+  RowsFormat,
+  UploadSet,
+} from './types.js';
 import { zodIssuesToJobIssues } from './zod-issues.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -80,8 +88,25 @@ export function readJob(path: string, options: LoadOptions = {}): JobReading {
   const limits = jobLimits(options.limits);
   let text: string;
   try {
-    text = readRegularFile(file, 'job file', limits.maxJobFileBytes);
+    text = jobText(readRegularFile(file, 'job file', limits.maxJobFileBytes));
   } catch (error) {
+    if (error instanceof TextDecodeProblem) {
+      const fix = error.looksUtf16
+        ? 'save it as UTF-8'
+        : 'save it as UTF-8 (YAML is UTF-8 or UTF-16 with a byte-order mark)';
+      return {
+        issues: [
+          {
+            file: display,
+            line: error.line,
+            col: error.col,
+            path: '',
+            message: `job file: ${error.reason}: ${fix}`,
+            severity: 'error',
+          },
+        ],
+      };
+    }
     const code = (error as NodeJS.ErrnoException).code;
     const why =
       error instanceof InputFileRefused
@@ -96,6 +121,27 @@ export function readJob(path: string, options: LoadOptions = {}): JobReading {
     };
   }
   return readJobText(text, file, display, options);
+}
+
+/**
+ * A job file's text: UTF-8, or UTF-16 with a byte-order mark (what Windows
+ * editors save as "Unicode"). A UTF-8 BOM stays in the text, as it always
+ * did, so a file's `textHash` is unchanged by its reading.
+ */
+function jobText(bytes: Buffer): string {
+  const text = decodeText(bytes);
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? `\uFEFF${text}` : text;
+}
+
+/** The step's `encoding:`/`delimiter:`/`sheet:`, when it has any. */
+function rowsFormatOf(step: Pick<RowsFormat, keyof RowsFormat>): { rowsFormat?: RowsFormat } {
+  const { encoding, delimiter, sheet } = step;
+  const format = {
+    ...(encoding !== undefined ? { encoding } : {}),
+    ...(delimiter !== undefined ? { delimiter } : {}),
+    ...(sheet !== undefined ? { sheet } : {}),
+  };
+  return Object.keys(format).length > 0 ? { rowsFormat: format } : {};
 }
 
 function readJobText(
@@ -182,6 +228,7 @@ function normalise(
       retrySafetyBlocked: step.retrySafetyBlocked,
       filename: step.filename,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...rowsFormatOf(step),
     };
   });
   return {
@@ -190,6 +237,8 @@ function normalise(
     textHash: sha256Hex(text),
     name: spec.name,
     ...(spec.budget !== undefined ? { budget: spec.budget } : {}),
+    allOrNothing: spec.allOrNothing ?? false,
+    ...(spec.trainingEstimate !== undefined ? { trainingEstimate: spec.trainingEstimate } : {}),
     tags: spec.tags ?? {},
     output: resolve(dir, spec.output ?? `out/${spec.name}`),
     notify: notifyTargetsOf(spec.notify),

@@ -1,11 +1,15 @@
 /**
- * Reads a step's `rows:` file (CSV with a header row, or JSONL) into one set
- * of template values per row, keeping each row's line for messages.
+ * Reads a step's `rows:` file (CSV/TSV with a header row, JSONL, or an
+ * `.xlsx` sheet) into one set of template values per row, keeping each row's
+ * line for messages.
  */
+import { extname } from 'node:path';
 import { EXIT, IbatchError } from '../shared/index.js';
-import { CsvSyntaxError, forEachCsvRow } from './csv.js';
+import { type CsvRecord, CsvSyntaxError, detectDelimiter, forEachCsvRow } from './csv.js';
 import { DEFAULT_JOB_LIMITS, formatCount, InputFileRefused, readRegularFile } from './limits.js';
-import type { TemplateValue } from './types.js';
+import { decodeText, TextDecodeProblem } from './text-encoding.js';
+import type { RowsFormat, TemplateValue } from './types.js';
+import { readXlsxTable, XlsxProblem } from './xlsx.js';
 
 export interface Row {
   /** 1-based line of the row in its file. */
@@ -37,16 +41,73 @@ export interface RowsCeilings {
   readonly maxRows?: number;
 }
 
+type RowsKind = 'delimited' | 'jsonl' | 'sheet';
+
+/** The rows file extensions, by kind. */
+const KINDS: Readonly<Record<string, RowsKind>> = {
+  '.csv': 'delimited',
+  '.tsv': 'delimited',
+  // Excel's "Unicode Text" is a tab-separated UTF-16 file named `.txt`.
+  '.txt': 'delimited',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+  '.xlsx': 'sheet',
+};
+
+function kindOf(path: string): RowsKind {
+  return KINDS[extname(path).toLowerCase()] ?? 'jsonl';
+}
+
+/**
+ * The step's format keys that do not fit its rows file, with why (each is
+ * reported at its own key): `delimiter` is for text tables, `sheet` for
+ * workbooks, `encoding` for text files.
+ */
+export function rowsFormatProblems(
+  rows: string | undefined,
+  format: RowsFormat,
+): { key: keyof RowsFormat; message: string }[] {
+  const kind = rows === undefined ? undefined : kindOf(rows);
+  const problems: { key: keyof RowsFormat; message: string }[] = [];
+  const need = (key: keyof RowsFormat, fits: boolean, what: string) => {
+    if (format[key] !== undefined && !fits)
+      problems.push({
+        key,
+        message:
+          kind === undefined ? `\`${key}:\` needs \`rows:\`` : `\`${key}:\` applies to ${what}`,
+      });
+  };
+  need(
+    'encoding',
+    kind !== undefined && kind !== 'sheet',
+    'text rows files (.csv, .tsv, .txt, .jsonl), not .xlsx',
+  );
+  need('delimiter', kind === 'delimited', '.csv, .tsv and .txt rows files');
+  need('sheet', kind === 'sheet', '.xlsx rows files');
+  return problems;
+}
+
+/** What a pass over the rows reads: the text (parsed again each pass) or a sheet's cells. */
+type Source =
+  | { readonly kind: 'delimited'; readonly text: string; readonly delimiter: string }
+  | { readonly kind: 'jsonl'; readonly text: string }
+  | {
+      readonly kind: 'sheet';
+      readonly header: readonly string[];
+      readonly records: readonly CsvRecord[];
+    };
+
 /**
  * A rows file read and checked whole (every row, so a mistake anywhere is
  * found before any item is made), its rows made again on each `forEach`
  * rather than held: a 100,000-row file's rows were about 24 MB for as long
- * as its step expanded. The text read once is what every pass parses.
+ * as its step expanded. The text read once is what every pass parses (a
+ * workbook's cells are held instead: unzipping it again on each pass would
+ * cost more than they do).
  */
 export class RowsFile {
   private constructor(
-    private readonly text: string,
-    private readonly jsonl: boolean,
+    private readonly source: Source,
     private readonly displayName: string,
     /** The first row's value names (its columns). */
     readonly columns: readonly string[],
@@ -57,11 +118,16 @@ export class RowsFile {
    * file's line. Only a regular file of at most `maxBytes` is read (no FIFO,
    * no /dev/zero).
    */
-  static open(path: string, displayName: string, ceilings: RowsCeilings = {}): RowsFile {
+  static open(
+    path: string,
+    displayName: string,
+    ceilings: RowsCeilings = {},
+    format: RowsFormat = {},
+  ): RowsFile {
     const maxBytes = ceilings.maxBytes ?? DEFAULT_JOB_LIMITS.maxRowsFileBytes;
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readRegularFile(path, 'rows file', maxBytes);
+      bytes = readRegularFile(path, 'rows file', maxBytes);
     } catch (error) {
       if (error instanceof InputFileRefused)
         throw new RowsFileError(`rows file ${displayName} ${error.message}`);
@@ -72,21 +138,21 @@ export class RowsFile {
           : `cannot read rows file ${displayName} (${code})`,
       );
     }
-    const jsonl = !/\.csv$/i.test(path);
+    const source = sourceOf(path, bytes, displayName, format, maxBytes);
     const maxRows = ceilings.maxRows ?? Number.POSITIVE_INFINITY;
     let count = 0;
     let columns: readonly string[] = [];
-    eachRow(text, jsonl, displayName, (row) => {
+    eachRow(source, displayName, (row) => {
       if (count >= maxRows) throw new TooManyRowsError(displayName, maxRows);
       if (count === 0) columns = Object.keys(row.vars);
       count++;
     });
-    return new RowsFile(text, jsonl, displayName, columns);
+    return new RowsFile(source, displayName, columns);
   }
 
   /** Each row, in file order (parsed again: the file was checked whole by `open`). */
   forEach(onRow: (row: Row) => void): void {
-    eachRow(this.text, this.jsonl, this.displayName, onRow);
+    eachRow(this.source, this.displayName, onRow);
   }
 }
 
@@ -94,35 +160,104 @@ export class RowsFile {
  * Reads rows into an array (see `RowsFile.open`); throws `RowsFileError`
  * with a message naming the file's line.
  */
-export function readRows(path: string, displayName: string, ceilings: RowsCeilings = {}): Row[] {
+export function readRows(
+  path: string,
+  displayName: string,
+  ceilings: RowsCeilings = {},
+  format: RowsFormat = {},
+): Row[] {
   const rows: Row[] = [];
-  RowsFile.open(path, displayName, ceilings).forEach((row) => {
+  RowsFile.open(path, displayName, ceilings, format).forEach((row) => {
     rows.push(row);
   });
   return rows;
 }
 
-function eachRow(
+function sourceOf(
+  path: string,
+  bytes: Buffer,
+  displayName: string,
+  format: RowsFormat,
+  maxBytes: number,
+): Source {
+  const kind = kindOf(path);
+  if (kind === 'sheet') return sheetSource(bytes, displayName, format.sheet, maxBytes);
+  let text: string;
+  try {
+    text = decodeText(bytes, format.encoding);
+  } catch (error) {
+    if (error instanceof TextDecodeProblem)
+      throw new RowsFileError(`${displayName} ${error.message}: ${decodeFix(error, format)}`);
+    throw error;
+  }
+  if (kind === 'jsonl') return { kind, text };
+  const delimiter =
+    format.delimiter === undefined
+      ? detectDelimiter(text, /\.tsv$/i.test(path) ? '\t' : ',')
+      : format.delimiter === 'tab'
+        ? '\t'
+        : format.delimiter;
+  return { kind, text, delimiter };
+}
+
+/** What to do about bytes that did not decode. */
+function decodeFix(problem: TextDecodeProblem, format: RowsFormat): string {
+  if (problem.looksUtf16)
+    return 'set `encoding: utf-16le` (or `utf-16be`) on the step, or save the file as "CSV UTF-8"';
+  if (format.encoding !== undefined) return "check the step's `encoding:`";
+  return 'if a spreadsheet on Windows saved it, set `encoding: windows-1252` on the step, or save the file as "CSV UTF-8"';
+}
+
+/** A workbook sheet as a header and records, checked like a CSV file's. */
+function sheetSource(
+  bytes: Buffer,
+  displayName: string,
+  sheet: string | undefined,
+  maxBytes: number,
+): Source {
+  try {
+    return { kind: 'sheet', ...readXlsxTable(bytes, sheet, maxBytes) };
+  } catch (error) {
+    if (error instanceof XlsxProblem) throw new RowsFileError(`${displayName} ${error.message}`);
+    throw error;
+  }
+}
+
+function eachRow(source: Source, displayName: string, onRow: (row: Row) => void): void {
+  if (source.kind === 'jsonl') jsonlRows(source.text, displayName, onRow);
+  else if (source.kind === 'delimited') csvRows(source.text, source.delimiter, displayName, onRow);
+  else {
+    for (const record of source.records)
+      onRow({ line: record.line, vars: varsOf(source.header, record) });
+    if (source.records.length === 0)
+      throw new RowsFileError(`${displayName} has a header but no rows`);
+  }
+}
+
+function varsOf(header: readonly string[], record: CsvRecord): Record<string, TemplateValue> {
+  const vars: Record<string, TemplateValue> = {};
+  header.forEach((name, i) => {
+    vars[name] = record.fields[i] ?? '';
+  });
+  return vars;
+}
+
+function csvRows(
   text: string,
-  jsonl: boolean,
+  delimiter: string,
   displayName: string,
   onRow: (row: Row) => void,
 ): void {
-  if (jsonl) jsonlRows(text, displayName, onRow);
-  else csvRows(text, displayName, onRow);
-}
-
-function csvRows(text: string, displayName: string, onRow: (row: Row) => void): void {
   let count = 0;
   try {
-    forEachCsvRow(text, (record, header) => {
-      const vars: Record<string, TemplateValue> = {};
-      header.forEach((name, i) => {
-        vars[name] = record.fields[i] ?? '';
-      });
-      count++;
-      onRow({ line: record.line, vars });
-    });
+    forEachCsvRow(
+      text,
+      (record, header) => {
+        count++;
+        onRow({ line: record.line, vars: varsOf(header, record) });
+      },
+      delimiter,
+    );
   } catch (error) {
     if (error instanceof CsvSyntaxError) throw new RowsFileError(`${displayName} ${error.message}`);
     throw error;

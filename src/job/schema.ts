@@ -8,6 +8,7 @@ import { LIMITS } from '../contract/index.js';
 import { s3UrlProblem } from '../deliver/index.js';
 import { NOTIFY_FORMATS, notifyUrlProblem } from '../notify/index.js';
 import { DEFAULT_OUTPUT_TEMPLATE } from '../outputs/index.js';
+import { isKnownEncoding } from './text-encoding.js';
 
 /** Ids used in keys, file names and idempotency keys: keep them plain. */
 export const SlugSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, {
@@ -99,9 +100,13 @@ export const StepSchema = z
     matrix: MatrixSchema.optional(),
     rows: z
       .string()
-      .regex(/\.(csv|jsonl|ndjson)$/i, { message: 'must name a .csv, .jsonl or .ndjson file' })
+      .regex(/\.(csv|tsv|txt|jsonl|ndjson|xlsx)$/i, {
+        message: 'must name a .csv, .tsv, .txt, .jsonl, .ndjson or .xlsx file',
+      })
       .optional()
-      .describe('CSV (header row) or JSONL file: one item per row, columns are template variables'),
+      .describe(
+        'CSV/TSV (header row), JSONL or .xlsx file: one item per row, columns are template variables',
+      ),
     from: z
       .union([SlugSchema, FromPickSchema])
       .optional()
@@ -130,6 +135,23 @@ export const StepSchema = z
     timeout: DurationSchema.optional().describe(
       'Deadline for a generation to become terminal, e.g. "30m"',
     ),
+    encoding: z
+      .string()
+      .refine(isKnownEncoding, { message: 'is not an encoding Node can read (e.g. windows-1252)' })
+      .optional()
+      .describe(
+        'Encoding of a text rows file without a byte-order mark, e.g. windows-1252 (default UTF-8)',
+      ),
+    delimiter: z
+      .string()
+      .regex(/^(tab|[^"\r\n])$/, { message: 'must be one character (not a quote), or `tab`' })
+      .optional()
+      .describe('Delimiter of a .csv/.tsv/.txt rows file (default: detected from `,` `;` tab)'),
+    sheet: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The sheet of an .xlsx rows file (default: the first)'),
   })
   .describe('A bulk generation step');
 
@@ -237,7 +259,22 @@ export const JobFileSchema = z
   .strictObject({
     version: z.literal(1, { message: 'must be 1 (the only job file version)' }),
     name: SlugSchema.describe('Job identity, part of every idempotency key'),
-    budget: z.number().min(0).optional().describe('Most credits one run may spend'),
+    budget: z
+      .number()
+      .min(0)
+      .optional()
+      .describe('Most credits the job may commit over all its runs on one service'),
+    allOrNothing: z
+      .boolean()
+      .optional()
+      .describe(
+        'Start a run only when its planned total fits the budget left, --max-spend and the balance',
+      ),
+    trainingEstimate: z
+      .number()
+      .positive()
+      .optional()
+      .describe('Credits to assume for one training until this account has been charged for one'),
     tags: TagsSchema.optional(),
     output: z
       .string()

@@ -60,12 +60,51 @@ export interface Located {
   readonly length: number;
 }
 
+export interface LocateOptions {
+  /** Locate the last segment's key instead of its value (unknown keys, a field missing from a map). */
+  readonly key?: boolean;
+  /**
+   * A part of the value to point at: the first match of this pattern's
+   * group 1 in the value's source text (flag `d`, not `g`). The source
+   * text is searched, not the parsed value, so quotes, escapes and block
+   * scalars keep their columns; no match points at the whole value.
+   */
+  readonly within?: RegExp;
+}
+
 /**
  * The position of the node at `path`, or of its nearest existing ancestor
  * (a missing key is reported where its map is). With `key: true` the last
  * segment's key is located instead of its value (for unknown keys).
  */
-export function locate(source: JobSource, path: KeyPath, options: { key?: boolean } = {}): Located {
+export function locate(source: JobSource, path: KeyPath, options: LocateOptions = {}): Located {
+  const found = locateNode(source, path, options);
+  const part =
+    options.within && found.reached ? partOf(source.text, found.range, options.within) : undefined;
+  const start = part?.[0] ?? found.range?.[0] ?? 0;
+  const end = part?.[1] ?? found.range?.[1] ?? start + 1;
+  const { line, col } = source.lineCounter.linePos(start);
+  return { line, col, length: Math.max(1, end - start) };
+}
+
+/** Where group 1 of `pattern` (a `d`, non-`g` pattern) first matches inside `range` of `text`. */
+function partOf(
+  text: string,
+  range: readonly number[] | undefined,
+  pattern: RegExp,
+): readonly [number, number] | undefined {
+  const [start, end] = range ?? [];
+  if (start === undefined || end === undefined) return undefined;
+  const group = pattern.exec(text.slice(start, end))?.indices?.[1];
+  return group ? [start + group[0], start + group[1]] : undefined;
+}
+
+/** The range of the node at `path` (or its nearest ancestor), and whether `path` was reached. */
+function locateNode(
+  source: JobSource,
+  path: KeyPath,
+  options: LocateOptions,
+): { range: readonly number[] | undefined; reached: boolean } {
   let node: unknown = source.doc.contents;
   let range: readonly number[] | undefined = rangeOf(node);
   for (let i = 0; i < path.length; i++) {
@@ -75,27 +114,21 @@ export function locate(source: JobSource, path: KeyPath, options: { key?: boolea
       const pair = node.items.find(
         (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment),
       );
-      if (!pair) break;
-      if (last && options.key) {
-        range = rangeOf(pair.key) ?? range;
-        break;
-      }
+      if (!pair) return { range, reached: false };
+      if (last && options.key) return { range: rangeOf(pair.key) ?? range, reached: true };
       // A key with an empty value (`input:`) has no value node: point at the key.
       node = pair.value;
       range = rangeOf(pair.value) ?? rangeOf(pair.key) ?? range;
     } else if (isSeq(node) && typeof segment === 'number') {
       const item = node.items[segment];
-      if (item === undefined) break;
+      if (item === undefined) return { range, reached: false };
       node = item;
       range = rangeOf(item) ?? range;
     } else {
-      break;
+      return { range, reached: false };
     }
   }
-  const start = range?.[0] ?? 0;
-  const end = range?.[1] ?? start + 1;
-  const { line, col } = source.lineCounter.linePos(start);
-  return { line, col, length: Math.max(1, end - start) };
+  return { range, reached: true };
 }
 
 function rangeOf(node: unknown): readonly number[] | undefined {
@@ -122,7 +155,7 @@ export function issueAt(
   source: JobSource,
   path: KeyPath,
   message: string,
-  options: { key?: boolean; severity?: 'error' | 'warning' } = {},
+  options: LocateOptions & { severity?: 'error' | 'warning' } = {},
 ): JobIssue {
   const { line, col, length } = locate(source, path, options);
   return {
@@ -141,7 +174,7 @@ export function jobIssueAt(
   job: { readonly source: JobSource },
   path: KeyPath,
   message: string,
-  options: { key?: boolean; severity?: 'error' | 'warning' } = {},
+  options: LocateOptions & { severity?: 'error' | 'warning' } = {},
 ): JobIssue {
   return issueAt(job.source, path, message, options);
 }

@@ -4,10 +4,19 @@
  * number); otherwise values are interpolated as text. The input is compiled
  * once per step and rendered per item, so 10,000 items stay cheap.
  */
+import { escapeRegExp } from '../shared/index.js';
 import type { TemplateValue, TemplateVars } from './types.js';
 
 const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const WHOLE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
+
+/**
+ * Where `{{ name }}` is written in a value's source text: group 1 is the
+ * name itself (for a caret under it, see `LocateOptions.within`).
+ */
+export function templateVariablePattern(name: string): RegExp {
+  return new RegExp(`\\{\\{\\s*(${escapeRegExp(name)})\\s*\\}\\}`, 'd');
+}
 
 export type ValuePath = readonly (string | number)[];
 

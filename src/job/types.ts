@@ -32,6 +32,16 @@ export type InfluencerRef =
   | { readonly id: string }
   | { readonly username: string };
 
+/** How a step says its rows file is written (`encoding:`, `delimiter:`, `sheet:`). */
+export interface RowsFormat {
+  /** Text encoding when the file has no byte-order mark (default UTF-8). */
+  readonly encoding?: string;
+  /** `,` `;` a tab (`tab` or `"\t"`) or another single character; detected when absent. */
+  readonly delimiter?: string;
+  /** `.xlsx`: the sheet read (default the first). */
+  readonly sheet?: string;
+}
+
 export interface LoadedStep {
   readonly id: string;
   /** Index in `generations` (for messages: `generations[i]`). */
@@ -58,6 +68,8 @@ export interface LoadedStep {
   readonly filename: string;
   /** Deadline for a generation to become terminal, in ms. */
   readonly timeoutMs?: number;
+  /** How the rows file is written (`encoding:`, `delimiter:`, `sheet:`), as given. */
+  readonly rowsFormat?: RowsFormat;
 }
 
 export interface LoadedJob {
@@ -69,6 +81,10 @@ export interface LoadedJob {
   readonly textHash: string;
   readonly name: string;
   readonly budget?: number;
+  /** `allOrNothing:`: a run starts only when the plan's total fits (docs/run.md). */
+  readonly allOrNothing: boolean;
+  /** `trainingEstimate:`: credits of one training until the account's first training charge is known. */
+  readonly trainingEstimate?: number;
   /** `tags:` (name -> text), empty when the job has none: recorded on each run for `ibatch costs`. */
   readonly tags: Readonly<Record<string, string>>;
   /** Absolute output directory (default `out/<name>` beside the job file). */

@@ -4,9 +4,10 @@
  * `prompt`?)" rather than "Unrecognized key").
  */
 import type { z } from 'zod';
+import { NOTIFY_FORMATS } from '../notify/index.js';
 import type { JobIssue } from './issues.js';
 import { INFLUENCER_KEYS, JOB_KEYS, STEP_KEYS } from './schema.js';
-import { issueAt, type JobSource, type KeyPath } from './source-map.js';
+import { formatPath, issueAt, type JobSource, type KeyPath } from './source-map.js';
 
 export function zodIssuesToJobIssues(
   source: JobSource,
@@ -14,15 +15,23 @@ export function zodIssuesToJobIssues(
   value: unknown,
 ): JobIssue[] {
   const out: JobIssue[] = [];
+  const guessed = misspeltKeys(issues);
   for (const issue of issues) {
     const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    // A misspelt required key is one mistake, reported at the misspelling.
+    if (
+      issue.code === 'invalid_type' &&
+      valueAt(value, path) === undefined &&
+      guessed.has(formatPath(path))
+    )
+      continue;
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         out.push(issueAt(source, [...path, key], unknownKeyMessage(path, key), { key: true }));
       }
       continue;
     }
-    const picked = issue.code === 'invalid_union' ? mappingBranch(issue, value, path) : undefined;
+    const picked = issue.code === 'invalid_union' ? shapeBranch(issue, value, path) : undefined;
     if (picked) {
       out.push(...zodIssuesToJobIssues(source, picked, value));
       continue;
@@ -32,23 +41,40 @@ export function zodIssuesToJobIssues(
   return out;
 }
 
+/** The keys that unknown keys are taken for (`nme` for `name`), as paths. */
+function misspeltKeys(issues: readonly z.core.$ZodIssue[]): ReadonlySet<string> {
+  const guessed = new Set<string>();
+  for (const issue of issues) {
+    if (issue.code !== 'unrecognized_keys') continue;
+    const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    for (const key of issue.keys) {
+      const guess = closest(key, knownKeysAt(path));
+      if (guess) guessed.add(formatPath([...path, guess]));
+    }
+  }
+  return guessed;
+}
+
 /**
- * `from:` is a step id or a `{ step, pick }` mapping: for a mapping, the
- * mapping branch's own issues (a misspelt `pick`, a bad entry) at their keys
+ * A value that may be written two ways (`from:` a step id or `{ step, pick }`,
+ * `notify:` a URL or a list of entries, each a URL or `{ url, format }`):
+ * when the value is a mapping or a list, the issues of the one way of that
+ * shape, at their own keys (a misspelt `pick`, a `format` that is not one),
  * say more than "invalid value".
  */
-function mappingBranch(
+function shapeBranch(
   issue: z.core.$ZodIssueInvalidUnion,
   value: unknown,
   path: KeyPath,
 ): z.core.$ZodIssue[] | undefined {
   const actual = valueAt(value, path);
-  if (path[path.length - 1] !== 'from' || actual === null || typeof actual !== 'object')
-    return undefined;
-  const branch = issue.errors.find(
+  if (actual === null || typeof actual !== 'object') return undefined;
+  const fitting = issue.errors.filter(
     (errors) => !errors.some((e) => e.code === 'invalid_type' && e.path.length === 0),
   );
-  return branch?.map((e) => ({ ...e, path: [...path, ...e.path] }));
+  return fitting.length === 1
+    ? fitting[0]?.map((e) => ({ ...e, path: [...path, ...e.path] }))
+    : undefined;
 }
 
 function describe(issue: z.core.$ZodIssue, actual: unknown, path: KeyPath): string {
@@ -64,6 +90,10 @@ function describe(issue: z.core.$ZodIssue, actual: unknown, path: KeyPath): stri
         return `must be a step id, or a mapping \`{ step: <id>, pick: [...] }\`, got ${show(actual)}`;
       if (last === 'images')
         return `must be an upload set id or a list of 1-20 asset URLs, got ${show(actual)}`;
+      if (last === 'notify')
+        return `must be an http(s) URL or a list of them (each a URL or \`{ url: URL, format: ${NOTIFY_FORMATS.join('|')} }\`), got ${show(actual)}`;
+      if (path[0] === 'notify')
+        return `must be an http(s) URL or a mapping \`{ url: URL, format: ${NOTIFY_FORMATS.join('|')} }\`, got ${show(actual)}`;
       return `invalid value ${show(actual)}`;
     case 'too_small':
       if (issue.origin === 'array')

@@ -20,6 +20,7 @@ export type { AddItemsResult, NewItem } from './ops/add-items.js';
 export type { NewOutput } from './ops/add-outputs.js';
 export type { AdoptedItem, AdoptRunInput } from './ops/adopt-run.js';
 export type { NewAsset } from './ops/assets.js';
+export type { BudgetedJob, BudgetStanding } from './ops/budget-standing.js';
 export type {
   CostBreakdown,
   CostFigures,

@@ -15,6 +15,7 @@ import type { AddItemsResult, NewItem } from './ops/add-items.js';
 import type { NewOutput } from './ops/add-outputs.js';
 import type { AdoptRunInput } from './ops/adopt-run.js';
 import type { NewAsset } from './ops/assets.js';
+import type { BudgetedJob } from './ops/budget-standing.js';
 import type { CostQuery } from './ops/costs.js';
 import type { CreateRunInput } from './ops/create-run.js';
 import type { DeliveryTarget, DeliveryUpdate } from './ops/deliveries.js';
@@ -118,6 +119,10 @@ export class Journal {
   /** The latest record of each of the job's items on a service (the desired-state comparison). */
   latestItems(jobName: string, service: string, held?: HeldStrings) {
     return this.#guard(() => ops.latestItems(this.#j, jobName, service, held));
+  }
+  /** Whether the job has an item of a step other than `exceptStep` on a service. */
+  hasJobItems(jobName: string, service: string, exceptStep: string) {
+    return this.#guard(() => ops.hasJobItems(this.#j, jobName, service, exceptStep));
   }
   /** Each record of the job's items on a service as (key, request hash). */
   eachItemRequestHash(
@@ -255,9 +260,9 @@ export class Journal {
   spendSummary(runId: string) {
     return this.#guard(() => ops.spendSummary(this.#j, runId));
   }
-  /** Spend of every run of a job on one service base URL: what its `budget` caps. */
-  jobSpend(jobName: string, service: string | null) {
-    return this.#guard(() => ops.jobSpend(this.#j, jobName, service));
+  /** Where a job stands against its `budget` over all its runs on one service base URL (the one home of "budget left"). */
+  budgetStanding(job: BudgetedJob, service: string | null) {
+    return this.#guard(() => ops.budgetStanding(this.#j, job, service));
   }
   /** Spend by job, step, tag or UTC day, from the charged attempts (`ibatch costs`). */
   costBreakdown(query: CostQuery) {

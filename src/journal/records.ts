@@ -128,6 +128,12 @@ export function serviceOfRun(run: Pick<RunRecord, 'options'>): string {
   return typeof service === 'string' ? service : '';
 }
 
+/** The service and account a run spent on (its options' `scope`: assets and trainings are reused per scope); '' when not recorded. */
+export function scopeOfRun(run: Pick<RunRecord, 'options'>): string {
+  const scope = (run.options as { scope?: unknown } | null)?.scope;
+  return typeof scope === 'string' ? scope : '';
+}
+
 export const itemRecordSchema = z.object({
   runId: z.string(),
   itemKey: z.string(),

@@ -32,7 +32,9 @@ export {
 export {
   DEFAULT_OUTPUT_TEMPLATE,
   type OutputNameValues,
+  outputTemplateCheck,
   outputTemplateProblem,
+  placeholderPattern,
   planOutputFile,
   renderOutputPath,
   resolveInside,

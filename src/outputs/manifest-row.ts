@@ -61,6 +61,15 @@ export const ManifestRowSchema = z.strictObject({
   reviewedAt: z.string().optional(),
   /** The reviewer's note. */
   note: z.string().optional(),
+  /**
+   * For an output made with a job-local influencer: its id in the job file,
+   * the service's influencerId it was made with, and the identity of that
+   * training's configuration. What adopting a lost journal needs to reuse
+   * the influencer instead of training it again (docs/outputs.md).
+   */
+  influencer: z.string().optional(),
+  influencerId: z.string().optional(),
+  influencerConfig: z.string().optional(),
 });
 export type ManifestRow = z.infer<typeof ManifestRowSchema>;
 

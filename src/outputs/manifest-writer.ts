@@ -271,21 +271,28 @@ function renderManifestCsv(rows: readonly ManifestRow[]): string {
 /**
  * Reads `manifest.jsonl` of `outputDir` (a megabyte at a time), keeping the
  * rows `keep` accepts (all by default). Lines that do not parse or validate
- * (a line torn by a crash mid-write) are skipped; duplicate keys keep the last.
+ * (a line torn by a crash mid-write) are skipped, each told to `onSkipped`
+ * by its 1-based line number; duplicate keys keep the last.
  */
 export function readManifest(
   outputDir: string,
   keep: (row: ManifestRow) => boolean = () => true,
+  onSkipped?: (line: number) => void,
 ): ManifestRow[] {
   const byKey = new Map<string, ManifestRow>();
+  let number = 0;
   for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
+    number += 1;
     if (line.trim() === '') continue;
+    let row: ManifestRow;
     try {
-      const row = ManifestRowSchema.parse(JSON.parse(line));
-      if (keep(row)) byKey.set(manifestRowKey(row), row);
+      row = ManifestRowSchema.parse(JSON.parse(line));
     } catch {
       // torn or foreign line: the journal can rebuild it with `rewrite`
+      onSkipped?.(number);
+      continue;
     }
+    if (keep(row)) byKey.set(manifestRowKey(row), row);
   }
   return [...byKey.values()];
 }

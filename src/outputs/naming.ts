@@ -7,6 +7,7 @@
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { escapeRegExp } from '../shared/index.js';
 import { OutputTemplateError, PathEscapeError } from './errors.js';
 import { readableSegment, sanitizeSegment } from './sanitize.js';
 
@@ -74,17 +75,32 @@ export function outputTemplateProblem(
   template: string,
   varNames: Iterable<string> = [],
 ): string | undefined {
+  return outputTemplateCheck(template, varNames)?.problem;
+}
+
+/** `outputTemplateProblem`, with the unknown placeholder's name when that is the problem. */
+export function outputTemplateCheck(
+  template: string,
+  varNames: Iterable<string> = [],
+): { readonly problem: string; readonly placeholder?: string } | undefined {
   const parsed = parseTemplate(template);
-  if ('problem' in parsed) return parsed.problem;
+  if ('problem' in parsed) return parsed;
   const vars = new Set(varNames);
   const unknown = parsed.names.find(
     (name) => !vars.has(name) && !(TEMPLATE_FIELDS as readonly string[]).includes(name),
   );
   if (unknown === undefined) return undefined;
-  return (
-    `output template "${template}" uses unknown placeholder {${unknown}}; ` +
-    `use ${TEMPLATE_FIELDS.map((f) => `{${f}}`).join(' ')} or a template variable`
-  );
+  return {
+    problem:
+      `output template "${template}" uses unknown placeholder {${unknown}}; ` +
+      `use ${TEMPLATE_FIELDS.map((f) => `{${f}}`).join(' ')} or a template variable`,
+    placeholder: unknown,
+  };
+}
+
+/** Where `{name}` is written in a template's source text: group 1 is the name (for a caret). */
+export function placeholderPattern(name: string): RegExp {
+  return new RegExp(`\\{\\s*(${escapeRegExp(name)})\\s*\\}`, 'd');
 }
 
 /** The placeholder names of a well-formed template, in order; undefined when it is malformed. */

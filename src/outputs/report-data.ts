@@ -55,9 +55,17 @@ export const ReportDataSchema = z.strictObject({
    * the report's totals are these figures, not sums of the rows.
    */
   spend: z.strictObject({ charged: z.number(), refunded: z.number(), net: z.number() }).optional(),
-  /** What every run of the job spent together (the journal's sums, `ibatch costs JOB`). */
+  /**
+   * What every run of the job on this service spent together and what is left
+   * of its budget (the journal's `budgetStanding`; null: no budget).
+   */
   jobSpend: z
-    .strictObject({ charged: z.number(), refunded: z.number(), net: z.number() })
+    .strictObject({
+      charged: z.number(),
+      refunded: z.number(),
+      net: z.number(),
+      remaining: z.number().nullable().optional(),
+    })
     .optional(),
   /** The manifest rows: outputs (with `file`) and failures (with `error`). */
   rows: z.array(ManifestRowSchema),

@@ -205,7 +205,7 @@ function totalCards(costs: CostSummary): RawHtml {
 /** The job's tags and what all its runs spent (what `ibatch costs` bills). */
 function tagLine(
   tags: Readonly<Record<string, string>>,
-  jobSpend: { charged: number; refunded: number; net: number } | undefined,
+  jobSpend: ReportData['jobSpend'],
 ): RawHtml | '' {
   const names = Object.keys(tags);
   if (names.length === 0 && !jobSpend) return '';
@@ -213,9 +213,13 @@ function tagLine(
     (name) => html`<span class="badge" data-tag="${name}">${name}: ${tags[name] ?? ''}</span>`,
   )}${
     jobSpend
-      ? html`<span>all runs of this job on this service: <b data-job-net>${credits(jobSpend.net)}</b> net (${credits(
+      ? html`<span>all runs of this job on this service: <b data-job-net>${credits(jobSpend.net)}</b> net (<span data-job-charged>${credits(
           jobSpend.charged,
-        )} charged, ${credits(jobSpend.refunded)} refunded)</span>`
+        )}</span> charged, <span data-job-refunded>${credits(jobSpend.refunded)}</span> refunded)${
+          jobSpend.remaining === undefined || jobSpend.remaining === null
+            ? ''
+            : html`; <span data-job-remaining>${credits(jobSpend.remaining)}</span> of the budget left`
+        }</span>`
       : ''
   }</div>`;
 }

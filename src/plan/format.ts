@@ -1,6 +1,6 @@
 /** How a plan is shown: a table for people, one JSON document for scripts. */
-import { TRAINING_PRICE_FALLBACK } from '../contract/index.js';
 import type { Plan } from './plan.js';
+import { TRAINING_ESTIMATE_ENV, trainingPriceText } from './training-price.js';
 
 /** The `--json` document of the public CLI interface (plus a few extra properties). */
 export function planJson(plan: Plan): Record<string, unknown> {
@@ -15,6 +15,11 @@ export function planJson(plan: Plan): Record<string, unknown> {
     maxSpend: plan.maxSpend,
     next: plan.next,
     trainings: plan.trainings,
+    trainingPrice: {
+      credits: plan.trainings.price,
+      estimated: plan.trainings.estimated,
+      source: plan.trainings.priceFrom,
+    },
     steps: plan.steps.map((s) => ({
       id: s.id,
       model: s.modelId,
@@ -91,11 +96,17 @@ export function formatPlan(plan: Plan, jobName: string): string {
   out.push('');
   const t = plan.trainings;
   if (t.count > 0 || t.reused > 0) {
+    const price = { credits: t.price, estimated: t.estimated, source: t.priceFrom };
     out.push(
       `trainings ${t.count} x ${num(t.price)} = ${num(t.cost)}` +
         (t.reused > 0 ? `; ${t.reused} reused (cost 0)` : '') +
-        ` (no preview exists for trainings: last charge on this account, else the published ${num(TRAINING_PRICE_FALLBACK)})`,
+        `; price ${trainingPriceText(price)}`,
     );
+    if (t.estimated)
+      out.push(
+        'note: no preview exists for trainings: their price is an estimate until this',
+        `      account is charged for one (set trainingEstimate: or $${TRAINING_ESTIMATE_ENV})`,
+      );
   }
   out.push(`total     ${num(plan.total)} credits`);
   out.push(`budget    ${budgetLine(plan)}`);
@@ -127,7 +138,8 @@ function budgetLine(plan: Plan): string {
   return `${num(plan.budget)} (${num(plan.remaining ?? plan.budget)} left${spent})`;
 }
 
-function verdictLine(plan: Plan): string {
+/** The verdict as `plan` prints it (`OVER BUDGET: 2108 > budget left 2000`). */
+export function verdictLine(plan: Plan): string {
   const total = num(plan.total);
   const caps: string[] = [];
   if (plan.remaining !== null && plan.total > plan.remaining)

@@ -14,6 +14,7 @@ export {
   verdictCounts,
   type WantedItem,
 } from './desired-state.js';
+export { PlanDoesNotFitError } from './does-not-fit.js';
 export { formatPlan, planJson } from './format.js';
 export {
   type NextRunFacts,
@@ -33,5 +34,13 @@ export {
   quoteRequestOf,
   SOURCE_GENERATION_STAND_IN,
 } from './quote-request.js';
-export { type PreviewClient, priceClassOf, QuoteCache, trainingPrice } from './quotes.js';
+export { type PreviewClient, priceClassOf, QuoteCache } from './quotes.js';
 export { RecordedItems } from './recorded-items.js';
+export {
+  ASSUMED_TRAINING_PRICE,
+  TRAINING_ESTIMATE_ENV,
+  type TrainingEstimates,
+  type TrainingPrice,
+  trainingPrice,
+  trainingPriceText,
+} from './training-price.js';

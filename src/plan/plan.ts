@@ -17,11 +17,13 @@ import {
   type LoadedJob,
   type ModelCatalog,
 } from '../job/index.js';
+import type { BudgetStanding } from '../journal/index.js';
 import { isIbatchError } from '../shared/index.js';
 import { NO_VERDICTS, type VerdictCounts } from './desired-state.js';
 import { type PriceClass, PriceClasses } from './price-classes.js';
 import type { QuoteRequest } from './quote-request.js';
-import { type PreviewClient, QuoteCache, trainingPrice } from './quotes.js';
+import { type PreviewClient, QuoteCache } from './quotes.js';
+import { type TrainingPriceSource, trainingPrice } from './training-price.js';
 
 /** The client calls a plan needs (read-only). */
 export interface QuoteClient extends PreviewClient {
@@ -34,6 +36,13 @@ export interface PlanOptions {
   /** Request budget for quotes. @default the service's 120 per 60 s */
   readonly requests?: RateWindow;
   readonly signal?: AbortSignal;
+  /**
+   * The estimate of a training's price from the environment
+   * (`$IBATCH_TRAINING_ESTIMATE`), used while no training charge on the
+   * account is known and the job sets no `trainingEstimate:`.
+   * @default the job's `trainingEstimate:`, else ASSUMED_TRAINING_PRICE
+   */
+  readonly trainingEstimate?: number;
 }
 
 /**
@@ -52,10 +61,11 @@ export interface NextRunFacts {
   readonly trainings: { readonly count: number; readonly reused: number };
   /** The account's last training charge (the price of one training), if the journal knows it. */
   readonly lastTrainingCharge?: number;
-  /** Credits the job's earlier runs on this account committed (what `budget` already holds). */
-  readonly committed: number;
-  /** Their net (charged - refunded). */
-  readonly spent: number;
+  /**
+   * Where the job stands against its budget after its earlier runs on this
+   * service (the journal's `budgetStanding`); absent: no journal yet.
+   */
+  readonly standing?: BudgetStanding;
   /** `--max-spend`: the most this invocation may commit. */
   readonly maxSpend?: number;
 }
@@ -63,9 +73,11 @@ export interface NextRunFacts {
 export interface PlanTrainings {
   /** Trainings the next run starts. */
   readonly count: number;
-  /** Credits of one: the account's last training charge, else the published fallback. */
+  /** Credits of one (training-price.ts): the account's last training charge, else an estimate. */
   readonly price: number;
-  readonly priceFrom: 'last-charge' | 'published';
+  /** True while no training charge on this account is in the journal. */
+  readonly estimated: boolean;
+  readonly priceFrom: TrainingPriceSource;
   readonly cost: number;
   /** Job-local influencers trained before on this account with this configuration (cost 0). */
   readonly reused: number;
@@ -131,8 +143,16 @@ export async function planJob(
   options: PlanOptions = {},
 ): Promise<Plan> {
   const classes = new PriceClasses(planned.catalog);
-  for (const item of planned.items) classes.add(item);
-  return quotePriceClasses(planned.job, classes, client, options);
+  // A training is made only for a job-local influencer an item uses.
+  const trained = new Set<string>();
+  for (const item of planned.items) {
+    classes.add(item);
+    if (item.influencer && 'jobLocal' in item.influencer) trained.add(item.influencer.jobLocal);
+  }
+  return quotePriceClasses(planned.job, classes, client, {
+    ...options,
+    next: firstRun(classes, trained.size),
+  });
 }
 
 /**
@@ -144,9 +164,9 @@ export async function quotePriceClasses(
   job: LoadedJob,
   classes: PriceClasses,
   client: QuoteClient,
-  options: PlanOptions & { readonly next?: NextRunFacts } = {},
+  options: PlanOptions & { readonly next: NextRunFacts },
 ): Promise<Plan> {
-  const next = options.next ?? firstRun(job, classes);
+  const { next } = options;
   const window = options.requests ?? SERVICE_RATE_LIMITS.requests;
   const queue = new PQueue({
     concurrency: options.concurrency ?? 4,
@@ -183,17 +203,22 @@ export async function quotePriceClasses(
   const steps = job.steps.map((step) =>
     stepPlan(step, classes, next.counts.get(step.id) ?? NO_VERDICTS),
   );
-  const price = trainingPrice(next.lastTrainingCharge);
+  const price = trainingPrice(next.lastTrainingCharge, {
+    job: job.trainingEstimate,
+    environment: options.trainingEstimate,
+  });
   const trainings: PlanTrainings = {
     count: next.trainings.count,
-    price,
-    priceFrom: next.lastTrainingCharge === undefined ? 'published' : 'last-charge',
-    cost: round2(next.trainings.count * price),
+    price: price.credits,
+    estimated: price.estimated,
+    priceFrom: price.source,
+    cost: round2(next.trainings.count * price.credits),
     reused: next.trainings.reused,
   };
   const total = round2(steps.reduce((sum, s) => sum + s.cost, 0) + trainings.cost);
   const credits = await balance;
-  const remaining = job.budget === undefined ? null : round2(job.budget - next.committed);
+  const standing = next.standing ?? nothingSpentYet(job.budget ?? null);
+  const { remaining } = standing;
   const overBudget =
     (remaining !== null && total > remaining) ||
     (next.maxSpend !== undefined && total > next.maxSpend);
@@ -209,9 +234,9 @@ export async function quotePriceClasses(
   const known = new Set(job.steps.map((s) => s.id));
   return {
     total,
-    budget: job.budget ?? null,
+    budget: standing.budget,
     remaining,
-    spent: round2(next.spent),
+    spent: round2(standing.net),
     maxSpend: next.maxSpend ?? null,
     balance: credits,
     quotes: quotes.calls,
@@ -225,8 +250,8 @@ export async function quotePriceClasses(
   };
 }
 
-/** The next run of a job no run has touched: every item is new, every training starts. */
-function firstRun(job: LoadedJob, classes: PriceClasses): NextRunFacts {
+/** The next run of a job no run has touched: every item is new, `trainings` start. */
+function firstRun(classes: PriceClasses, trainings: number): NextRunFacts {
   const counts = new Map<string, VerdictCounts>();
   for (const priceClass of classes.values()) {
     for (const [stepId, n] of priceClass.itemsByStep) {
@@ -238,10 +263,13 @@ function firstRun(job: LoadedJob, classes: PriceClasses): NextRunFacts {
   return {
     kind: 'new',
     counts,
-    trainings: { count: job.influencers.size, reused: 0 },
-    committed: 0,
-    spent: 0,
+    trainings: { count: trainings, reused: 0 },
   };
+}
+
+/** The standing of a job no run has touched: nothing committed, the whole budget left. */
+function nothingSpentYet(budget: number | null): BudgetStanding {
+  return { budget, committed: 0, charged: 0, refunded: 0, reserved: 0, net: 0, remaining: budget };
 }
 
 function stepPlan(

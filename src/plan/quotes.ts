@@ -9,11 +9,7 @@
  * class is quoted as it is (the run's real, resolved request; the plan's
  * request with stand-ins), so the service validates a real request.
  */
-import {
-  type CreditQuote,
-  type GenerationRequest,
-  TRAINING_PRICE_FALLBACK,
-} from '../contract/index.js';
+import type { CreditQuote, GenerationRequest } from '../contract/index.js';
 import { MEDIA_FIELD_TYPES, type ModelCatalog } from '../job/index.js';
 import { canonicalJson } from '../shared/index.js';
 
@@ -107,13 +103,4 @@ export class QuoteCache {
   priceClass(modelId: string, request: GenerationRequest): string {
     return priceClassOf(this.models, modelId, request);
   }
-}
-
-/**
- * The price of one training, the one rule for `plan` and a run's reservation:
- * what the account was last charged for one (the journal knows), else the
- * published fallback (the service has no preview for trainings).
- */
-export function trainingPrice(lastCharged: number | undefined): number {
-  return lastCharged ?? TRAINING_PRICE_FALLBACK;
 }

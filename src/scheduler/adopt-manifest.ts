@@ -1,5 +1,5 @@
 /**
- * A lost journal (issue 12.6, issue 13.2): the journal is missing, or empty
+ * A lost journal: the journal is missing, or empty
  * after its WAL was deleted, or holds no run of this job on this service base
  * URL, but the output folder and its `manifest.jsonl` remain (a CI runner
  * whose cache expired). The items the manifest lists as succeeded, with every
@@ -7,12 +7,22 @@
  * (`adopted-…`), so the desired-state comparison sees them done and nothing
  * already paid for is paid again. Everything else is made by the run as usual.
  *
+ * A job-local influencer the manifest's rows were made with (`influencer`,
+ * `influencerId`, `influencerConfig`) is adopted too, when its configuration
+ * is still the job file's and the account still lists it ready: an item still
+ * to be made with it reuses it instead of paying for a training again.
+ *
+ * One decision for both commands: `readAdoption` decides, reading only;
+ * `run` records it (`recordAdoption`), `plan` quotes the next run as if it
+ * were recorded (adopted-reader.ts). So `plan` after a lost journal quotes
+ * what `run` then charges.
+ *
  * The manifest does not record everything an item's identity covers (only
  * step, model and prompt are compared): an item is adopted as the job file
  * describes it now. An item adopted wrongly is fixed with `--fresh`; an item
  * not adopted costs one more create. Only files that are intact count.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { JobItem, LoadedJob } from '../job/index.js';
 import { type AdoptedItem, idempotencyKey, type Journal, newRunId } from '../journal/index.js';
@@ -20,58 +30,109 @@ import {
   isAlreadyDownloaded,
   MANIFEST_JSONL,
   type ManifestRow,
-  ManifestRowSchema,
+  readManifest,
   resolveInside,
 } from '../outputs/index.js';
 import type { Logger } from '../shared/index.js';
+import {
+  type AdoptedInfluencer,
+  adoptedInfluencers,
+  type InfluencerAdoptionInput,
+} from './adopt-influencers.js';
+import { TRAINING_STEP } from './item-identity.js';
 import { toNewItem } from './item-records.js';
-import { scopedLatest } from './next-run.js';
 import { assertRunId } from './run-id.js';
 
-export interface AdoptOptions {
+/** What a lost journal's adoption records (see the module comment). */
+export interface Adoption {
+  readonly jobName: string;
+  readonly service: string;
+  /** The adopted run's id (`adopted-…`); recorded only when `items` has any. */
+  readonly runId: string;
+  readonly items: readonly AdoptedItem[];
+  readonly influencers: readonly AdoptedInfluencer[];
+  /** The job's items the manifest lists, adopted or not. */
+  readonly listed: number;
+}
+
+export interface AdoptionInput extends InfluencerAdoptionInput {
   readonly outputDir: string;
-  /** The run snapshot converge records (service, scope, outputDir, limits, contracts). */
-  readonly snapshot: { readonly service: string; readonly scope: string } & Record<string, unknown>;
+  /** The service base URL the run spends on (`scope`: with the account). */
+  readonly service: string;
+  /** The job file's whole items of these keys, in job order (`plan` scans the job for them). */
+  readonly jobItems: (keys: ReadonlySet<string>) => ReadonlyMap<string, JobItem>;
   /** An item's identity hash (src/scheduler/item-identity.ts). */
   readonly identity: (item: JobItem) => string;
-  readonly logger: Logger;
 }
+
+/** The journal reads the decision needs (a read-only journal offers them). */
+export type AdoptionJournal = Pick<Journal, 'hasJobItems' | 'findInfluencer'>;
 
 /** One item's verified outputs, by output number. */
 type Verified = Map<number, ManifestRow & { file: string; sha256: string }>;
 
 /**
- * When the journal has no record of the job on this service,
- * adopts what `<outputDir>/manifest.jsonl` shows made (see the module
- * comment). Returns how many items were adopted (0 when the journal knows the
- * job, or nothing in the manifest is intact).
+ * What a lost journal adopts from `<outputDir>/manifest.jsonl` (see the
+ * module comment), reading only; undefined when the journal knows the job on
+ * this service (`journal` undefined: there is no journal yet) or nothing in
+ * the manifest can be adopted. `jobKeys`: the job file's item keys, asked for
+ * only when the journal has no record of the job.
  */
-export async function adoptLostJournal(
-  journal: Journal,
+export async function readAdoption(
+  journal: AdoptionJournal | undefined,
   job: LoadedJob,
-  items: readonly JobItem[],
-  options: AdoptOptions,
-): Promise<number> {
-  if (scopedLatest(journal, job.name, options.snapshot).size > 0) return 0;
-  const groups = latestGroups(readRows(options.outputDir, options.logger));
-  if (groups.size === 0) return 0;
+  jobKeys: () => ReadonlySet<string>,
+  input: AdoptionInput,
+): Promise<Adoption | undefined> {
+  if (journal?.hasJobItems(job.name, input.service, TRAINING_STEP)) return undefined;
+  if (!existsSync(path.join(input.outputDir, MANIFEST_JSONL))) return undefined;
+  const keys = jobKeys();
+  const rows = readManifest(
+    input.outputDir,
+    (row) => keys.has(row.item) || row.influencerId !== undefined,
+    (line) =>
+      input.logger.warn({ line }, `${MANIFEST_JSONL} line ${line} is not a manifest row: skipped`),
+  );
+  if (rows.length === 0) return undefined;
+  const groups = latestGroups(rows.filter((row) => keys.has(row.item)));
+  const whole = groups.size > 0 ? input.jobItems(new Set(groups.keys())) : new Map();
   const verified = new Map<string, Verified>();
-  for (const item of items) {
-    const rows = groups.get(item.key);
-    const outputs = rows && (await verify(item, rows, options.outputDir));
-    if (outputs) verified.set(item.key, outputs);
+  for (const [key, item] of whole) {
+    const group = groups.get(key);
+    const outputs = group && (await verify(item, group, input.outputDir));
+    if (outputs) verified.set(key, outputs);
   }
   const runId = `adopted-${newRunId()}`;
   assertRunId(runId);
-  const byKey = new Map(items.map((item) => [item.key, item]));
-  const adopted: AdoptedItem[] = [];
+  const items = adoptedItems(job, whole, verified, runId, input.identity);
+  const influencers = await adoptedInfluencers(journal, job, rows, input);
+  if (items.length === 0 && influencers.length === 0) return undefined;
+  return {
+    jobName: job.name,
+    service: input.service,
+    runId,
+    items,
+    influencers,
+    listed: groups.size,
+  };
+}
+
+/** The verified items as the journal records them; a `from:` item only with its source. */
+function adoptedItems(
+  job: LoadedJob,
+  whole: ReadonlyMap<string, JobItem>,
+  verified: ReadonlyMap<string, Verified>,
+  runId: string,
+  identity: (item: JobItem) => string,
+): AdoptedItem[] {
   const adoptable = (item: JobItem, seen: Set<string>): boolean => {
     if (!verified.has(item.key) || seen.has(item.key)) return false;
     if (!item.source) return true;
-    const source = byKey.get(item.source.itemKey);
+    const source = whole.get(item.source.itemKey);
     return source !== undefined && adoptable(source, new Set([...seen, item.key]));
   };
-  for (const item of items) {
+  const adopted: AdoptedItem[] = [];
+  for (const item of whole.values()) {
     if (!adoptable(item, new Set())) continue;
     const outputs = verified.get(item.key)!;
     // A `from:` item was made from its source's output: the desired-state
@@ -79,8 +140,10 @@ export async function adoptLostJournal(
     const sourceId = item.source
       ? verified.get(item.source.itemKey)?.get(item.source.outputIndex + 1)?.generationId
       : undefined;
+    // The influencer it was made with: the rebuilt manifest names it again.
+    const influencerId = outputs.values().next().value?.influencerId;
     adopted.push({
-      item: toNewItem(item, options.identity(item)),
+      item: toNewItem(item, identity(item)),
       attempt: {
         idempotencyKey: idempotencyKey({
           jobName: job.name,
@@ -89,7 +152,11 @@ export async function adoptLostJournal(
           itemKey: item.key,
           attempt: 1,
         }),
-        request: sourceId ? { ...item.request, generationId: sourceId } : item.request,
+        request: {
+          ...item.request,
+          ...(sourceId ? { generationId: sourceId } : {}),
+          ...(influencerId ? { influencerId } : {}),
+        },
       },
       outputs: [...outputs.values()].map((row) => ({
         output: {
@@ -108,15 +175,42 @@ export async function adoptLostJournal(
       })),
     });
   }
-  const listed = [...groups.keys()].filter((key) => byKey.has(key)).length;
-  if (listed > adopted.length) {
-    options.logger.info(
-      { listed, adopted: adopted.length },
-      `${listed - adopted.length} item(s) in ${MANIFEST_JSONL} were not adopted (failed, or a file is missing or changed): they are made again`,
+  return adopted;
+}
+
+/**
+ * Records an adoption in the journal (see the module comment): the
+ * influencers first, then the items as one finished run. A crash between the
+ * two leaves the items to the next run's adoption, which finds the
+ * influencers known.
+ */
+export function recordAdoption(
+  journal: Journal,
+  job: LoadedJob,
+  adoption: Adoption,
+  snapshot: Record<string, unknown>,
+  logger: Logger,
+): void {
+  const { items, runId } = adoption;
+  if (adoption.listed > items.length) {
+    logger.info(
+      { listed: adoption.listed, adopted: items.length },
+      `${adoption.listed - items.length} item(s) in ${MANIFEST_JSONL} were not adopted (failed, or a file is missing or changed): they are made again`,
     );
   }
-  if (adopted.length === 0) return 0;
-  const message = `adopted ${adopted.length} item(s) from ${MANIFEST_JSONL} (journal had no record of them)`;
+  for (const influencer of adoption.influencers) {
+    journal.saveInfluencer({
+      ...influencer,
+      runId: items.length > 0 ? runId : null,
+      status: 'succeeded',
+    });
+    logger.info(
+      { influencer: influencer.localId, influencerId: influencer.influencerId },
+      `adopted influencer ${influencer.localId} (${influencer.influencerId}) from ${MANIFEST_JSONL}: reused, not trained again`,
+    );
+  }
+  if (items.length === 0) return;
+  const message = `adopted ${items.length} item(s) from ${MANIFEST_JSONL} (journal had no record of them)`;
   journal.adoptRun({
     run: {
       runId,
@@ -124,37 +218,30 @@ export async function adoptLostJournal(
       jobPath: job.file,
       jobHash: job.textHash,
       budget: job.budget ?? null,
-      options: { ...options.snapshot, adoptedFrom: MANIFEST_JSONL },
+      options: { ...snapshot, adoptedFrom: MANIFEST_JSONL },
       tags: job.tags,
     },
-    items: adopted,
-    event: { type: 'run.adopted', message, data: { items: adopted.length } },
+    items,
+    event: { type: 'run.adopted', message, data: { items: items.length } },
   });
-  options.logger.info({ runId, adopted: adopted.length }, message);
-  return adopted.length;
+  logger.info({ runId, adopted: items.length }, message);
 }
 
-/** The manifest's valid rows in file order; a line that is not one is skipped with a warning. */
-function readRows(outputDir: string, logger: Logger): ManifestRow[] {
-  let text: string;
-  try {
-    text = readFileSync(path.join(outputDir, MANIFEST_JSONL), 'utf8');
-  } catch {
-    return [];
-  }
-  const rows: ManifestRow[] = [];
-  text.split('\n').forEach((line, index) => {
-    if (line.trim() === '') return;
-    try {
-      rows.push(ManifestRowSchema.parse(JSON.parse(line)));
-    } catch {
-      logger.warn(
-        { line: index + 1 },
-        `${MANIFEST_JSONL} line ${index + 1} is not a manifest row: skipped`,
-      );
-    }
-  });
-  return rows;
+/**
+ * `run`'s adoption: decides and records it (see the module comment).
+ * Returns how many items were adopted.
+ */
+export async function adoptLostJournal(
+  journal: Journal,
+  job: LoadedJob,
+  items: readonly JobItem[],
+  input: AdoptionInput & { readonly snapshot: Record<string, unknown> },
+): Promise<number> {
+  const keys = () => new Set(items.map((item) => item.key));
+  const adoption = await readAdoption(journal, job, keys, input);
+  if (!adoption) return 0;
+  recordAdoption(journal, job, adoption, input.snapshot, input.logger);
+  return adoption.items.length;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface RunContext {
   readonly stop: StopController;
   /** `--max-spend` as a ceiling on this run's committed credits. */
   readonly spendCap?: RunSpendCap;
+  /** `$IBATCH_TRAINING_ESTIMATE` (RunJobOptions.trainingEstimate). */
+  readonly trainingEstimate?: number;
   readonly watcher: CompletionWatcher;
   readonly quotes: QuoteCache;
   /** Bounds how many creates wait at the rate gate at once. */
@@ -41,6 +43,16 @@ export interface RunContext {
    */
   readonly forgetLost?: boolean;
   emit(event: RunEvent): void;
-  /** Appends to the run's timeline (report, status) and logs it. */
-  record(type: string, message: string, itemKey?: string, data?: Record<string, unknown>): void;
+  /**
+   * Appends to the run's timeline (report, status) and logs it. `label`: the
+   * item's label as the message quotes it (the log's `label` field, which a
+   * terminal line shortens first).
+   */
+  record(
+    type: string,
+    message: string,
+    itemKey?: string,
+    data?: Record<string, unknown>,
+    label?: string,
+  ): void;
 }

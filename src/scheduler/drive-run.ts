@@ -103,6 +103,9 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     protectedPaths: started.protectedPaths,
     stop,
     ...(started.spendCap ? { spendCap: started.spendCap } : {}),
+    ...(options.trainingEstimate !== undefined
+      ? { trainingEstimate: options.trainingEstimate }
+      : {}),
     watcher,
     quotes: new QuoteCache(options.client, catalog),
     createQueue,

@@ -6,6 +6,7 @@
 import type { ServiceClient } from '../api/index.js';
 import {
   ATTEMPT_STATE,
+  ITEM_STATE,
   isStateIn,
   type Journal,
   RUN_STATUS,
@@ -17,6 +18,7 @@ import type { RateGate } from '../limits/index.js';
 import { diskFullCode, OutputDiskFullError } from '../outputs/index.js';
 import { EXIT, type ExitCode, type Logger } from '../shared/index.js';
 import type { RunContext } from './context.js';
+import { TRAINING_STEP } from './item-identity.js';
 import { writeRunOutputs } from './run-outputs.js';
 import {
   exitCodeOf,
@@ -166,7 +168,34 @@ function sentences(...parts: string[]): string {
 }
 
 export function countItems(journal: Journal, runId: string): RunResult['counts'] {
-  return countsOf(journal.progressByStep(runId));
+  return countsOf(runProgress(journal, runId));
+}
+
+/**
+ * The run's items per step and state as the progress block, the run's end
+ * and `status` count them: a training this run neither started nor charged
+ * (an influencer trained before, reused) is no item of this run, though the
+ * journal keeps a row for it (the run's record of which influencer it used).
+ */
+export function runProgress(
+  journal: Pick<Journal, 'progressByStep' | 'listItems' | 'listAttempts'>,
+  runId: string,
+): StepProgress[] {
+  const steps = journal.progressByStep(runId);
+  const reused = journal
+    .listItems(runId, { stepId: TRAINING_STEP })
+    .filter(
+      (item) =>
+        item.state === ITEM_STATE.succeeded &&
+        journal.listAttempts(runId, item.itemKey).length === 0,
+    ).length;
+  if (reused === 0) return steps;
+  return steps.flatMap((step) => {
+    if (step.stepId !== TRAINING_STEP) return [step];
+    const total = step.total - reused;
+    const succeeded = (step.states.succeeded ?? 0) - reused;
+    return total > 0 ? [{ ...step, total, states: { ...step.states, succeeded } }] : [];
+  });
 }
 
 /** Items by outcome (anything not terminal is pending), from per-step progress. */
@@ -216,7 +245,7 @@ export function progressSnapshot(ctx: RunContext, gate: RateGate): ProgressSnaps
   const at = Date.now();
   return {
     runId: ctx.runId,
-    steps: ctx.journal.progressByStep(ctx.runId),
+    steps: runProgress(ctx.journal, ctx.runId),
     spend: ctx.journal.spendSummary(ctx.runId),
     budget: run?.budget ?? null,
     pausedUntil: gate.pausedUntil ?? undefined,

@@ -254,6 +254,8 @@ async function awaitOutcome(
       'item.retry',
       `${item.stepId}/${item.label}: ${error}; retrying (attempt ${attempt.attemptNo + 1} of ${attemptsAllowed})`,
       item.key,
+      undefined,
+      item.label,
     );
     return 'retry';
   }
@@ -336,6 +338,7 @@ function finish(
     `${item.stepId}/${item.label} ${state}${error ? `: ${error}` : ''}`,
     item.key,
     data,
+    item.label,
   );
   ctx.emit({
     type: 'item-done',

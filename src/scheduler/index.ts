@@ -9,7 +9,7 @@ export {
   GenerationDeadlineError,
   type GenerationReader,
 } from './completion-watcher.js';
-export { countItems, countsOf } from './finish-run.js';
+export { countItems, countsOf, runProgress } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
 export { parseInferenceTime } from './latency.js';
 export { folderManifestRows, folderRuns, recordedOutputDir } from './manifest-rows.js';

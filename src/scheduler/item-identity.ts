@@ -9,7 +9,7 @@
  * neither hashes as its request alone (what older journals recorded).
  */
 import type { JobItem, LoadedInfluencer, LoadedJob } from '../job/index.js';
-import type { Journal, NewItem } from '../journal/index.js';
+import type { NewItem } from '../journal/index.js';
 import { contentHash } from '../shared/index.js';
 import { localPathOf, type PreparedFiles } from './assets.js';
 
@@ -54,15 +54,13 @@ export function influencerConfigHash(
 }
 
 /**
- * The trainings a run needs as journal items: those its items use, and those
- * not trained yet for this account and configuration (a training is part of
- * the desired state even before an item uses it).
+ * The trainings a run needs as journal items: those of the job-local
+ * influencers its items use (a training is made only when an item still to
+ * be made needs it). One already trained for this account and configuration
+ * is seeded too: the run reuses it without a charge (trainings.ts).
  */
 export function trainingsToSeed(
-  journal: Pick<Journal, 'findInfluencer'>,
   job: LoadedJob,
-  files: PreparedFiles,
-  scope: string,
   makes: readonly Pick<JobItem, 'influencer'>[],
 ): NewItem[] {
   const used = new Set(
@@ -70,17 +68,7 @@ export function trainingsToSeed(
       item.influencer && 'jobLocal' in item.influencer ? [item.influencer.jobLocal] : [],
     ),
   );
-  const needed = [...job.influencers.values()].filter((spec) => {
-    if (used.has(spec.id)) return true;
-    const lookup = {
-      scope,
-      jobName: job.name,
-      localId: spec.id,
-      configHash: influencerConfigHash(job, files, spec),
-    };
-    return journal.findInfluencer(lookup)?.status !== 'succeeded';
-  });
-  return trainingItems(needed);
+  return trainingItems([...job.influencers.values()].filter((spec) => used.has(spec.id)));
 }
 
 /**

@@ -136,10 +136,11 @@ function commitIntent<Body>(
     ...(ctx.spendCap ? { spendCap: ctx.spendCap } : {}),
   });
   if (result.kind === 'over-budget') {
-    const { cap, limit, committed, requested } = result.reserve;
+    const refusal = result.reserve;
+    const { cap, limit, committed, requested } = refusal;
     const what =
-      cap === 'budget'
-        ? `budget reached: ${round2(committed)} of the job's ${limit} credits committed over its runs`
+      refusal.cap === 'budget'
+        ? `budget reached: ${round2(committed)} of the job's ${limit} credits committed over its runs, ${round2(refusal.standing.remaining ?? 0)} left`
         : `--max-spend reached: ${round2(committed)} of ${limit} credits committed by this invocation`;
     ctx.stop.stop('credits', `${what}, the next ${create.kind} needs ${requested}`, cap);
     return undefined;

@@ -108,10 +108,11 @@ export function folderRowSource(
   const runs = folderRuns(journal, run, outputDir);
   // Every run here is the job's: its decisions are read once for all of them.
   const reviews = new ReviewIndex(journal.latestReviews(run.jobName));
+  const influencers = jobInfluencers(journal, run.jobName);
   return function* rows() {
     yield* foreign;
     for (const r of runs)
-      for (const page of runManifestRowPages(journal, r.runId, reviews)) yield* page;
+      for (const page of runManifestRowPages(journal, r.runId, reviews, influencers)) yield* page;
   };
 }
 
@@ -142,6 +143,7 @@ function* runManifestRowPages(
   journal: Journal,
   runId: string,
   reviews: ReviewIndex,
+  influencers: JobInfluencers,
 ): Generator<ManifestRow[]> {
   for (const items of itemPages(journal, runId)) {
     const keys = items.map((item) => item.itemKey);
@@ -151,7 +153,7 @@ function* runManifestRowPages(
     for (const item of items) {
       if (item.kind === 'training') continue;
       itemRows(
-        journal,
+        { journal, influencers },
         item,
         attempts.get(item.itemKey) ?? [],
         outputs.get(item.itemKey) ?? [],
@@ -168,7 +170,7 @@ function* runManifestRowPages(
  * counts reviews with): test/review/review-counts.test.ts holds them equal.
  */
 function itemRows(
-  journal: Journal,
+  source: RowSource,
   item: ItemRecord,
   attempts: readonly AttemptRecord[],
   own: readonly OutputRecord[],
@@ -182,7 +184,7 @@ function itemRows(
   const paidFor = failed && own.some((o) => o.url !== null);
   if (item.state === ITEM_STATE.succeeded || paidFor) {
     const winning = succeededAttempt(attempts) ?? last;
-    const common = { ...itemColumns(journal, item, winning), attempt: winning?.attemptNo };
+    const common = { ...itemColumns(source, item, winning), attempt: winning?.attemptNo };
     const creditsCost = generationCharge(winning);
     for (const output of own) {
       if (output.url !== null && output.state !== OUTPUT_STATE.downloaded) {
@@ -209,7 +211,7 @@ function itemRows(
   }
   if (isStateIn(FAILED_ITEM_STATES, item.state)) {
     rows.push({
-      ...itemColumns(journal, item, last),
+      ...itemColumns(source, item, last),
       ...(last ? { attempt: last.attemptNo } : {}),
       generationId: last?.generationIds[0] ?? null,
       status: item.state,
@@ -272,7 +274,13 @@ export function downloadedOutputRow(
   const record = journal.getOutput(output.runId, output.itemKey, output.n);
   if (!item || !record) return undefined;
   const winning = succeededAttempt(journal.listAttempts(output.runId, output.itemKey));
-  const common = { ...itemColumns(journal, item, winning), attempt: winning?.attemptNo };
+  // The job's influencers are read only for a row that was made with one.
+  const jobName = influencerIdOf(winning) && journal.getRun(output.runId)?.jobName;
+  const influencers = jobName ? jobInfluencers(journal, jobName) : NO_INFLUENCERS;
+  const common = {
+    ...itemColumns({ journal, influencers }, item, winning),
+    attempt: winning?.attemptNo,
+  };
   const row = fileRow(common, generationCharge(winning), record);
   return row ? { ...row, current: true } : undefined;
 }
@@ -323,8 +331,50 @@ function fileRow(
   };
 }
 
+/** What a row is built from: the journal, and the job's trained influencers by influencerId. */
+interface RowSource {
+  readonly journal: Journal;
+  readonly influencers: JobInfluencers;
+}
+
+/** A job's job-local influencers by the service's influencerId (what the manifest names them by). */
+type JobInfluencers = ReadonlyMap<
+  string,
+  { readonly localId: string; readonly configHash: string }
+>;
+const NO_INFLUENCERS: JobInfluencers = new Map();
+
+function jobInfluencers(journal: Journal, jobName: string): JobInfluencers {
+  const byId = new Map<string, { localId: string; configHash: string }>();
+  for (const record of journal.listJobInfluencers(jobName))
+    if (record.influencerId && record.status === 'succeeded')
+      byId.set(record.influencerId, { localId: record.localId, configHash: record.configHash });
+  return byId;
+}
+
+/**
+ * The job-local influencer an attempt was sent with (its request's
+ * influencerId, when the job trained it): what adoption needs to reuse it.
+ */
+function influencerColumns(influencers: JobInfluencers, attempt: AttemptRecord | undefined) {
+  const id = influencerIdOf(attempt);
+  const local = id === undefined ? undefined : influencers.get(id);
+  if (id === undefined || !local) return {};
+  return { influencer: local.localId, influencerId: id, influencerConfig: local.configHash };
+}
+
+/** The influencerId an attempt's request carried, if any. */
+function influencerIdOf(attempt: AttemptRecord | undefined): string | undefined {
+  const id = (attempt?.request as { influencerId?: unknown } | null)?.influencerId;
+  return typeof id === 'string' ? id : undefined;
+}
+
 /** What every row of an item says: where it belongs, its values, its prompt, its source file. */
-function itemColumns(journal: Journal, item: ItemRecord, attempt: AttemptRecord | undefined) {
+function itemColumns(
+  { journal, influencers }: RowSource,
+  item: ItemRecord,
+  attempt: AttemptRecord | undefined,
+) {
   const prompt = promptOf(item);
   const vars = varsOf(item);
   const sourceFile = item.sourceItemKey ? sourceFileOf(journal, item.runId, attempt) : undefined;
@@ -338,6 +388,7 @@ function itemColumns(journal: Journal, item: ItemRecord, attempt: AttemptRecord 
     ...(vars ? { vars } : {}),
     ...(prompt ? { prompt } : {}),
     ...(sourceFile ? { sourceFile } : {}),
+    ...influencerColumns(influencers, attempt),
   };
 }
 

@@ -64,7 +64,7 @@ export type JournalReader = Pick<
 >;
 
 /** A journal that does not exist yet: no history at all. */
-const NO_HISTORY: JournalReader = {
+export const NO_HISTORY: JournalReader = {
   latestItems: () => new Map(),
   listOutputs: () => [],
   getRun: () => undefined,
@@ -318,7 +318,7 @@ export function nextRun<T extends DecisionItem>(
     identity: options.identity,
     jobItems: options.jobItems,
     ...(options.held ? { held: options.held } : {}),
-    trainings: (makes) => trainingsToSeed(reader, job, files, options.scope, makes),
+    trainings: (makes) => trainingsToSeed(job, makes),
   });
   const { state, resume } = decision;
   const notCharged: readonly string[] = [ITEM_STATE.pending, ITEM_STATE.submitting];

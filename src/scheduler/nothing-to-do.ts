@@ -39,7 +39,7 @@ export async function nothingToDo(
   ]
     .filter((part) => part !== '')
     .join('; ');
-  inv.logger.info({ done, removed, ...repair }, message);
+  inv.logger.info({ event: 'run.nothing_to_do', done, removed, ...repair }, message);
   return {
     runId: lastRun?.runId ?? '',
     status: lastRun?.status ?? RUN_STATUS.completed,

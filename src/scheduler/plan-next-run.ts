@@ -14,9 +14,13 @@ import {
   type QuoteClient,
   quotePriceClasses,
 } from '../plan/index.js';
+import { silentLogger } from '../shared/index.js';
+import { readAdoption } from './adopt-manifest.js';
+import { adoptedReader } from './adopted-reader.js';
 import { type PreparedFiles, prepareJobFiles } from './assets.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
-import { nextRun, scopeOf } from './next-run.js';
+import { identityOf } from './item-identity.js';
+import { type JournalReader, NO_HISTORY, nextRun, scopeOf } from './next-run.js';
 import type { PlanItem, PlanItems } from './plan-items.js';
 import type { Preflight } from './preflight.js';
 
@@ -55,25 +59,41 @@ export async function planNextRun(
     const service = client.baseUrl;
     // What `run` would refuse before spending, `plan` refuses too (exit 2).
     const signal = options.signal;
-    await preflight.check({
-      service,
-      influencers: new InfluencerDirectory(client, signal),
-      journal,
-    });
+    const influencers = new InfluencerDirectory(client, signal);
+    await preflight.check({ service, influencers, journal });
     const scope = scopeOf(service, input.accountFingerprint);
-    const { charged, facts } = decideNext(journal, input, files, scope);
+    // A lost journal: the next run adopts the output folder's manifest first.
+    const keys = () => new Set(items.items.map((i) => i.key));
+    const adoption = await readAdoption(journal, job, keys, {
+      outputDir: job.output,
+      service,
+      scope,
+      jobItems: items.jobItems,
+      identity: identityOf(job, files),
+      files,
+      influencers,
+      logger: silentLogger(),
+    });
+    const reader = adoption
+      ? adoptedReader(journal ?? NO_HISTORY, job, adoption, {
+          service,
+          scope,
+          outputDir: job.output,
+        })
+      : journal;
+    const { charged, facts } = decideNext(reader, input, files, scope);
     // The decision's state (the journal's history of every item) is gone by
     // now: a price class's first charged item may need the job scanned again.
     const classes = items.priceClasses(charged);
-    const earlier = journal?.jobSpend(job.name, service);
+    const budget = { name: job.name, budget: job.budget ?? null };
+    const standing = journal?.budgetStanding(budget, service);
     const lastTrainingCharge = journal?.lastTrainingCharge(scope);
     return await quotePriceClasses(job, classes, client, {
       ...options,
       next: {
         ...facts,
         ...(lastTrainingCharge !== undefined ? { lastTrainingCharge } : {}),
-        committed: earlier?.committed ?? 0,
-        spent: earlier?.net ?? 0,
+        ...(standing ? { standing } : {}),
         ...(input.maxSpend !== undefined ? { maxSpend: input.maxSpend } : {}),
       },
     });
@@ -84,7 +104,7 @@ export async function planNextRun(
 
 /** `nextRun` of the plan's items: the items it pays for and what the quote says of it. */
 function decideNext(
-  journal: Journal | undefined,
+  journal: JournalReader | undefined,
   input: PlanNextRunInput,
   files: PreparedFiles,
   scope: string,

@@ -5,7 +5,9 @@
  * - Existing influencers (`influencer:` an id or a username) are on the
  *   account and ready: one `GET /influencers`, only when the job names one
  *   or gives a job-local influencer a `username` (which must not be taken by
- *   an influencer this job did not train).
+ *   an influencer this job did not train: the journal's trainings, or the
+ *   one the output folder's manifest says this influencer made outputs with,
+ *   after a lost journal).
  * - Media URLs written in the job (not local files, not upload sets) are on
  *   an origin where this service serves its assets: the origin of its base
  *   URL, or one of the asset URLs it returned earlier (the journal). The
@@ -28,6 +30,7 @@ import {
   type ModelCatalog,
 } from '../job/index.js';
 import { type Journal, openJournal } from '../journal/index.js';
+import { readManifest } from '../outputs/index.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 
 /** The journal reads the checks use (a read-only journal offers them). */
@@ -158,7 +161,7 @@ export class Preflight {
           r.localId === spec.id &&
           (r.influencerId === taken.id || (r.influencerId === null && r.status === 'intent')),
       );
-      if (mine) continue;
+      if (mine || madeWith(this.job, spec.id, taken.id)) continue;
       issues.push(
         jobIssueAt(
           this.job,
@@ -169,6 +172,15 @@ export class Preflight {
     }
     return issues;
   }
+}
+
+/** Whether the job's output folder has outputs its influencer `localId` made as `influencerId`. */
+function madeWith(job: LoadedJob, localId: string, influencerId: string): boolean {
+  const rows = readManifest(
+    job.output,
+    (row) => row.influencer === localId && row.influencerId === influencerId,
+  );
+  return rows.length > 0;
 }
 
 function originOf(url: string): string | undefined {

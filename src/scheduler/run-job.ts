@@ -13,6 +13,7 @@ import { type Journal, journalFiles, openJournal, type RunSpendCap } from '../jo
 import { assertWritableFolder } from '../outputs/index.js';
 import { EXIT, silentLogger } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
+import { assertNextRunFits } from './all-or-nothing.js';
 import { prepareJobFiles } from './assets.js';
 import { driveRun } from './drive-run.js';
 import { recordEscapedStop } from './finish-run.js';
@@ -37,7 +38,8 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   const { client } = options;
   if (options.runId !== undefined) assertRunId(options.runId);
   // Everything that can reject the job happens before the journal opens:
-  // a bad job file or a bad local file spends nothing and leaves no run behind.
+  // a bad job file, a bad local file or a refused key spends nothing and
+  // leaves no run behind.
   const validated = await validateJob(options.jobPath, {
     lister: client,
     baseUrl: client.baseUrl,
@@ -61,6 +63,11 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   assertWritableFolder(options.outDir ? path.resolve(options.outDir) : job.output);
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
   const files = await prepareJobFiles(job, items);
+  // The key and the service answer one authenticated read before the journal
+  // opens: a refused key (exit 5) or a service that does not answer records
+  // no run, leaves an interrupted run as it was and creates no journal file.
+  // The model list may have come from the cache, so validation proved neither.
+  await client.getAccount(options.signal ? { signal: options.signal } : {});
   const journalPath = options.journalPath ?? defaultJournalPath(job.dir);
   // The lock is the job's: other jobs may share the journal meanwhile.
   const journal = await openJournal(journalPath, {
@@ -78,6 +85,8 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     const influencers = new InfluencerDirectory(client, options.signal);
     const preflight = preflightOf(job, validated.catalog, items);
     await preflight.check({ service: client.baseUrl, influencers, journal });
+    // Asked for all or nothing: the plan's total must fit before a run is recorded.
+    if (options.allOrNothing ?? job.allOrNothing) await assertNextRunFits(options, validated);
     const protectedPaths = [
       ...journalFiles(journalPath),
       ...jobInputPaths(job),
@@ -125,9 +134,14 @@ async function converge(inv: Invocation): Promise<RunResult> {
   // A lost journal: what the output folder's manifest shows made is done.
   await adoptLostJournal(journal, job, items, {
     outputDir,
-    snapshot,
+    service,
+    scope,
+    jobItems: (keys) => new Map(items.filter((i) => keys.has(i.key)).map((i) => [i.key, i])),
     identity,
+    files,
+    influencers: inv.influencers,
     logger: inv.logger,
+    snapshot,
   });
   const settled = new Set<string>();
   const spent = { before: 0 };
@@ -140,7 +154,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
       snapshot,
       catalog,
       identity,
-      trainings: (makes) => trainingsToSeed(journal, job, files, scope, makes),
+      trainings: (makes) => trainingsToSeed(job, makes),
     });
     if (selection.kind === 'nothing') {
       return last ?? (await nothingToDo(inv, selection, outputDir));

@@ -75,14 +75,22 @@ function reportDataFromJournal(journal: Journal, runId: string, status?: string)
   }));
   const { charged, refunded, net } = journal.spendSummary(runId);
   // What `status` and the budget count: every run of the job on this run's service.
-  const jobTotal = journal.jobSpend(run.jobName, serviceOfRun(run));
+  const standing = journal.budgetStanding(
+    { name: run.jobName, budget: run.budget },
+    serviceOfRun(run),
+  );
   // The engine writes the outputs of a finishing run just before it records
   // its final status (and finish time): the report shows that moment.
   const finishedAt =
     run.finishedAt ?? (status && status !== RUN_STATUS.running ? Date.now() : null);
   return {
     spend: { charged, refunded, net },
-    jobSpend: { charged: jobTotal.charged, refunded: jobTotal.refunded, net: jobTotal.net },
+    jobSpend: {
+      charged: standing.charged,
+      refunded: standing.refunded,
+      net: standing.net,
+      remaining: standing.remaining,
+    },
     run: {
       runId,
       jobName: run.jobName,

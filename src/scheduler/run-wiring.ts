@@ -126,7 +126,7 @@ export function timelineRecorder(
   runId: string,
   logger: Logger,
 ): RunContext['record'] {
-  return (type, message, itemKey, data) => {
+  return (type, message, itemKey, data, label) => {
     try {
       if (!LOG_ONLY_EVENTS.has(type))
         journal.appendEvent(runId, {
@@ -140,7 +140,12 @@ export function timelineRecorder(
       // driveRun); the timeline is not worth a second failure. The log still says it.
       if (!(error instanceof JournalWriteError)) throw error;
     }
-    const fields = { event: type, ...(itemKey ? { item: itemKey } : {}), ...data };
+    const fields = {
+      event: type,
+      ...(itemKey ? { item: itemKey } : {}),
+      ...(label !== undefined ? { label } : {}),
+      ...data,
+    };
     if (isWarning(type, data)) logger.warn(fields, message);
     else logger.info(fields, message);
   };

@@ -143,7 +143,12 @@ export class InfluencerResolver {
     const { journal, runId } = ctx;
     const open = journal.getOpenAttempt(runId, itemKey);
     if (!open && !ctx.stop.mayCreate) return undefined;
-    const price = trainingPrice(journal.lastTrainingCharge(ctx.scope));
+    // An estimate until the account's first training charge is known: a
+    // charge above it replaces the reservation as it is (docs/run.md).
+    const price = trainingPrice(journal.lastTrainingCharge(ctx.scope), {
+      job: ctx.job.trainingEstimate,
+      environment: ctx.trainingEstimate,
+    }).credits;
     const start = open ? { open } : { body: await this.#body(spec), quotedCost: price };
     try {
       const submitted = await runJournaledAttempt(

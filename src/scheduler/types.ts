@@ -42,6 +42,19 @@ export interface RunJobOptions {
   readonly fresh?: true | readonly string[];
   /** `--max-spend`: most credits this invocation may commit (exit 3 when reached). */
   readonly maxSpend?: number;
+  /**
+   * Start only when the next run's planned total (`plan`'s figures) fits the
+   * budget left, `maxSpend` and the balance; else throw `PlanDoesNotFitError`
+   * (exit 3) before anything is recorded or spent.
+   * @default the job's `allOrNothing:` (false)
+   */
+  readonly allOrNothing?: boolean;
+  /**
+   * Credits of one training while no training charge on the account is in the
+   * journal and the job sets no `trainingEstimate:` (`$IBATCH_TRAINING_ESTIMATE`).
+   * @default ASSUMED_TRAINING_PRICE (src/plan/training-price.ts)
+   */
+  readonly trainingEstimate?: number;
   /** Overrides the job's `output`. */
   readonly outDir?: string;
   /** Wait for another process holding the journal instead of failing. */

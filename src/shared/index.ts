@@ -3,11 +3,13 @@
 export * from './content-hash.js';
 export * from './errors.js';
 export * from './exit-codes.js';
+export * from './fit-line.js';
 export * from './logger.js';
 export { makeFolderSync } from './make-folder.js';
 export * from './paths.js';
 export * from './prng.js';
 export * from './redact.js';
+export * from './regexp.js';
 export * from './request-gate.js';
 export * from './sleep.js';
 export { undici } from './undici.js';

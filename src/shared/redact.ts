@@ -5,7 +5,8 @@
  * write them (verbatim, URL-encoded, base64, the secret part after a
  * `prefix_`); anything that looks like a bearer credential is masked too.
  * Service text is redacted where it enters (the client, src/api) and again at
- * each sink as a last line of defence, always through this module.
+ * each sink as a last line of defence, always through this module. Text for a
+ * person's terminal also has its control characters escaped (`printable`).
  */
 export const REDACTED = '[REDACTED]';
 
@@ -78,4 +79,35 @@ export function redactDeep<T>(value: T): T {
     copy[name] = clean;
   }
   return (copy ?? value) as T;
+}
+
+/**
+ * Control characters a terminal would obey rather than show: C0 (ESC, BEL,
+ * CR, LF, ...), DEL, C1 (a one-byte CSI or OSC), the line and paragraph
+ * separators, and the bidirectional overrides and isolates that reorder
+ * what a line appears to say.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `text` redacted, with every control character escaped (`\x1b`, `\n`,
+ * `\u202e`): for one line a person reads on a terminal. User input (a CSV
+ * value, a file name) can carry escape sequences that would retitle the
+ * window, clear the screen or forge a line; shown escaped, they do nothing.
+ */
+export function printable(text: string): string {
+  return redact(text).replace(CONTROL, (ch) => {
+    const named = NAMED[ch];
+    if (named) return named;
+    const code = ch.charCodeAt(0);
+    return code <= 0xff
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** `printable` for each line of a text of several lines (the line breaks kept). */
+export function printableLines(text: string): string {
+  return text.split('\n').map(printable).join('\n');
 }

@@ -170,7 +170,7 @@ function fromLedger(key: (at: { job: string; step: string; day: string }) => str
     else {
       g.charged += e.amount;
       if (e.trainingId) g.trainings += 1;
-      else g.generations += e.generationIds?.length ?? 0;
+      else g.generations += 1; // one charge, however many copies it made
     }
     groups.set(k, g);
   }

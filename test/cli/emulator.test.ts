@@ -1,5 +1,6 @@
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { firstStdoutLine, REPO, spawnCli } from '../helpers/index.js';
+import { expectNoStack, firstStdoutLine, REPO, spawnCli } from '../helpers/index.js';
 
 // Needs `npm run build` first (it runs dist/cli/main.js).
 describe('ibatch emulator (CLI)', () => {
@@ -22,5 +23,22 @@ describe('ibatch emulator (CLI)', () => {
     const { code, stderr } = await run.exited;
     expect(code, stderr).toBe(0);
     expect(stderr).not.toContain(facts.accounts[0]!.apiKey);
+  });
+
+  it('a busy --port is exit 2 with one line naming the port, no stack', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (holder.address() as { port: number }).port;
+      const { code, stderr } = await spawnCli(['emulator', '--port', String(port)], { cwd: REPO })
+        .exited;
+      expect(code).toBe(2);
+      expect(stderr.trim()).toBe(
+        `ibatch: --port ${port} is already in use on 127.0.0.1: pick another port, or 0 for a free one`,
+      );
+      expectNoStack(stderr);
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
   });
 });

@@ -34,7 +34,7 @@ const EXPECTED = [
   ['7:5', 'generations[0].retires', 'unknown key `retires` (did you mean `retries`?)'],
   ['10:17', 'generations[0].input.guidance', 'expected a number, got "high"'],
   ['12:12', 'generations[1].model', 'unknown model `sdxl-lyte` (did you mean `sdxl-lite`?)'],
-  ['14:15', 'generations[1].input.prompt', 'unknown template variable `scenery`'],
+  ['14:19', 'generations[1].input.prompt', 'unknown template variable `scenery`'],
 ] as const;
 
 function issueLines(stderr: string): string[] {

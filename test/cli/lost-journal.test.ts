@@ -2,13 +2,19 @@ import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { priceOf } from '../../src/emulator/index.js';
 import { openJournal } from '../../src/journal/index.js';
 import { sha256Hex } from '../../src/shared/index.js';
-import { said, testEmulator } from '../helpers/index.js';
-import { charges, type Workspace, workspace } from '../scheduler/helpers.js';
+import { planCli, said, testEmulator } from '../helpers/index.js';
+import { charges, envFor, ledgerNet, type Workspace, workspace } from '../scheduler/helpers.js';
 import { csvJob, expectFilesIntact, manifest, ROWS, run, SCALE, writeRows } from './csv-job.js';
 
 const manifestPath = (ws: Workspace) => path.join(ws.dir, 'out', 'manifest.jsonl');
+
+/** What these tests read of `plan --json`. */
+interface Quote {
+  readonly total: number;
+}
 
 const ADOPTED = /adopted 3 item\(s\) from manifest\.jsonl \(journal had no record of them\)/;
 
@@ -23,6 +29,8 @@ describe('a lost journal: the manifest of the output folder says what is done', 
     const firstRows = manifest(ws);
 
     rmSync(path.join(ws.dir, '.ibatch'), { recursive: true });
+    // `plan` counts the manifest `run` adopts: nothing to pay.
+    expect((await planCli<Quote>(ws.jobPath, envFor(em, SCALE))).doc?.total).toBe(0);
     const again = await run(em, ws);
     expect(again.code, said(again)).toBe(0);
     expect(await charges(em)).toHaveLength(3);
@@ -60,8 +68,13 @@ describe('a lost journal: the manifest of the output folder says what is done', 
     rmSync(`${ws.journalPath}.locks`, { recursive: true, force: true });
 
     writeRows(ws, [...ROWS, ['vase', 'shelf']]);
+    // `plan` quotes what `run` adopts and makes: the new row alone.
+    const spent = await ledgerNet(em);
+    const quote = await planCli<Quote>(ws.jobPath, envFor(em, SCALE), '--run-id', 'ci-1');
+    expect(quote.doc?.total).toBe(priceOf('sdxl-lite', { input: { prompt: 'x' } }).cost);
     const next = await run(em, ws, '--run-id', 'ci-1');
     expect(next.code, said(next)).toBe(0);
+    expect((await ledgerNet(em)) - spent).toBe(quote.doc?.total);
     const made = await charges(em);
     expect(made).toHaveLength(4);
     expect(said(next)).toMatch(ADOPTED);

@@ -113,7 +113,7 @@ describe('run --notify', () => {
       ibatch: { version: VERSION },
     });
     expect((event.credits as { net: number }).net).toBe(await ledgerNet(e));
-    expect(first.stdout).toContain(`run ${String(event.runId)}:`);
+    expect(first.stdout.split('\n')).toContain(`run ${String(event.runId)}`);
     expect(Date.parse(String(event.endedAt))).toBeGreaterThanOrEqual(
       Date.parse(String(event.startedAt)),
     );

@@ -11,8 +11,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TRAINING_PRICE_FALLBACK } from '../../src/contract/index.js';
 import { priceOf, type RunningEmulator } from '../../src/emulator/index.js';
+import { ASSUMED_TRAINING_PRICE } from '../../src/plan/index.js';
 import { emulatorEnv, runCliCaptured, said, tempDir, testEmulator } from '../helpers/index.js';
 import {
   makeWorkspace,
@@ -166,8 +166,8 @@ describe('plan quotes the next run', () => {
     const images =
       2 * priceOf('flux-portrait', { input: { prompt: 'x', aspectRatio: '9:16' } }).cost +
       2 * priceOf('kling-i2v', { input: { prompt: 'x', duration: 5 } }).cost;
-    expect(over.doc?.trainings).toMatchObject({ count: 1, cost: TRAINING_PRICE_FALLBACK });
-    expect(over.doc?.total).toBe(TRAINING_PRICE_FALLBACK + images);
+    expect(over.doc?.trainings).toMatchObject({ count: 1, cost: ASSUMED_TRAINING_PRICE });
+    expect(over.doc?.total).toBe(ASSUMED_TRAINING_PRICE + images);
     expect(over.doc).toMatchObject({ budget: 310, remaining: 310, verdict: 'over-budget' });
     const text = await runCliCaptured(['plan', job], env, dir);
     expect(text.stdout).toMatch(/no preview exists for trainings/);

@@ -6,15 +6,21 @@
  * exactly one progress block (no stale lines or fragments of older frames),
  * none of its lines wider than the pane, the done count the journal had
  * within one redraw interval of the capture, elapsed time and an ETA; and
- * some capture must show the run waiting for the rate limit. Off a terminal
- * the output stays one JSON log line per event. Needs `npm run build` and
- * tmux (CI installs it: .ci/run).
+ * some capture must show the run waiting for the rate limit. A 60-row CSV
+ * run with labels far wider than the pane, at 80 columns: every line of every
+ * capture one row of its own (log lines cut, never wrapped), `finished:`
+ * once, a row's escape sequences shown escaped and not obeyed. Off a
+ * terminal the output stays one JSON log line per event. Needs `npm run
+ * build` and tmux (CI installs it: .ci/run); without tmux they show as
+ * skipped.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { BIN, cleanEnv, defer, spawnCli, until } from '../helpers/index.js';
-import { imageJob, workspace } from '../scheduler/helpers.js';
+import { imageJob, type Workspace, workspace } from '../scheduler/helpers.js';
+import { csvJob, writeRows } from './csv-job.js';
 
 const ITEMS = 60;
 /** Ten creates per 3 s (requests at the emulator's scale): six windows, idle for most of each. */
@@ -62,9 +68,9 @@ async function succeeded(journalPath: string, before?: number): Promise<number |
   }
 }
 
-async function watchRun(width: number, height: number): Promise<Capture[]> {
-  const ws = workspace(imageJob({ name: `tmux-${width}`, n: ITEMS }));
-  const socket = `ibatch-progress-${process.pid}-${width}`;
+/** `ibatch run` of `ws`'s job on the emulator in a fresh tmux pane; the pane's socket. */
+function runInPane(ws: Workspace, width: number, height: number, limits: string): string {
+  const socket = `ibatch-progress-${process.pid}-${width}-${path.basename(ws.dir)}`;
   const command = [
     process.execPath,
     BIN,
@@ -74,7 +80,7 @@ async function watchRun(width: number, height: number): Promise<Capture[]> {
     '--time-scale',
     '20',
     '--limits',
-    LIMITS,
+    limits,
   ]
     .map((arg) => `'${arg}'`)
     .join(' ');
@@ -91,15 +97,28 @@ async function watchRun(width: number, height: number): Promise<Capture[]> {
     `${command}; echo "EXIT=$?"; sleep 600`,
   ]);
   defer(() => tmux(socket, ['kill-server']));
+  return socket;
+}
+
+/** The pane's lines (a wrapped line joined back into one: `-J`), its history too with `all`. */
+function capturePane(socket: string, all = false): string[] {
+  const history = all ? ['-S', '-'] : [];
+  return tmux(socket, ['capture-pane', '-p', '-J', ...history, '-t', '0'])
+    .split('\n')
+    .map((line) => line.trimEnd());
+}
+
+async function watchRun(width: number, height: number): Promise<Capture[]> {
+  const ws = workspace(imageJob({ name: `tmux-${width}`, n: ITEMS }));
+  const socket = runInPane(ws, width, height, LIMITS);
   const captures: Capture[] = [];
   let finished = false;
   await until(
     async () => {
       const before = Date.now() - REDRAW_MS;
       const doneBefore = (await succeeded(ws.journalPath, before)) ?? 0;
-      const text = tmux(socket, ['capture-pane', '-p', '-J', '-t', '0']);
+      const lines = capturePane(socket);
       const doneAfter = (await succeeded(ws.journalPath)) ?? 0;
-      const lines = text.split('\n').map((line) => line.trimEnd());
       if (lines.some((line) => BLOCK.step.test(line))) {
         captures.push({ lines, doneBefore, doneAfter });
       }
@@ -142,6 +161,7 @@ function checkCapture(capture: Capture, width: number): void {
   expect(done, shown).toBeLessThanOrEqual(capture.doneAfter);
 }
 
+// Without tmux these show as skipped (never as passing): CI installs it (.ci/run).
 describe.skipIf(!hasTmux)('progress on a terminal (tmux)', () => {
   it.each([
     [80, 24],
@@ -161,10 +181,77 @@ describe.skipIf(!hasTmux)('progress on a terminal (tmux)', () => {
   );
 });
 
-it.skipIf(hasTmux)(
-  'progress on a terminal: SKIPPED, tmux is not installed (apt-get install tmux)',
-  () => {},
-);
+/** A value with the escape sequences of a hostile spreadsheet: retitle the window, clear the screen. */
+const HOSTILE = 'evil \x1b]0;pwned\x07\x1b[2J mug';
+/** How it must show: escaped, inert. */
+const HOSTILE_SHOWN = 'evil \\x1b]0;pwned\\x07\\x1b[2J mug';
+
+/** 60 CSV rows with long values (labels far wider than 80 columns), one of them hostile. */
+function longRows(): Array<[string, string]> {
+  return Array.from({ length: ITEMS }, (_, i) => [
+    i === 7
+      ? HOSTILE
+      : `an extraordinarily long product description number ${i} with many words in it`,
+    `a sunny kitchen table with plants and a window and variant ${i}`,
+  ]);
+}
+
+/** What a line of the pane may be: a log line, the block, the run's summary, the shell's end. */
+const KNOWN_LINE = [
+  /^\d\d:\d\d:\d\d (info|warn|error) /,
+  ...Object.values(BLOCK),
+  /^ibatch: using the in-process emulator at /,
+  /^finished: /,
+  /^run \S+$/,
+  /^items: /,
+  /^credits: /,
+  /^outputs: /,
+  /^EXIT=\d+$/,
+];
+
+describe.skipIf(!hasTmux)('a CSV run on an 80-column terminal (tmux)', () => {
+  it('shows one row per log line (labels cut with …), finished: once, escape sequences escaped', async () => {
+    const width = 80;
+    const ws = workspace(csvJob('tmux-csv'));
+    writeRows(ws, longRows());
+    const socket = runInPane(ws, width, 24, 'requests=120/3s,generations=20/3s');
+    const looks: string[][] = [];
+    await until(
+      () => {
+        const lines = capturePane(socket);
+        looks.push(lines);
+        return lines.some((line) => line.startsWith('EXIT='));
+      },
+      { timeoutMs: 120_000, everyMs: 300, what: 'the run to end in the tmux pane' },
+    );
+    const history = capturePane(socket, true);
+    const shown = history.join('\n');
+    expect(history, shown).toContain('EXIT=0');
+    // Several looks while it ran, each (and the whole history) without a wrapped
+    // line: joined back by -J, a wrap would be one line wider than the pane, and
+    // a continuation row would be none of the known shapes.
+    expect(looks.length).toBeGreaterThanOrEqual(5);
+    for (const lines of [...looks, history]) {
+      for (const line of lines.filter((l) => l !== '')) {
+        expect(Array.from(line).length, line).toBeLessThanOrEqual(width);
+        expect(
+          KNOWN_LINE.some((re) => re.test(line)),
+          `not a line of its own: ${line}`,
+        ).toBe(true);
+      }
+    }
+    const itemLines = history.filter((l) => / info {2}shots\/.* succeeded$/.test(l));
+    expect(itemLines, shown).toHaveLength(ITEMS);
+    expect(itemLines.filter((l) => l.includes('…')).length).toBeGreaterThan(0);
+    expect(
+      history.filter((l) => l.includes('finished:')),
+      shown,
+    ).toEqual([`finished: ${ITEMS} item(s) succeeded`]);
+    expect(shown).toContain(HOSTILE_SHOWN);
+    // Nothing the row said was obeyed: the pane's title is not the row's.
+    expect(tmux(socket, ['display', '-p', '-t', '0', '#{pane_title}'])).not.toContain('pwned');
+  }, 180_000);
+});
 
 describe('progress off a terminal', () => {
   it('stays one JSON log line per event, with no terminal codes', async () => {

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { progressRenderer } from '../../src/cli/progress.js';
-import { fitLine, formatProgress } from '../../src/cli/progress-format.js';
+import { formatProgress } from '../../src/cli/progress-format.js';
 import type { ProgressSnapshot } from '../../src/scheduler/index.js';
+import { fitLine } from '../../src/shared/index.js';
 import { capture } from '../helpers/index.js';
 
 const NOW = 1_800_000_000_000;

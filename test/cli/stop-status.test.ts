@@ -78,7 +78,7 @@ describe('status after each way a run stops', () => {
     60_000,
   );
 
-  it('a key refused at the start of a resume (exit 5) leaves the run stopped_unauthorized', async () => {
+  it('a key refused at the start of a resume (exit 5) leaves the interrupted run as it was', async () => {
     const e = await testEmulator({ timeScale: SCALE });
     const ws = workspace(imageJob({ name: 'resume-job', n: 20 }));
     const env = slowEnv(e, SCALE);
@@ -91,8 +91,9 @@ describe('status after each way a run stops', () => {
     expect((await first.exited).code, first.stderr()).toBe(130);
     await e.admin.revokeKey(e.accounts[0]!.apiKey);
 
+    // The key is checked before the resume is recorded: the run is not marked refused.
     const again = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
     expect((await again.exited).code, again.stderr()).toBe(5);
-    expect((await statusOf(ws)).status).toBe('stopped_unauthorized');
+    expect((await statusOf(ws)).status).toBe('interrupted');
   }, 60_000);
 });

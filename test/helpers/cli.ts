@@ -5,6 +5,7 @@
  * process; needs `npm run build`), killed when its test is done.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import type { CliIo } from '../../src/cli/command.js';
@@ -41,6 +42,19 @@ export async function runCliCaptured(
   const io: CliIo = { stdout, stderr, env, cwd, exitCode: 0 };
   const code = await runCli(args, io);
   return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/**
+ * `ibatch plan JOB --json ARGS` in this process (cwd: the job's folder): the
+ * result, and the document it printed (`T`: the fields the test reads).
+ */
+export async function planCli<T>(
+  jobPath: string,
+  env: NodeJS.ProcessEnv,
+  ...args: string[]
+): Promise<CliResult & { readonly doc: T | undefined }> {
+  const result = await runCliCaptured(['plan', jobPath, '--json', ...args], env, dirname(jobPath));
+  return { ...result, doc: result.stdout ? (JSON.parse(result.stdout) as T) : undefined };
 }
 
 /** No stack frames and no "unexpected error": the user sees one sentence. */

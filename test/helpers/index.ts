@@ -8,6 +8,7 @@ export {
   firstStdoutLine,
   type JsonLogLine,
   jsonLogs,
+  planCli,
   runCliCaptured,
   type SpawnCliOptions,
   type SpawnedCli,

@@ -2,7 +2,8 @@
  * The corpus of broken job files: each must fail `ibatch validate` with exit
  * 2, naming the expected `line:col` and key, and none may spend a credit
  * (checked on the emulator's ledger). A case with `every` lists all of its
- * mistakes: one `validate` must report exactly those, in file order.
+ * mistakes: one `validate`, `plan` or `run` must report exactly those, each
+ * once, in file order.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,19 +67,22 @@ describe('broken job files', () => {
     expect(complete.some(([, c]) => c.every.length >= 8)).toBe(true);
   });
 
+  // `plan` and `run` check a file as `validate` does: the same list, nothing spent.
   for (const [name, want] of complete) {
-    it(`${name}: one validate reports all ${want.every.length} mistakes, in file order`, async () => {
-      const file = `${name}.yaml`;
-      const run = await runCliCaptured(['validate', file], env, dir);
-      expect(run.code, run.stderr).toBe(2);
-      const lines = issueLines(run.stderr, file);
-      expect(lines, run.stderr).toHaveLength(want.every.length);
-      want.every.forEach((issue, i) => {
-        expect(lines[i], run.stderr).toContain(`${file}:${issue.at}  ${issue.path}  `);
-        expect(lines[i], run.stderr).toContain(issue.says);
+    for (const command of ['validate', 'plan', 'run']) {
+      it(`${name}: one ${command} reports all ${want.every.length} mistakes once each, in file order`, async () => {
+        const file = `${name}.yaml`;
+        const run = await runCliCaptured([command, file], env, dir);
+        expect(run.code, run.stderr).toBe(2);
+        const lines = issueLines(run.stderr, file);
+        expect(lines, run.stderr).toHaveLength(want.every.length);
+        want.every.forEach((issue, i) => {
+          expect(lines[i], run.stderr).toContain(`${file}:${issue.at}  ${issue.path}  `);
+          expect(lines[i], run.stderr).toContain(issue.says);
+        });
+        expect(run.stderr).toContain(`invalid job file (${want.every.length} problems)`);
       });
-      expect(run.stderr).toContain(`invalid job file (${want.every.length} problems)`);
-    });
+    }
   }
 
   it('spent nothing while validating the whole corpus', async () => {

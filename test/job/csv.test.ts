@@ -22,7 +22,8 @@ describe('CSV (RFC 4180)', () => {
   });
 
   it.each([
-    ['a,b\n1,"2\n', /unterminated/],
+    // At the quote that opened the field, not at the end of the file.
+    ['a,b\n1,"2\n3,4\n', /^line 2, column 3: unterminated quoted field/],
     ['a,b\n1,x"y\n', /quote inside an unquoted field/],
     ['a,b\n1,"2"x\n', /after a closing quote/],
     ['a,b\n1\n', /expected 2 fields/],

@@ -345,7 +345,23 @@ describe('budget', () => {
     const refused = intent('c');
     expect(refused).toEqual({
       kind: 'over-budget',
-      reserve: { ok: false, cap: 'budget', limit: 25, committed: 20, requested: 10 },
+      reserve: {
+        ok: false,
+        cap: 'budget',
+        limit: 25,
+        committed: 20,
+        requested: 10,
+        // Where the job stands (budgetStanding): 20 reserved, 5 left.
+        standing: {
+          budget: 25,
+          committed: 20,
+          charged: 0,
+          refunded: 0,
+          reserved: 20,
+          net: 0,
+          remaining: 5,
+        },
+      },
     });
     expect(journal.getAttempt(runId, 'c', 1)).toBeUndefined();
     expect(journal.getItem(runId, 'c')?.state).toBe('pending');

@@ -26,6 +26,7 @@ describe('influencer-batch exports', () => {
         'JournalVersionError',
         'ModelCatalogError',
         'NetworkError',
+        'PlanDoesNotFitError',
         'SERVICE_RATE_LIMITS',
         'TimeoutError',
         'UsageError',

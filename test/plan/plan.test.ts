@@ -8,10 +8,14 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TRAINING_PRICE_FALLBACK } from '../../src/contract/index.js';
 import { priceOf, type RunningEmulator } from '../../src/emulator/index.js';
 import { validateJob } from '../../src/job/index.js';
-import { priceClassOf, quoteRequestOf, SOURCE_GENERATION_STAND_IN } from '../../src/plan/index.js';
+import {
+  ASSUMED_TRAINING_PRICE,
+  priceClassOf,
+  quoteRequestOf,
+  SOURCE_GENERATION_STAND_IN,
+} from '../../src/plan/index.js';
 import { emulatorEnv, REPO, runCliCaptured, tempDir, testEmulator } from '../helpers/index.js';
 import { emulatorCatalog } from '../job/helpers.js';
 
@@ -84,7 +88,7 @@ describe('plan on the emulator', () => {
       }
       // Trainings are in the total (issue 12): no journal yet, so each at the published price.
       const all = items.reduce((sum, i) => sum + priceOf(i.modelId, i.request).cost, 0);
-      const trainings = loaded.influencers.size * TRAINING_PRICE_FALLBACK;
+      const trainings = loaded.influencers.size * ASSUMED_TRAINING_PRICE;
       expect(plan.total).toBeCloseTo(all + trainings, 6);
       expect(plan.trainings).toMatchObject({ count: loaded.influencers.size, cost: trainings });
 
@@ -126,7 +130,7 @@ describe('plan on the emulator', () => {
     expect(byId.retouch).toMatchObject({ items: 1, unquoted: 1, cost: 0 });
     expect(byId.retouch?.unquotedReason).toMatch(/^input\.image/);
     expect(byId.photos).toMatchObject({ unquoted: 0, cost: 24 });
-    expect(plan.total).toBe(24 + TRAINING_PRICE_FALLBACK); // and the series' one training
+    expect(plan.total).toBe(24 + ASSUMED_TRAINING_PRICE); // and the series' one training
     const text = await runCliCaptured(['plan', job], strictEnv, work);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/6 item\(s\) of clips can only be priced at run time/);

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { type Journal, openJournal } from '../../src/journal/index.js';
@@ -22,6 +23,40 @@ export interface RunDone {
   readonly out: string;
   readonly journalPath: string;
   readonly env: NodeJS.ProcessEnv;
+}
+
+/** A raw request (fetch would normalise `..` and refuse some headers, `Host` among them). */
+export function rawRequest(
+  base: string,
+  target: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: target,
+        method: init.method ?? 'GET',
+        agent: false,
+        headers: init.headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }
 
 /** The pipeline job run to the end on a fresh emulator. */

@@ -7,52 +7,17 @@
  */
 
 import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
 import { buildListing, type ReviewedOutput } from '../../src/review/server/index.js';
 import { tempDir } from '../helpers/index.js';
-import { JOB_NAME, pipelineRun, type RunDone, reviewServer } from './helpers.js';
+import { JOB_NAME, pipelineRun, type RunDone, rawRequest as raw, reviewServer } from './helpers.js';
 
 let run: RunDone;
 beforeAll(async () => {
   run = await pipelineRun('review-server');
 }, 120_000);
-
-/** A raw request (fetch would normalise `..` and refuse some headers). */
-function raw(
-  base: string,
-  target: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: target,
-        method: init.method ?? 'GET',
-        agent: false,
-        headers: init.headers,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(init.body);
-  });
-}
 
 async function listing(base: string, token: string): Promise<ReviewedOutput[]> {
   const res = await fetch(`${base}/api/outputs?limit=500`, {

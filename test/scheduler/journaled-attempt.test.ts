@@ -254,7 +254,7 @@ describe('runJournaledAttempt', () => {
     expect(sent).toEqual([]);
     expect(h.ctx.stop.reason).toBe('credits');
     expect(h.ctx.stop.message).toBe(
-      "budget reached: 0 of the job's 1 credits committed over its runs, the next generation needs 5",
+      "budget reached: 0 of the job's 1 credits committed over its runs, 1 left, the next generation needs 5",
     );
     expect(h.journal.listAttempts(h.ctx.runId, h.photo.key)).toEqual([]);
     expect(h.journal.getItem(h.ctx.runId, h.photo.key)).toMatchObject({

@@ -79,6 +79,11 @@ describe('a second run of the same job', () => {
     // `--fresh` makes every item again in a new run, reusing uploads and the influencer.
     const second = await runJobCli(job, env, ['--fresh']);
     expect(second.code, second.stdout + second.stderr).toBe(0);
+    // The reused training is no item of this run: 2 photos and 2 clips (the
+    // first run, which trained it, counts it as its fifth).
+    expect(first.stdout).toMatch(/^finished: 5 item\(s\) succeeded$/m);
+    expect(second.stdout).toMatch(/^finished: 4 item\(s\) succeeded$/m);
+    expect(second.stdout).toMatch(/^items: 4 succeeded, 0 failed/m);
     expect(await presignCount(em)).toBe(3);
     const afterSecond = await charges(em);
     expect(afterSecond.trainings).toHaveLength(1);

@@ -1,6 +1,13 @@
 /** The one redaction (src/shared/redact.ts): which forms of a secret it removes. */
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redact, redactDeep, registerSecret } from '../../src/shared/index.js';
+import {
+  printable,
+  printableLines,
+  REDACTED,
+  redact,
+  redactDeep,
+  registerSecret,
+} from '../../src/shared/index.js';
 
 const KEY = `ifk_live_${'a1'.repeat(16)}`;
 const HEX = KEY.slice('ifk_live_'.length);
@@ -52,5 +59,21 @@ describe('redactDeep', () => {
     expect(redactDeep(null)).toBeNull();
     expect(redactDeep(undefined)).toBeUndefined();
     expect(redactDeep(`${HEX}`)).toBe(REDACTED);
+  });
+});
+
+describe('printable', () => {
+  it('escapes the control characters a terminal would obey, and redacts', () => {
+    expect(printable('evil \x1b]0;pwned\x07\x1b[2J mug')).toBe(
+      'evil \\x1b]0;pwned\\x07\\x1b[2J mug',
+    );
+    expect(printable('a\nb\rc\td\x7f\x9b')).toBe('a\\nb\\rc\\td\\x7f\\x9b');
+    expect(printable('abc\u202edef\u2028')).toBe('abc\\u202edef\\u2028');
+    expect(printable(`key ${KEY}`)).toBe(`key ${REDACTED}`);
+    expect(printable('Tasse café … 日本')).toBe('Tasse café … 日本');
+  });
+
+  it('printableLines keeps the line breaks of a text of several lines', () => {
+    expect(printableLines('one \x1b[2J\ntwo')).toBe('one \\x1b[2J\ntwo');
   });
 });

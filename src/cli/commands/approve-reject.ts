@@ -7,12 +7,12 @@
  * manifest is rewritten with the decisions unless the job's newest run is
  * still running (that run writes them when it ends).
  */
-import { REVIEW_DECISION, type ReviewDecision, RUN_STATUS } from '../../journal/index.js';
-import { newestRunOf, recordDecisions, resolveOutputs } from '../../review/index.js';
-import { writeRunOutputs } from '../../scheduler/index.js';
+import { REVIEW_DECISION, type ReviewDecision } from '../../journal/index.js';
+import { recordDecisions, resolveOutputs } from '../../review/index.js';
+import { printable } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
-import { openReviewTarget } from './review-target.js';
+import { manifestWithDecisions, openReviewTarget } from './review-target.js';
 
 interface DecisionCliOptions {
   readonly reviewer?: string;
@@ -66,14 +66,11 @@ async function decide(
     outputs.forEach((output, i) => {
       const r = recorded[i];
       const note = r?.note ? ` (${r.note})` : '';
-      io.stdout.write(`${decision} ${output.row.file} by ${r?.reviewer ?? '?'}${note}\n`);
-    });
-    const newest = newestRunOf(journal, jobName);
-    if (newest.status === RUN_STATUS.running) {
-      io.stderr.write(
-        `ibatch: run ${newest.runId} is running: it writes the decisions into the manifest when it ends\n`,
+      io.stdout.write(
+        `${decision} ${printable(`${output.row.file} by ${r?.reviewer ?? '?'}${note}`)}\n`,
       );
-    } else writeRunOutputs(journal, newest.runId, outputDir);
+    });
+    manifestWithDecisions(io, journal, jobName, outputDir);
   } finally {
     journal.close();
   }

@@ -4,7 +4,7 @@
  * With a job: its runs on every service; without: every job of the journal.
  * The journal is found as `status` finds it (resolveTarget).
  */
-import { openJournal } from '../../journal/index.js';
+import { type Journal, openJournal, serviceOfRun } from '../../journal/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import {
@@ -14,6 +14,7 @@ import {
   parseSince,
   renderCostsCsv,
   renderCostsTable,
+  type ServiceStanding,
 } from '../costs-view.js';
 import { withExamples } from '../help.js';
 import { useColor } from '../options.js';
@@ -64,16 +65,20 @@ export const costsCommand: CommandModule = {
         const journal = await openJournal(target.journalPath, { readonly: true });
         let doc: CostsDocument;
         try {
+          const breakdown = journal.costBreakdown({
+            group,
+            ...(target.jobName ? { jobName: target.jobName } : {}),
+            ...(since !== undefined ? { since } : {}),
+          });
           doc = {
             journal: journal.path,
             job: target.jobName ?? null,
             by: groupingLabel(group),
             since: since === undefined ? null : new Date(since).toISOString(),
-            ...journal.costBreakdown({
-              group,
-              ...(target.jobName ? { jobName: target.jobName } : {}),
-              ...(since !== undefined ? { since } : {}),
-            }),
+            ...breakdown,
+            ...(target.jobName
+              ? { standings: standingsOf(journal, target.jobName, breakdown.services) }
+              : {}),
           };
         } finally {
           journal.close();
@@ -84,3 +89,23 @@ export const costsCommand: CommandModule = {
       });
   },
 };
+
+/**
+ * With a job: where it stands against its budget on each service it spent on
+ * (the journal's `budgetStanding`, all time: `--since` does not apply), the
+ * budget as its newest run there recorded it.
+ */
+function standingsOf(
+  journal: Journal,
+  jobName: string,
+  services: readonly string[],
+): ServiceStanding[] {
+  const runs = journal.listRuns(jobName);
+  return services.map((service) => {
+    const newest = runs.find((run) => serviceOfRun(run) === service);
+    return {
+      service,
+      ...journal.budgetStanding({ name: jobName, budget: newest?.budget ?? null }, service),
+    };
+  });
+}

@@ -40,6 +40,8 @@ async function run(flags: EmulatorFlags, io: CliIo): Promise<void> {
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
     ...(faults ? { faults } : {}),
     behaviour: { imageFormat: flags.imageFormat },
+  }).catch((error: unknown) => {
+    throw portProblem(error, flags) ?? error;
   });
   const facts = {
     baseUrl: em.baseUrl,
@@ -62,6 +64,19 @@ async function run(flags: EmulatorFlags, io: CliIo): Promise<void> {
   await signal;
   await em.stop();
   io.exitCode = 0;
+}
+
+/** A port the user asked for that cannot be listened on is their input, not a crash. */
+function portProblem(error: unknown, flags: EmulatorFlags): UsageError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'EADDRINUSE' && code !== 'EACCES') return undefined;
+  const port = (error as { port?: number }).port;
+  const which =
+    port === flags.uploadPort && port !== flags.port
+      ? `--upload-port ${port}`
+      : `--port ${port ?? flags.port}`;
+  const why = code === 'EADDRINUSE' ? 'is already in use' : 'needs privileges this user lacks';
+  return new UsageError(`${which} ${why} on 127.0.0.1: pick another port, or 0 for a free one`);
 }
 
 export const emulatorCommand: CommandModule = {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { defaultJournalPath } from '../../job/index.js';
 import { formatPlan, planJson } from '../../plan/index.js';
 import { PlanItems, planNextRun, recordedItems } from '../../scheduler/index.js';
-import { EXIT } from '../../shared/index.js';
+import { EXIT, printableLines } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
 import {
@@ -21,6 +21,7 @@ import {
   type JobLimitOptions,
   journalOption,
   type NextRunOptions,
+  trainingEstimateOption,
 } from '../options.js';
 import { openService } from '../service.js';
 import { checkJob, printWarnings, reportJobErrors } from './validate.js';
@@ -92,10 +93,12 @@ export async function planCommandAction(
           ...(options.runId !== undefined ? { runId: options.runId } : {}),
           ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
         },
-        { requests: service.limits.requests },
+        { requests: service.limits.requests, ...trainingEstimateOption(io) },
       );
       io.stdout.write(
-        options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, job.name),
+        options.json
+          ? `${JSON.stringify(planJson(plan))}\n`
+          : printableLines(formatPlan(plan, job.name)),
       );
       if (plan.verdict !== 'ok') io.exitCode = EXIT.credits;
     } finally {

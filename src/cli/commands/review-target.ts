@@ -4,12 +4,13 @@
  * job) and the output folder its newest run wrote to (else the job's).
  * `approve`/`reject` open the journal as a writer without the job's lock (a
  * decision is one append in its own transaction, safe beside a running `run`:
- * WAL); `export` opens it read-only.
+ * WAL); `export` opens it read-only. `approve`, `reject` and `review` put
+ * their decisions into the manifest the same way (manifestWithDecisions).
  */
 import { loadJob } from '../../job/index.js';
-import { type Journal, openJournal } from '../../journal/index.js';
+import { type Journal, openJournal, RUN_STATUS } from '../../journal/index.js';
 import { newestRunOf } from '../../review/index.js';
-import { recordedOutputDir } from '../../scheduler/index.js';
+import { recordedOutputDir, writeRunOutputs } from '../../scheduler/index.js';
 import type { CliIo } from '../command.js';
 import { resolveTarget } from './status.js';
 
@@ -35,10 +36,37 @@ export async function openReviewTarget(
     write ? { wait: 10_000 } : { readonly: true },
   );
   try {
-    const run = newestRunOf(journal, job.name);
-    return { jobName: job.name, outputDir: recordedOutputDir(run) ?? job.output, journal };
+    return {
+      jobName: job.name,
+      outputDir: reviewOutputDir(journal, job.name, job.output),
+      journal,
+    };
   } catch (error) {
     journal.close();
     throw error;
   }
+}
+
+/** The output folder of the job's newest run, else the job file's `output`. */
+export function reviewOutputDir(journal: Journal, jobName: string, jobOutput: string): string {
+  return recordedOutputDir(newestRunOf(journal, jobName)) ?? jobOutput;
+}
+
+/**
+ * Rewrites the manifest of `outputDir` from the journal, decisions included
+ * (the review columns), unless the job's newest run is still running: that
+ * run writes them when it ends, and a rewrite now would race its own.
+ */
+export function manifestWithDecisions(
+  io: CliIo,
+  journal: Journal,
+  jobName: string,
+  outputDir: string,
+): void {
+  const newest = newestRunOf(journal, jobName);
+  if (newest.status === RUN_STATUS.running) {
+    io.stderr.write(
+      `ibatch: run ${newest.runId} is running: it writes the decisions into the manifest when it ends\n`,
+    );
+  } else writeRunOutputs(journal, newest.runId, outputDir);
 }

@@ -7,7 +7,10 @@
  *
  * Stopping the server (SIGINT/SIGTERM) exits 0: it is how a review session
  * ends, every decision is already committed, and nothing was interrupted
- * that a later command would resume (unlike `run`, which exits 130).
+ * that a later command would resume (unlike `run`, which exits 130). Before
+ * it exits, the session's decisions go into the manifest's review columns the
+ * way `approve`/`reject` put theirs (once at the end, not per decision: a
+ * rewrite reads every output of the folder, too slow to do per click).
  */
 import { spawn } from 'node:child_process';
 import { openJournal } from '../../journal/index.js';
@@ -17,6 +20,7 @@ import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
 import { integerAtLeast } from '../options.js';
 import { waitForSignal } from '../wait-for-signal.js';
+import { manifestWithDecisions, reviewOutputDir } from './review-target.js';
 import { resolveTarget } from './status.js';
 
 interface ReviewOptions {
@@ -93,6 +97,10 @@ export const reviewCommand: CommandModule = {
           if (options.open) openBrowser(server.url);
           await stopped;
           await server.close();
+          if (server.recorded() > 0) {
+            const outputDir = reviewOutputDir(journal, target.jobName, server.outputDir);
+            manifestWithDecisions(io, journal, target.jobName, outputDir);
+          }
           io.exitCode = 0;
         } finally {
           journal.close();

@@ -39,10 +39,8 @@ import { type ResumeFlags, resumeCommand } from '../resume-command.js';
 /** Commander's parser of the repeatable `--notify URL`: a bad URL is exit 2 before anything runs. */
 export function notifyFlag(value: string, previous: string[] | undefined): string[] {
   const problem = notifyUrlProblem(value);
-  if (problem)
-    throw new UsageError(
-      `Expected \`--notify\` to be a URL that ${problem.replace(/^must/, 'does')}, got \`${value}\``,
-    );
+  // The value is not quoted back: a refused URL may carry a user name and password.
+  if (problem) throw new UsageError(`\`--notify\` ${problem}`);
   return [...(previous ?? []), value];
 }
 

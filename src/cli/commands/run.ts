@@ -10,12 +10,13 @@ import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
 import { DeliveryError, type DeliveryResult, s3EndpointOf } from '../../deliver/index.js';
 import { parseLimitsSpec } from '../../limits/index.js';
+import { formatPlan, PlanDoesNotFitError, planJson } from '../../plan/index.js';
 import { RESUME_AFTER_INTERRUPT, type RunResult, runJob } from '../../scheduler/index.js';
 import {
   EXIT,
   InterruptedError,
   isIbatchError,
-  redact,
+  printable,
   redactDeep,
   type StopReason,
 } from '../../shared/index.js';
@@ -32,6 +33,7 @@ import {
   journalOption,
   type NextRunOptions,
   positiveNumber,
+  trainingEstimateOption,
   useColor,
 } from '../options.js';
 import { progressRenderer } from '../progress.js';
@@ -53,6 +55,7 @@ interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly notify?: string[];
   readonly deliver?: string;
   readonly forgetLost?: boolean;
+  readonly allOrNothing?: boolean;
 }
 
 /** A delivery that failed: how far it got, and the error that stopped it. */
@@ -103,6 +106,10 @@ export const runCommand: CommandModule = {
         .option('--out <dir>', "output folder (overrides the job's `output`)")
         .option('--dry-run', 'quote the job like `plan`; spend nothing')
         .option(
+          '--all-or-nothing',
+          "start only when plan's total fits the budget left, --max-spend and the balance; else exit 3, nothing spent (default: the job's allOrNothing)",
+        )
+        .option(
           '--limits <spec>',
           'rate limits, e.g. requests=120/60s,generations=20/60s (default: $IBATCH_LIMITS)',
         )
@@ -152,6 +159,7 @@ export const runCommand: CommandModule = {
         ['run campaign.yaml --run-id "$CI_PIPELINE_ID"', 'keys a retried CI job reuses'],
         ['run campaign.yaml --fresh portraits', 'make the portraits again, new keys'],
         ['run campaign.yaml --dry-run', 'quote it like plan; spend nothing'],
+        ['run campaign.yaml --all-or-nothing', 'start only if the whole run fits (exit 3 if not)'],
         ['run campaign.yaml --notify https://hooks.slack.com/…', 'a Slack message when it ends'],
       ]),
     );
@@ -174,6 +182,8 @@ export const runCommand: CommandModule = {
       const service = await openService(io, {
         ...options,
         logDestination: renderer.logStream,
+        // The summary on stdout starts with the run's end message: said once.
+        ...(options.json ? {} : { prettyOmits: ['run.finished', 'run.nothing_to_do'] }),
         emulatorTimeScale: scale,
         signal: abort.signal,
         limits,
@@ -189,6 +199,13 @@ export const runCommand: CommandModule = {
         end = await runAndReport();
       } catch (error) {
         end = { error };
+        // All or nothing refused: the plan's figures, as `plan` prints them.
+        if (error instanceof PlanDoesNotFitError) {
+          const { plan, jobName } = error;
+          io.stdout.write(
+            options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, jobName),
+          );
+        }
         if (!reportJobErrors(io, error, options.json)) throw error;
       } finally {
         // A signal now ends the process at once (Node's default): the user
@@ -211,6 +228,8 @@ export const runCommand: CommandModule = {
           ...(options.runId !== undefined ? { runId: options.runId } : {}),
           ...freshOption(options),
           ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
+          ...(options.allOrNothing ? { allOrNothing: true } : {}),
+          ...trainingEstimateOption(io),
           ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
           waitForLock: options.wait ?? false,
           ...(options.forgetLost ? { forgetLost: true } : {}),
@@ -304,21 +323,31 @@ function report(
   delivery: RunDelivery | undefined,
   json: boolean,
 ): void {
-  // The message can quote the service (a stop reason): redacted like every sink.
+  // The message can quote the service (a stop reason) and the job's values:
+  // redacted like every sink, and escaped for a terminal.
   if (json) {
     io.stdout.write(`${JSON.stringify(redactDeep(delivery ? { ...result, delivery } : result))}\n`);
     if (delivery && 'error' in delivery)
-      io.stderr.write(`ibatch: ${redact(delivery.error.message)}\n`);
+      io.stderr.write(`ibatch: ${printable(delivery.error.message)}\n`);
     return;
   }
   const { counts, spend } = result;
+  // Short lines: an 80-column terminal shows each on one row.
   io.stdout.write(
-    `${redact(result.message)}\n` +
-      `run ${result.runId || '(none)'}: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.blocked} blocked, ${counts.skipped} skipped, ${counts.pending} pending${result.done ? `; ${result.done} already done` : ''}\n` +
+    `${printable(result.message)}\n` +
+      `run ${result.runId || '(none)'}\n` +
+      `items: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.blocked} blocked, ${counts.skipped} skipped, ${counts.pending} pending${result.done ? `; ${result.done} already done` : ''}\n` +
       `credits: ${spend.net} net (${spend.charged} charged, ${spend.refunded} refunded)${result.budget === null ? '' : ` of ${result.budget} budget`}\n` +
-      `outputs: ${result.outputDir} (manifest.jsonl, manifest.csv, report.html)\n`,
+      `outputs: ${printable(shownPath(io.cwd, result.outputDir))} (manifest.jsonl, manifest.csv, report.html)\n`,
   );
   if (!delivery) return;
-  if ('error' in delivery) io.stderr.write(`ibatch: ${redact(delivery.error.message)}\n`);
+  if ('error' in delivery) io.stderr.write(`ibatch: ${printable(delivery.error.message)}\n`);
   else io.stdout.write(`${describeDelivery(delivery)}\n`);
+}
+
+/** `dir` as a person finds it from `cwd`: relative when inside it (shorter), else absolute. */
+function shownPath(cwd: string, dir: string): string {
+  const relative = path.relative(cwd, dir);
+  if (relative === '') return '.';
+  return relative.startsWith('..') || path.isAbsolute(relative) ? dir : relative;
 }

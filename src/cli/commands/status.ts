@@ -18,9 +18,10 @@ import {
   scanJob,
 } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
-import { redactDeep } from '../../shared/index.js';
+import { printableLines, redactDeep } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
+import { trainingEstimateOption } from '../options.js';
 import { buildStatus, type JobFileFacts, jobNameOf, renderStatus } from '../status-view.js';
 
 interface StatusOptions {
@@ -79,11 +80,15 @@ export const statusCommand: CommandModule = {
             ...(resolved.jobName ? { jobName: resolved.jobName } : {}),
             ...(resolved.runId ? { runId: resolved.runId } : {}),
             ...(jobFile ? { jobFile } : {}),
+            ...trainingEstimateOption(io),
           });
           // Error texts in the journal can quote the service (one written before 13.5 too).
           const clean = redactDeep(doc);
           io.stdout.write(
-            options.json ? `${JSON.stringify(clean, null, 2)}\n` : renderStatus(clean),
+            // A person's view quotes labels and errors: their control characters escaped.
+            options.json
+              ? `${JSON.stringify(clean, null, 2)}\n`
+              : printableLines(renderStatus(clean)),
           );
         } finally {
           journal.close();
@@ -104,7 +109,10 @@ async function jobFileFacts(jobPath: string): Promise<JobFileFacts | undefined> 
   } catch {
     return undefined;
   }
-  const budget = job.budget ?? null;
+  const facts = {
+    budget: job.budget ?? null,
+    ...(job.trainingEstimate !== undefined ? { trainingEstimate: job.trainingEstimate } : {}),
+  };
   try {
     const { catalog } = await loadModelCatalog({
       cacheFile: defaultModelCachePath(job.dir),
@@ -112,11 +120,11 @@ async function jobFileFacts(jobPath: string): Promise<JobFileFacts | undefined> 
     });
     const keys = new Set<string>();
     scanJob(job, catalog, (item) => keys.add(item.key));
-    return { budget, keys };
+    return { ...facts, keys };
   } catch (error) {
     const why = isJobFileError(error)
       ? 'the job file does not expand (see `ibatch validate`)'
       : (error as Error).message;
-    return { budget, keysUnknown: why };
+    return { ...facts, keysUnknown: why };
   }
 }

@@ -18,7 +18,7 @@ import {
   type ModelCatalog,
 } from '../../job/index.js';
 import { checkBeforeSpending, issuesBeforeSpending, Preflight } from '../../scheduler/index.js';
-import { EXIT } from '../../shared/index.js';
+import { EXIT, printableLines } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
 import {
@@ -108,8 +108,9 @@ export function reportJobErrors(io: CliIo, error: unknown, json: boolean | undef
   if (!isJobFileError(error)) return false;
   if (json) io.stdout.write(`${JSON.stringify({ valid: false, issues: error.issues })}\n`);
   const errors = error.issues.filter((i) => i.severity === 'error').length;
+  // Issues quote the job's values (a CSV cell): escaped for the terminal.
   io.stderr.write(
-    `${formatIssues(error.issues, { excerpt: Boolean(io.stderr.isTTY), source: error.source ?? '' })}\n`,
+    `${printableLines(formatIssues(error.issues, { excerpt: Boolean(io.stderr.isTTY), source: error.source ?? '' }))}\n`,
   );
   io.stderr.write(
     `ibatch: invalid job file (${errors} problem${errors === 1 ? '' : 's'}); nothing was spent\n`,
@@ -120,7 +121,9 @@ export function reportJobErrors(io: CliIo, error: unknown, json: boolean | undef
 
 export function printWarnings(io: CliIo, warnings: readonly JobIssue[], source: string): void {
   if (warnings.length === 0) return;
-  io.stderr.write(`${formatIssues(warnings, { excerpt: Boolean(io.stderr.isTTY), source })}\n`);
+  io.stderr.write(
+    `${printableLines(formatIssues(warnings, { excerpt: Boolean(io.stderr.isTTY), source }))}\n`,
+  );
 }
 
 export const validateCommand: CommandModule = {

@@ -8,7 +8,7 @@
  * `status` and the budget.
  */
 import { type JournalDb, runServiceSql } from '../sql.js';
-import { netCredits } from './summaries.js';
+import { netCredits, tidyCredits as tidy } from './summaries.js';
 
 export type CostGrouping =
   | { readonly by: 'job' | 'step' | 'day' }
@@ -27,7 +27,7 @@ export interface CostFigures {
   readonly refunded: number;
   /** charged - refunded, as everywhere in the journal. */
   readonly net: number;
-  /** Generations charged (a multi-copy create counts each copy). */
+  /** Generation requests charged: one per 202 that named a cost (a multi-copy create is one). */
   readonly generations: number;
   /** Trainings charged (the journal's `influencers` step). */
   readonly trainings: number;
@@ -90,8 +90,7 @@ export function costBreakdown(j: JournalDb, query: CostQuery): CostBreakdown {
     .stmt(
       `SELECT ${KEY[by]} AS key, ${by === 'step' ? 'r.job_name' : 'NULL'} AS job,
          SUM(a.charged_cost) AS charged, SUM(a.refunded_credits) AS refunded,
-         SUM(CASE WHEN i.kind = 'training' THEN 0
-             ELSE json_array_length(a.generation_ids_json) END) AS generations,
+         SUM(CASE WHEN i.kind = 'training' THEN 0 ELSE 1 END) AS generations,
          SUM(CASE WHEN i.kind = 'training' THEN 1 ELSE 0 END) AS trainings
        ${CHARGED}
        GROUP BY key, job ORDER BY ${ORDER[by]}`,
@@ -117,9 +116,6 @@ function withNet(row: Omit<CostFigures, 'net'>): CostFigures {
   const refunded = tidy(row.refunded);
   return { ...row, charged, refunded, net: tidy(netCredits(charged, refunded)) };
 }
-
-/** Sums of fractional credits (per-second pricing) without float noise (0.1 + 0.2). */
-const tidy = (n: number): number => Math.round(n * 1e6) / 1e6;
 
 function sumOf(groups: readonly CostFigures[]): CostFigures {
   const add = (pick: (g: CostFigures) => number) => groups.reduce((s, g) => s + pick(g), 0);

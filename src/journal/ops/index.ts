@@ -8,6 +8,7 @@ export { addItems } from './add-items.js';
 export { addOutputs } from './add-outputs.js';
 export { adoptRun } from './adopt-run.js';
 export { assetUrlsOfService, findAsset, recordAsset } from './assets.js';
+export { budgetStanding } from './budget-standing.js';
 export { costBreakdown } from './costs.js';
 export { createRun } from './create-run.js';
 export { getDelivery, recordDelivery } from './deliveries.js';
@@ -29,6 +30,7 @@ export {
 } from './influencers.js';
 export {
   eachItemRequestHash,
+  hasJobItems,
   latestItems,
   removeUnattemptedItem,
   replaceItemRequest,
@@ -52,7 +54,7 @@ export {
   reserveCredits,
 } from './reserve-credits.js';
 export { latestReviews, ReviewIndex, recordReview } from './reviews.js';
-export { jobSpend, progressByStep, spendByStep, spendSummary } from './summaries.js';
+export { progressByStep, spendByStep, spendSummary } from './summaries.js';
 export { setItemQuote, setItemState } from './update-item.js';
 export {
   setRunBudget,

@@ -84,6 +84,27 @@ export function latestItems(
 }
 
 /**
+ * Whether any run of the job on `service` recorded an item of a step other
+ * than `exceptStep` (the trainings' step): when none did, the journal has no
+ * record of the job there (a lost journal), without reading every item.
+ */
+export function hasJobItems(
+  j: JournalDb,
+  jobName: string,
+  service: string,
+  exceptStep: string,
+): boolean {
+  const row = j
+    .stmt(
+      `SELECT EXISTS (SELECT 1 FROM items i JOIN runs r ON r.run_id = i.run_id
+         WHERE r.job_name = ? AND json_extract(r.options_json, '$.service') = ?
+           AND i.step_id <> ?) AS found`,
+    )
+    .get(jobName, service, exceptStep) as { found: number };
+  return row.found === 1;
+}
+
+/**
  * Each record of a job's items in runs on `service`, as (key, request hash):
  * the few bytes `plan` keeps of them while it scans the job (RecordedItems).
  */

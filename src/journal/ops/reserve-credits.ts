@@ -1,23 +1,33 @@
 import { type JournalDb, runServiceSql } from '../sql.js';
+import {
+  type BudgetStanding,
+  budgetStanding,
+  COMMITTED_SQL,
+  JOB_RUNS_SQL,
+} from './budget-standing.js';
 
 /** Float sums of credits must not refuse an exact fit. */
 const EPSILON = 1e-9;
 
+/** What both refusals say. */
+interface Refusal {
+  readonly ok: false;
+  /** The cap's value in credits. */
+  readonly limit: number;
+  /** Credits already committed against that cap (reserved + charged - refunded). */
+  readonly committed: number;
+  /** What the refused reservation asked for. */
+  readonly requested: number;
+}
+
 export type ReserveResult =
   // No total on success: summing a run's items on every reservation made each
-  // create cost time that grew with the run (issue 17.2); nobody read it.
+  // create cost time that grew with the run; nobody read it.
   | { readonly ok: true }
-  | {
-      readonly ok: false;
-      /** Which cap refused: the job's `budget` (all its runs) or this invocation's `--max-spend`. */
-      readonly cap: 'budget' | 'max-spend';
-      /** The cap's value in credits. */
-      readonly limit: number;
-      /** Credits already committed against that cap (reserved + charged - refunded). */
-      readonly committed: number;
-      /** What the refused reservation asked for. */
-      readonly requested: number;
-    };
+  /** The job's `budget` (all its runs) refused: where the job stands (budget-standing.ts). */
+  | (Refusal & { readonly cap: 'budget'; readonly standing: BudgetStanding })
+  /** This invocation's `--max-spend` refused. */
+  | (Refusal & { readonly cap: 'max-spend' });
 
 /** An absolute ceiling on one run's committed credits (what `--max-spend` leaves it). */
 export interface RunSpendCap {
@@ -28,18 +38,6 @@ export interface RunSpendCap {
   /** What the run had committed when the invocation began. */
   readonly baseline: number;
 }
-
-/**
- * The runs whose spend counts against a run's budget: every run of its job
- * against the same service (`budget` caps the job, all its runs together).
- * The service, not the key: a rotated API key is the same account, and the
- * service shows no account id to tell two accounts apart.
- */
-const JOB_RUNS = `SELECT o.run_id FROM runs o, runs me
-  WHERE me.run_id = @runId AND o.job_name = me.job_name
-    AND ${runServiceSql('o')} = ${runServiceSql('me')}`;
-
-const COMMITTED = 'COALESCE(SUM(reserved_credits + charged_credits - refunded_credits), 0)';
 
 /**
  * Adds `amount` to an item's reservation unless the job's committed credits
@@ -55,30 +53,48 @@ export function reserveCredits(
   cap?: RunSpendCap,
 ): ReserveResult {
   if (!(amount >= 0)) throw new RangeError(`Expected \`amount\` >= 0, got ${amount}`);
+  const run = j
+    .stmt(
+      `SELECT job_name AS jobName, budget, ${runServiceSql('runs')} AS service FROM runs WHERE run_id = ?`,
+    )
+    .get(runId) as { jobName: string; budget: number | null; service: string } | undefined;
+  if (!run) throw new Error(`No run ${runId}`);
+  // `budget` caps the job over all its runs on this service (budget-standing.ts).
   const update = j
     .stmt(
       `UPDATE items SET reserved_credits = reserved_credits + @amount, updated_at = @now
        WHERE run_id = @runId AND item_key = @itemKey
          AND (
            (SELECT budget FROM runs WHERE run_id = @runId) IS NULL
-           OR (SELECT ${COMMITTED} FROM items WHERE run_id IN (${JOB_RUNS})) + @amount
+           OR (SELECT ${COMMITTED_SQL} FROM items WHERE run_id IN (${JOB_RUNS_SQL})) + @amount
               <= (SELECT budget FROM runs WHERE run_id = @runId) + ${EPSILON}
          )
          AND (
            @runLimit IS NULL
-           OR (SELECT ${COMMITTED} FROM items WHERE run_id = @runId) + @amount
+           OR (SELECT ${COMMITTED_SQL} FROM items WHERE run_id = @runId) + @amount
               <= @runLimit + ${EPSILON}
          )`,
     )
-    .run({ runId, itemKey, amount, now: j.now(), runLimit: cap?.runLimit ?? null });
+    .run({
+      runId,
+      itemKey,
+      amount,
+      now: j.now(),
+      runLimit: cap?.runLimit ?? null,
+      jobName: run.jobName,
+      service: run.service,
+    });
   if (update.changes === 1) return { ok: true };
-  const budget = j.stmt('SELECT budget FROM runs WHERE run_id = ?').pluck().get(runId) as
-    | number
-    | null
-    | undefined;
-  const jobCommitted = jobCommittedCredits(j, runId);
-  if (budget !== undefined && budget !== null && jobCommitted + amount > budget + EPSILON) {
-    return { ok: false, cap: 'budget', limit: budget, committed: jobCommitted, requested: amount };
+  const standing = budgetStanding(j, { name: run.jobName, budget: run.budget }, run.service);
+  if (standing.remaining !== null && amount > standing.remaining + EPSILON) {
+    return {
+      ok: false,
+      cap: 'budget',
+      limit: run.budget ?? 0,
+      committed: standing.committed,
+      requested: amount,
+      standing,
+    };
   }
   if (cap) {
     const spent = committedCredits(j, runId) - cap.baseline;
@@ -102,13 +118,5 @@ export function releaseReservation(j: JournalDb, runId: string, itemKey: string)
 
 /** reserved + charged - refunded over a run's items. */
 export function committedCredits(j: JournalDb, runId: string): number {
-  return j.stmt(`SELECT ${COMMITTED} FROM items WHERE run_id = ?`).pluck().get(runId) as number;
-}
-
-/** reserved + charged - refunded over every run of the run's job on its service (what `budget` caps). */
-export function jobCommittedCredits(j: JournalDb, runId: string): number {
-  return j
-    .stmt(`SELECT ${COMMITTED} FROM items WHERE run_id IN (${JOB_RUNS})`)
-    .pluck()
-    .get({ runId }) as number;
+  return j.stmt(`SELECT ${COMMITTED_SQL} FROM items WHERE run_id = ?`).pluck().get(runId) as number;
 }

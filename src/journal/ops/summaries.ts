@@ -1,5 +1,5 @@
 import type { ItemState } from '../records.js';
-import { type JournalDb, runServiceSql } from '../sql.js';
+import type { JournalDb } from '../sql.js';
 
 export interface Spend {
   /** Credits held by items not yet accepted by the service. */
@@ -27,6 +27,9 @@ interface SpendRow {
 /** What credits really cost: charged minus refunded (the one definition of "net"). */
 export const netCredits = (charged: number, refunded: number): number => charged - refunded;
 
+/** Sums of fractional credits (per-second pricing) without float noise (0.1 + 0.2). */
+export const tidyCredits = (n: number): number => Math.round(n * 1e6) / 1e6;
+
 const toSpend = (row: Omit<SpendRow, 'stepId'>): Spend => {
   const net = netCredits(row.charged, row.refunded);
   return {
@@ -48,25 +51,6 @@ export function spendSummary(j: JournalDb, runId: string): Spend {
        FROM items WHERE run_id = ?`,
     )
     .get(runId) as SpendRow;
-  return toSpend(row);
-}
-
-/**
- * Spend of every run of a job on one service (base URL): what the job's
- * `budget` caps, found from the job's name, without a run (`plan` has none
- * yet). See reserve-credits.ts for why the service and not the key.
- */
-export function jobSpend(j: JournalDb, jobName: string, service: string | null): Spend {
-  const row = j
-    .stmt(
-      `SELECT COALESCE(SUM(reserved_credits), 0) AS reserved,
-         COALESCE(SUM(charged_credits), 0) AS charged,
-         COALESCE(SUM(refunded_credits), 0) AS refunded
-       FROM items WHERE run_id IN (
-         SELECT run_id FROM runs WHERE job_name = @jobName
-           AND ${runServiceSql('runs')} = COALESCE(@service, ''))`,
-    )
-    .get({ jobName, service }) as SpendRow;
   return toSpend(row);
 }
 

@@ -11,6 +11,7 @@ import {
   REVIEW_DECISION,
   ReviewIndex,
   type ReviewRecord,
+  serviceOfRun,
 } from '../../journal/index.js';
 import { type CostSummary, type ManifestRow, summarizeCosts } from '../../outputs/index.js';
 import { folderManifestRows, recordedOutputDir } from '../../scheduler/index.js';
@@ -89,9 +90,16 @@ export function buildListing(journal: Journal, jobName: string): ReviewListing {
     dependants: row.file ? (dependants.get(row.file) ?? []) : [],
     ...reviewFields(decisions.of(row.runId ?? '', row.item, row.n ?? null)),
   }));
-  // Every run's rows count (an older, superseded file was paid for too).
+  // The total is the job's spend as the journal sums it (budgetStanding, what
+  // `status`, `costs` and the report say, trainings included); the steps'
+  // lines sum every run's rows (an older, superseded file was paid for too).
+  const standing = journal.budgetStanding(
+    { name: jobName, budget: newest.budget },
+    serviceOfRun(newest),
+  );
+  const spend = summarizeCosts(rows, [], standing);
   // Error texts and notes can quote the service: redacted like every sink.
-  const listing = redactDeep({ jobName, outputDir, outputs, spend: summarizeCosts(rows) });
+  const listing = redactDeep({ jobName, outputDir, outputs, spend });
   // Each output's search text is made with the listing, not at the first
   // filter, which a person typing is waiting on.
   for (const output of listing.outputs) searchText(output);

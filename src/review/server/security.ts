@@ -4,10 +4,13 @@
  * local process or web page cannot guess it), compared in constant time;
  * decisions only by POST with the token in a header and a JSON body (a form
  * on another site can set neither, so no CSRF); no cross-origin `Origin`;
- * loopback only unless the user insists.
+ * loopback only unless the user insists; and no request naming another
+ * `Host` than the address it listens on (a DNS-rebinding page reaches the
+ * port under its own name, which the browser then treats as same-origin).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import { UsageError } from '../../shared/index.js';
 
 export const TOKEN_HEADER = 'x-ibatch-token';
@@ -22,6 +25,48 @@ export function checkHost(host: string, unsafeHost: boolean): string {
   throw new UsageError(
     `--host ${host} would serve the review page beyond this machine: use 127.0.0.1, or add --unsafe-host`,
   );
+}
+
+/** Which `Host` headers name this listener. */
+export interface ListenerHosts {
+  accepts(host: string | undefined): boolean;
+  /** What a refusal names as the accepted form. */
+  readonly shown: string;
+}
+
+/**
+ * The `Host` values that name this listener: the address it listens on with
+ * its port, and `localhost:PORT` beside a loopback address, since a browser
+ * resolves that name itself and no web page can rebind it. `::1` is another
+ * listener than `127.0.0.1` (and the other way round): refused. On a wildcard
+ * address (`0.0.0.0`, `::`, only with --unsafe-host) any IP literal with the
+ * port: a literal address names no DNS record a page could rebind.
+ */
+export function listenerHosts(host: string, port: number): ListenerHosts {
+  const lower = host.toLowerCase();
+  const literal = lower.includes(':') ? `[${lower}]` : lower;
+  const names = new Set([`${literal}:${port}`]);
+  if (LOOPBACK.has(lower)) names.add(`localhost:${port}`);
+  const wildcard = WILDCARD.has(lower);
+  return {
+    shown: wildcard ? `IP:${port}` : [...names].join(' or '),
+    accepts(given) {
+      const value = given?.toLowerCase();
+      if (value === undefined) return false;
+      if (names.has(value)) return true;
+      if (!wildcard || !value.endsWith(`:${port}`)) return false;
+      const address = value.slice(0, -`:${port}`.length).replace(/^\[(.*)\]$/, '$1');
+      return isIP(address) !== 0;
+    },
+  };
+}
+
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
+
+/** Why a request is refused for its `Host` header (undefined: it names this listener). */
+export function hostRefusal(req: IncomingMessage, hosts: ListenerHosts): string | undefined {
+  if (hosts.accepts(req.headers.host)) return undefined;
+  return `this server answers only as ${hosts.shown} (Host header)`;
 }
 
 /** Whether `given` is the session's token, in time independent of where they differ. */

@@ -1,6 +1,7 @@
 /**
  * The `ibatch review` web server (node:http, no framework). Routes, all of
- * them behind the session token (security.ts):
+ * them behind a `Host` naming this listener and the session token
+ * (security.ts):
  *
  *   GET  /                  the page
  *   GET  /api/outputs       a page of outputs: `offset`, `limit`, filters `step`, `status`, `review`, `q`
@@ -23,7 +24,14 @@ import {
   withDecisions,
 } from './listing.js';
 import { renderReviewPage, SCRIPT_HASH, STYLE_HASH } from './page.js';
-import { postRefusal, requestToken, setSafetyHeaders, tokenMatches } from './security.js';
+import {
+  hostRefusal,
+  listenerHosts,
+  postRefusal,
+  requestToken,
+  setSafetyHeaders,
+  tokenMatches,
+} from './security.js';
 
 export interface ReviewServerOptions {
   readonly journal: Journal;
@@ -41,6 +49,10 @@ export interface RunningReviewServer {
   /** The page's address, token included. */
   readonly url: string;
   readonly port: number;
+  /** The output folder the listing was built for. */
+  readonly outputDir: string;
+  /** Decisions recorded through this server so far. */
+  recorded(): number;
   close(): Promise<void>;
 }
 
@@ -61,6 +73,7 @@ export async function startReviewServer(
   // listing, so paging is stable.
   let listing = buildListing(journal, jobName);
   let builtAt = journal.changeCount();
+  let recorded = 0;
   const fresh = (): ReviewListing => {
     const now = journal.changeCount();
     if (now !== builtAt) {
@@ -76,8 +89,19 @@ export async function startReviewServer(
     });
   });
 
+  const host = options.host ?? '127.0.0.1';
+  // Known once listening (the port may be picked by the system); no request comes before.
+  let hosts = listenerHosts(host, options.port ?? 0);
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://review.invalid');
+    // Before the token: a rebinding page that somehow holds it is refused all the same.
+    const wrongHost = hostRefusal(req, hosts);
+    if (wrongHost) {
+      req.resume();
+      setSafetyHeaders(res);
+      return sendJson(res, 403, { error: wrongHost });
+    }
     const given = requestToken(req, url);
     if (!tokenMatches(token, given)) {
       // A refused request's body is read and dropped, so the answer reaches the client.
@@ -96,6 +120,7 @@ export async function startReviewServer(
       const body = await readJson(req);
       const result = decide(journal, fresh(), { jobName, reviewer: options.reviewer }, body);
       if ('error' in result) return sendJson(res, 400, result);
+      recorded += result.recorded.length;
       listing = withDecisions(listing, result.recorded);
       const after = fresh();
       const ids = new Set(result.ids);
@@ -153,13 +178,15 @@ export async function startReviewServer(
     };
   }
 
-  const host = options.host ?? '127.0.0.1';
   await listen(server, host, options.port ?? 0);
   const { port } = server.address() as AddressInfo;
+  hosts = listenerHosts(host, port);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/?token=${encodeURIComponent(token)}`,
     port,
+    outputDir: listing.outputDir,
+    recorded: () => recorded,
     close: () => close(server),
   };
 }
