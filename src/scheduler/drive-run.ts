@@ -203,6 +203,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
   const stopHeartbeat = startRunHeartbeat(ctx, {
     trainings: () => influencers.training,
     downloads: () => downloads.waiting,
+    atGate: () => options.gate.snapshot().waiting,
   });
   try {
     await seedRateGate(ctx, options.gate, options.limits);

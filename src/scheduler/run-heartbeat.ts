@@ -1,8 +1,9 @@
 /**
  * The run's part of the wait promise (shared/waits.ts): while the log has
  * been quiet, one line says what the run waits for (generations in flight
- * per kind and the first one's deadline, trainings, downloads). The rate
- * gate reports its own waiters (limits/wait-report.ts).
+ * per kind and the first one's deadline, trainings, downloads, requests at
+ * the rate gate). Whichever reporter speaks first resets the quiet: the rate
+ * gate's own (limits/wait-report.ts) says why its requests wait.
  */
 import { clockTime, logIsQuiet, WAIT_CHECK_MS } from '../shared/index.js';
 import type { RunContext } from './context.js';
@@ -10,6 +11,8 @@ import type { RunContext } from './context.js';
 export interface RunWaits {
   readonly trainings: () => number;
   readonly downloads: () => number;
+  /** Requests waiting at the rate gate (its snapshot's `waiting`). */
+  readonly atGate: () => number;
 }
 
 /** Starts the reports; returns the function that stops them. */
@@ -23,6 +26,7 @@ export function startRunHeartbeat(
     const generations = [...byKind.values()].reduce((sum, n) => sum + n, 0);
     const trainings = waits.trainings();
     const downloads = waits.downloads();
+    const atGate = waits.atGate();
     const parts = [
       ...(generations > 0
         ? [
@@ -31,10 +35,11 @@ export function startRunHeartbeat(
         : []),
       ...(trainings > 0 ? [`${trainings} training(s) to finish`] : []),
       ...(downloads > 0 ? [`${downloads} download(s)`] : []),
+      ...(atGate > 0 ? [`${atGate} request(s) to pass the rate limits`] : []),
     ];
     if (parts.length === 0) return;
     ctx.logger.info(
-      { event: 'run.waiting', generations, trainings, downloads },
+      { event: 'run.waiting', generations, trainings, downloads, atGate },
       `waiting for ${parts.join('; ')}`,
     );
   }, WAIT_CHECK_MS);
