@@ -15,7 +15,7 @@ import { linkSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:
 import { hostname, uptime } from 'node:os';
 import { dirname } from 'node:path';
 import { LONGEST_RETRY_AFTER_MS } from '../contract/index.js';
-import { logIsQuiet, makeFolderSync, sleep } from '../shared/index.js';
+import { logIsQuiet, makeFolderSync, noteLogLine, sleep } from '../shared/index.js';
 import { JournalLockedError, type LockHolder } from './errors.js';
 
 export interface LockOptions {
@@ -122,7 +122,11 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
     if (tryAcquire(path, holder, options)) break;
     if (Date.now() + interval > deadline)
       throw new JournalLockedError(path, readHolder(path), options.job);
-    if (!waited || logIsQuiet()) options.onWait?.(readHolder(path));
+    if (options.onWait && (!waited || logIsQuiet())) {
+      options.onWait(readHolder(path));
+      // Counted even when the caller logs through a logger of its own.
+      noteLogLine();
+    }
     // Abortable: Ctrl-C ends the wait at once, with the signal's reason.
     await sleep(interval, options.signal);
   }

@@ -8,7 +8,7 @@
  * free a slot, a bucket too small to split while Redis is away).
  */
 import { type Bucket, LONGEST_RETRY_AFTER_MS, type RateLimits } from '../contract/index.js';
-import { clockTime, type Logger, logIsQuiet, WAIT_CHECK_MS } from '../shared/index.js';
+import { clockTime, type Logger, logIsQuiet, noteLogLine, WAIT_CHECK_MS } from '../shared/index.js';
 import { RateWaitTooLongError } from './errors.js';
 import type { RateGate } from './local-gate.js';
 
@@ -49,6 +49,8 @@ export function reportLongWaits(gate: RateGate, logger: Logger, limits: RateLimi
       { waiting: waiting.size, waitedMs: now - oldest, pausedUntil: view.pausedUntil },
       `waiting for the rate limits: ${waiting.size} request(s), the oldest for ${Math.round((now - oldest) / 1000)} s${why.length > 0 ? ` (${why.join(', ')})` : ''}`,
     );
+    // A logger of the library's caller does not tell waits.ts: count this line here.
+    noteLogLine();
   };
   const done = (id: number) => {
     waiting.delete(id);

@@ -5,7 +5,7 @@
  * the rate gate). Whichever reporter speaks first resets the quiet: the rate
  * gate's own (limits/wait-report.ts) says why its requests wait.
  */
-import { clockTime, logIsQuiet, WAIT_CHECK_MS } from '../shared/index.js';
+import { clockTime, logIsQuiet, noteLogLine, WAIT_CHECK_MS } from '../shared/index.js';
 import type { RunContext } from './context.js';
 
 export interface RunWaits {
@@ -42,6 +42,8 @@ export function startRunHeartbeat(
       { event: 'run.waiting', generations, trainings, downloads, atGate },
       `waiting for ${parts.join('; ')}`,
     );
+    // A logger of the library's caller does not tell waits.ts: count this line here.
+    noteLogLine();
   }, WAIT_CHECK_MS);
   timer.unref();
   return () => clearInterval(timer);
