@@ -53,6 +53,7 @@ export {
   templatePlaceholders,
   validateOutputTemplate,
 } from './naming.js';
+export { assertWritableFolder, OutputFolderError } from './output-folder.js';
 export {
   assertNotProtected,
   ProtectedPathError,

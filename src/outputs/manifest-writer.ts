@@ -13,18 +13,10 @@
  * naming a variable the header lacks rewrites the CSV with the new column.
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { redactDeep } from '../shared/index.js';
+import { makeFolderSync, redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
 import { CurrentRule, type DescribedItems, RETIRED_REASON } from './current.js';
 import { AtomicFileSync } from './fs-durable.js';
@@ -82,7 +74,7 @@ export class ManifestWriter {
    */
   static open(outputDir: string): ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir));
-    mkdirSync(writer.outputDir, { recursive: true });
+    makeFolderSync(writer.outputDir);
     if (!existsSync(path.join(writer.outputDir, MANIFEST_JSONL))) writer.load();
     return writer;
   }
@@ -109,7 +101,7 @@ export class ManifestWriter {
     described?: DescribedItems,
   ): void {
     const dir = path.resolve(outputDir);
-    mkdirSync(dir, { recursive: true });
+    makeFolderSync(dir);
     const marker = new CurrentRule(described);
     const names = new Set<string>();
     // A key seen twice is written once, where it first appears, with its last

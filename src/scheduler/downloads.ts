@@ -78,6 +78,11 @@ export class DownloadStage {
     return this.#failures;
   }
 
+  /** Downloads queued or going (the run's wait reports). */
+  get waiting(): number {
+    return this.#queue.size + this.#queue.pending;
+  }
+
   /** Queues every output of this run not downloaded yet, failed ones included (on start, after a resume). */
   enqueuePending(): void {
     const { journal, runId } = this.ctx;

@@ -21,6 +21,7 @@ import { trainingItemKey } from './item-identity.js';
 import { ItemWindow, itemWindowBound } from './item-window.js';
 import { type Driven, itemsToDrive, settleSources } from './items-to-drive.js';
 import { parseInferenceTime } from './latency.js';
+import { startRunHeartbeat } from './run-heartbeat.js';
 import type { Invocation } from './run-job.js';
 import { contractDrift, seedRateGate, timelineRecorder, wireStops } from './run-wiring.js';
 import type { RunSelection } from './select-run.js';
@@ -110,6 +111,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     createQueue,
     speed,
     logger,
+    ...(options.forgetLost ? { forgetLost: true } : {}),
     emit,
     record,
   };
@@ -200,6 +202,11 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     expectedLatencyMs: (modelId) => parseInferenceTime(catalog.get(modelId)?.inferenceTime) / speed,
     defaultTimeoutMs: (30 * 60_000) / speed,
   };
+  const stopHeartbeat = startRunHeartbeat(ctx, {
+    trainings: () => influencers.training,
+    downloads: () => downloads.waiting,
+    atGate: () => options.gate.snapshot().waiting,
+  });
   try {
     await seedRateGate(ctx, options.gate, options.limits);
     downloads.enqueuePending();
@@ -219,6 +226,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     await Promise.all([...trainings, window.run(driven), repair]);
     await downloads.drain();
   } finally {
+    stopHeartbeat();
     ctx.watcher.stop(new RunStoppedError('run finished'));
     stopListeners();
     manifest.close();

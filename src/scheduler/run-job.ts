@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { defaultJournalPath, jobInputPaths, validateJob } from '../job/index.js';
 import { type Journal, journalFiles, openJournal, type RunSpendCap } from '../journal/index.js';
+import { assertWritableFolder } from '../outputs/index.js';
 import { EXIT, silentLogger } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
 import { assertNextRunFits } from './all-or-nothing.js';
@@ -59,6 +60,8 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   });
   const { job, items } = validated;
   assertFreshSteps(options.fresh, job.steps);
+  // A folder that cannot take the files fails now, before anything is spent.
+  assertWritableFolder(options.outDir ? path.resolve(options.outDir) : job.output);
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
   const files = await prepareJobFiles(job, items);
   // The key and the service answer one authenticated read before the journal

@@ -180,6 +180,7 @@ const WARNING_EVENTS: ReadonlySet<string> = new Set([
   'item.skipped',
   'output.failed',
   'output.lost',
+  'item.lost',
   'training.failed',
 ]);
 
