@@ -7,7 +7,7 @@
  * A field type ibatch does not know is passed through with a warning.
  */
 import { type Model, type ModelField, normaliseOptions } from '../contract/index.js';
-import { closest } from './zod-issues.js';
+import { closest, show } from './zod-issues.js';
 
 /** Field types whose values are media URLs (or local references before upload). */
 export const MEDIA_FIELD_TYPES: ReadonlySet<string> = new Set(['image', 'video', 'audio']);
@@ -184,13 +184,6 @@ function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   return typeof value === 'object' ? 'a mapping' : typeof value;
-}
-
-function show(value: unknown): string {
-  if (typeof value === 'string')
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return typeName(value);
 }
 
 /** What a model accepts beyond `input`, from `capabilities` when present. */
