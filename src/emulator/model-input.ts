@@ -61,7 +61,8 @@ function checkField(scope: Scope, field: EmulatorField, value: unknown): void {
       if (typeof value !== 'string') throw validationError(`${path}: expected a string`);
       if (field.required && value.trim() === '')
         throw validationError(`${path}: must not be empty`);
-      if (value.length > 4000) throw validationError(`${path}: at most 4000 characters`);
+      if (field.maxLength !== undefined && value.length > field.maxLength)
+        throw validationError(`${path}: at most ${field.maxLength} characters`);
       return;
     case 'number': {
       if (typeof value !== 'number' || !Number.isFinite(value)) {

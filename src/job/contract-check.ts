@@ -1,7 +1,8 @@
 /**
  * Checks one item's `input` against its model's contract (from GET /models),
  * the way the service will: unknown fields, required fields, types, enum
- * options, min/max, maxItems. Defaults are applied so the request is explicit.
+ * options, min/max, maxItems, and the bounds a contract may add (maxLength,
+ * integer, exclude). Defaults are applied so the request is explicit.
  * Media fields may hold a URL or a local reference; references are returned
  * for the caller to resolve (it knows the job's directory and upload sets).
  * A field type ibatch does not know is passed through with a warning.
@@ -109,6 +110,8 @@ function checkValue(
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
       if (typeof value !== 'string') return fail(`expected text, got ${typeName(value)}`);
       if (field.required && value.trim() === '') return fail('must not be empty');
+      if (field.maxLength !== undefined && value.length > field.maxLength)
+        return fail(`must be at most ${field.maxLength} characters, got ${value.length}`);
       return value;
     }
     case 'number': {
@@ -122,6 +125,8 @@ function checkValue(
       ) {
         return fail(`must be between ${field.min ?? '-inf'} and ${field.max ?? 'inf'}, got ${n}`);
       }
+      if (field.integer && !Number.isInteger(n)) return fail(`must be a whole number, got ${n}`);
+      if (field.exclude?.includes(n)) return fail(`must not be ${n}`);
       return n;
     }
     case 'boolean': {
