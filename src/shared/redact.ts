@@ -48,11 +48,14 @@ const MAYBE_BEARER = /bearer/i;
  * is no less secret for not being the one in the environment. At least 16
  * letters and digits, one a digit, so a file name like `a_test_case` stays.
  */
-const KEY_SHAPED = /\b[a-z]{2,10}_(?:live|test)_(?=[A-Za-z]*\d)[A-Za-z0-9]{16,}/g;
-/** The `user:password@` of a URL (any scheme: https, s3, redis, ftp...). */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'`]*@/gi;
+const KEY_SHAPED = /[a-z]{2,10}_(?:live|test)_(?=[A-Za-z]*\d)[A-Za-z0-9]{16,}/g;
+/**
+ * The `user:password@` of a URL (any scheme: https, s3, redis, ftp...), also
+ * with one slash, as a URL reads once a file path was made of it.
+ */
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/?)[^\s/?#@"'`]*@/gi;
 /** Cheap pre-check for both patterns above. */
-const MAYBE_PATTERN = /_(?:live|test)_|:\/\/[^\s/?#]*@/i;
+const MAYBE_PATTERN = /_(?:live|test)_|:\/\/?[^\s/?#]*@/i;
 
 export function redact(text: string): string {
   let out = text;
@@ -60,7 +63,8 @@ export function redact(text: string): string {
     if (out.includes(needle)) out = out.split(needle).join(REDACTED);
   }
   if (MAYBE_PATTERN.test(out)) {
-    out = out.replace(KEY_SHAPED, REDACTED).replace(URL_USERINFO, `$1${REDACTED}@`);
+    // URLs first: a key glued to a URL would take the scheme with it.
+    out = out.replace(URL_USERINFO, `$1${REDACTED}@`).replace(KEY_SHAPED, REDACTED);
   }
   return MAYBE_BEARER.test(out) ? out.replace(BEARER, `$1${REDACTED}`) : out;
 }
