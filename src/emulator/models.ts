@@ -5,7 +5,9 @@
  *
  * `capabilities` (a "not shown" object in the reference) always carries:
  * `influencer` (accepts `influencerId`), `imageToVideo` (accepts
- * `generationId`), `copies` (accepts `copies` > 1) and `maxCopies`.
+ * `generationId`), `copies` (accepts `copies` > 1) and `maxCopies`; and
+ * `needsOneOf` where a request needs one of several inputs (groups of input
+ * field names, `generationId` standing for the top-level field).
  */
 import type { Kind } from '../contract/index.js';
 
@@ -54,6 +56,7 @@ export interface EmulatorModel {
     imageToVideo: boolean;
     copies: boolean;
     maxCopies: number;
+    needsOneOf?: string[][];
     [extra: string]: unknown;
   };
   fields: EmulatorField[];
@@ -319,7 +322,7 @@ export const EMULATOR_MODELS: readonly EmulatorModel[] = [
     inferenceTime: '~60s',
     category: 'image-to-video',
     useCases: ['animate portraits'],
-    capabilities: videoCaps(true),
+    capabilities: videoCaps(true, { needsOneOf: [['imageUrl', 'generationId']] }),
     fields: [
       prompt,
       { name: 'imageUrl', type: 'image', required: false, helpText: 'or pass generationId' },
@@ -378,7 +381,7 @@ export const EMULATOR_MODELS: readonly EmulatorModel[] = [
     inferenceTime: '~45s',
     category: 'lip-sync',
     useCases: ['talking head', 'dubbing'],
-    capabilities: videoCaps(false, { lipSync: true }),
+    capabilities: videoCaps(false, { lipSync: true, needsOneOf: [['image', 'video']] }),
     fields: [
       { name: 'image', type: 'image', required: false, helpText: 'face image (or video)' },
       { name: 'video', type: 'video', required: false, helpText: 'face video (or image)' },

@@ -197,6 +197,8 @@ export interface ModelAbilities {
   readonly maxCopies: number;
   readonly influencer: boolean;
   readonly imageToVideo: boolean;
+  /** Groups of inputs of which a request needs one (`generationId`: the top-level field). */
+  readonly needsOneOf: readonly (readonly string[])[];
 }
 
 /**
@@ -222,5 +224,11 @@ export function abilitiesOf(model: Model): ModelAbilities {
       ['imageToVideo', 'generationId'],
       model.kind === 'video' && model.fields.some((f) => f.type === 'image'),
     ),
+    needsOneOf: Array.isArray(caps.needsOneOf)
+      ? caps.needsOneOf.filter(
+          (group): group is string[] =>
+            Array.isArray(group) && group.every((name) => typeof name === 'string'),
+        )
+      : [],
   };
 }

@@ -108,4 +108,23 @@ describe('the model contract holds every bound the emulator enforces', () => {
     }
     expect(await em.admin.ledger(account.id)).toEqual([]);
   });
+
+  it('inputs of which the emulator needs one (capabilities.needsOneOf): validate names them, nothing charged', async () => {
+    const em = await testEmulator();
+    const account = em.accounts[0];
+    if (!account) throw new Error('no account');
+    const work = tempDir('contract-bounds');
+    writeFileSync(
+      path.join(work, 'job.yaml'),
+      'version: 1\nname: oneof\ngenerations:\n  - id: clip\n    model: kling-i2v\n    input:\n      prompt: "turns"\n',
+    );
+    const result = await runCliCaptured(
+      ['validate', 'job.yaml', '--base-url', em.baseUrl],
+      { IBATCH_API_KEY: account.apiKey },
+      work,
+    );
+    expect(result.code, said(result)).toBe(2);
+    expect(result.stderr).toContain('model kling-i2v needs one of `imageUrl`, `from:`');
+    expect(await em.admin.ledger(account.id)).toEqual([]);
+  });
 });
