@@ -21,6 +21,12 @@ export {
 export { type DownloadOptions, type DownloadResult, downloadOutput } from './download.js';
 export { createDownloadQueue } from './download-queue.js';
 export * from './errors.js';
+export {
+  isSingleLinkedFile,
+  type LeavingLink,
+  linksLeaving,
+  outputFolderBlocker,
+} from './folder-shape.js';
 export { writeFileAtomicSync, writeFileExclusive } from './fs-durable.js';
 export { cspHash, html, type RawHtml, raw } from './html.js';
 export {

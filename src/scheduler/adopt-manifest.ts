@@ -29,6 +29,7 @@ import type { JobItem, LoadedJob } from '../job/index.js';
 import { type AdoptedItem, idempotencyKey, type Journal, newRunId } from '../journal/index.js';
 import {
   isAlreadyDownloaded,
+  isSingleLinkedFile,
   MANIFEST_JSONL,
   type ManifestRow,
   readManifest,
@@ -264,7 +265,8 @@ function latestGroups(rows: readonly ManifestRow[]): Map<string, ManifestRow[]> 
 /**
  * The item's outputs when every row of its group succeeded for this step,
  * model and prompt, is exactly outputs 1..expectedOutputs, and names a file inside
- * the output folder that still has the recorded sha256; otherwise undefined.
+ * the output folder that still has the recorded sha256 and no other name (a
+ * hard link); otherwise undefined.
  */
 async function verify(
   item: JobItem,
@@ -286,6 +288,9 @@ async function verify(
     } catch {
       return undefined;
     }
+    // A file with another name elsewhere (a hard link) is not one the run
+    // wrote: its bytes are another file's, whatever the row says of them.
+    if (!isSingleLinkedFile(absolute)) return undefined;
     if (!(await isAlreadyDownloaded(absolute, sha256))) return undefined;
     outputs.set(row.n ?? 1, { ...row, file, sha256 });
   }

@@ -26,11 +26,13 @@ import {
   type ManifestRow,
   type ManifestWriter,
   OutputDiskFullError,
+  PathEscapeError,
   ProtectedPathError,
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
 import { sidecarPathOf } from '../provenance/index.js';
+import { LocalFileError } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
@@ -60,6 +62,7 @@ export class DownloadStage {
   readonly #names: OutputNames;
   #partsRemoved = false;
   #failures = 0;
+  #localProblem: string | undefined;
 
   constructor(
     private readonly ctx: DownloadContext,
@@ -81,6 +84,11 @@ export class DownloadStage {
   /** Downloads queued or going (the run's wait reports). */
   get waiting(): number {
     return this.#queue.size + this.#queue.pending;
+  }
+
+  /** The first download the local folder refused (a link out of it, a permission), if any. */
+  get localProblem(): string | undefined {
+    return this.#localProblem;
   }
 
   /** Queues every output of this run not downloaded yet, failed ones included (on start, after a resume). */
@@ -237,6 +245,18 @@ export class DownloadStage {
       }
       const message = messageOf(error);
       ctx.journal.markOutputFailed(output.runId, output.itemKey, output.n, message);
+      if (isLocalProblem(error)) {
+        // Paid for, and the local folder refused it: neither the network
+        // (retrying changes nothing) nor the output (the next run would pay
+        // again). It stays to download; the run ends asking for the fix.
+        this.#localProblem ??= message;
+        ctx.record(
+          'output.failed',
+          `${item.stepId}/${item.label} #${output.n}: ${message}`,
+          item.key,
+        );
+        return;
+      }
       if (failsForGood(error)) {
         // Fetching again cannot help (a protected name, a URL that is no
         // http(s) download, another origin, a 4xx, bytes that are no media):
@@ -345,6 +365,10 @@ export class DownloadStage {
 }
 
 /** A download failure no retry can fix: its error says it is not retryable. */
+function isLocalProblem(error: unknown): boolean {
+  return error instanceof PathEscapeError || error instanceof LocalFileError;
+}
+
 function failsForGood(error: unknown): boolean {
   return (
     error instanceof ProtectedPathError || (error instanceof DownloadError && !error.retryable)

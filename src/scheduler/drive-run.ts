@@ -136,6 +136,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     client: options.client,
     downloadFailures: driven.downloadFailures,
     described: selection.state.verdicts,
+    localProblem: driven.localProblem,
   });
   const withDone = { ...result, done: driven.done };
   record('run.finished', result.message, undefined, { status: result.status });
@@ -146,6 +147,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
 /** What driving leaves for finishing the run. */
 interface Driving {
   readonly downloadFailures: number;
+  readonly localProblem: string | undefined;
   /** Items of the job done before this run. */
   readonly done: number;
 }
@@ -231,7 +233,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     stopListeners();
     manifest.close();
   }
-  return { downloadFailures: downloads.failures, done };
+  return { downloadFailures: downloads.failures, localProblem: downloads.localProblem, done };
 }
 
 /** What `item` waits for before it can be sent: its `from:` source's outcome, its training. */

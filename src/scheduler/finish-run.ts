@@ -38,6 +38,8 @@ export interface FinishInput {
   readonly downloadFailures: number;
   /** The items the job file describes (which outputs are retired). */
   readonly described: DescribedItems;
+  /** The first output the local folder refused: the run ends asking for the fix (exit 2). */
+  readonly localProblem?: string | undefined;
 }
 
 export async function finishRun(input: FinishInput): Promise<RunResult> {
@@ -51,6 +53,13 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     exitCode = exitCodeOf(stop.reason);
     const next = stop.nextStep ?? (await nextStep(input, stop.reason));
     message = sentences(stop.message, next, inDoubt(journal, runId));
+  } else if (input.localProblem !== undefined) {
+    status = RUN_STATUS.stoppedError;
+    exitCode = EXIT.invalid;
+    message = sentences(
+      input.localProblem,
+      'Fix the output folder, then run again: the outputs are paid for and are downloaded without paying again',
+    );
   } else if (counts.pending > 0 || input.downloadFailures > 0) {
     status = RUN_STATUS.stoppedUnreachable;
     exitCode = EXIT.unreachable;

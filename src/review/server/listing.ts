@@ -59,6 +59,13 @@ export interface ReviewListing {
   readonly outputDir: string;
   readonly outputs: ReviewedOutput[];
   readonly spend: CostSummary;
+  /** What the journal recorded of each listed file: only those bytes are served. */
+  readonly recorded: ReadonlyMap<string, RecordedFile>;
+}
+
+export interface RecordedFile {
+  readonly sha256: string;
+  readonly bytes: number | undefined;
 }
 
 /**
@@ -112,11 +119,22 @@ export function buildListing(
   );
   const spend = summarizeCosts(rows, [], standing);
   // Error texts and notes can quote the service: redacted like every sink.
-  const listing = redactDeep({ jobName, outputDir, outputs, spend });
+  const listing = {
+    ...redactDeep({ jobName, outputDir, outputs, spend }),
+    recorded: recordedFiles(current),
+  };
   // Each output's search text is made with the listing, not at the first
   // filter, which a person typing is waiting on.
   for (const output of listing.outputs) searchText(output);
   return listing;
+}
+
+function recordedFiles(rows: readonly ManifestRow[]): Map<string, RecordedFile> {
+  const recorded = new Map<string, RecordedFile>();
+  for (const row of rows) {
+    if (row.file && row.sha256) recorded.set(row.file, { sha256: row.sha256, bytes: row.bytes });
+  }
+  return recorded;
 }
 
 export const outputId = (runId: string, item: string, n: number | null): string =>

@@ -155,7 +155,8 @@ export async function startReviewServer(
     }
     if (url.pathname === '/api/outputs') return sendJson(res, 200, outputsPage(url));
     if (url.pathname.startsWith('/files/')) {
-      return serveFile(res, listing, url.pathname.slice('/files/'.length), req.method === 'HEAD');
+      const path = url.pathname.slice('/files/'.length);
+      return void serveFile(res, listing, path, req.method === 'HEAD').catch(() => res.destroy());
     }
     sendJson(res, 404, { error: 'not found' });
   }
