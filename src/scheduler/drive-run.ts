@@ -180,7 +180,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
   );
   record(
     selection.resumed ? 'run.resumed' : 'run.started',
-    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name}: ${driven.length + ended} generation item(s), ${trainingIds.length} training(s); ${done} item(s) already done`,
+    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name}: ${driven.length + ended} generation item(s), ${trainingIds.length} influencer(s) to train or reuse; ${done} item(s) already done`,
   );
   emit({ type: 'run-started', runId, resumed: selection.resumed, items: driven.length + ended });
 

@@ -50,6 +50,9 @@ async function runsOf(dir: string) {
           ),
         ],
         events: journal.listEvents(run.runId, { limit: 500 }).map((e) => e.type),
+        started: journal
+          .listEvents(run.runId, { limit: 500 })
+          .find((e) => e.type === 'run.started')?.message,
       }));
   } finally {
     journal.close();
@@ -116,6 +119,9 @@ describe('a second run of the same job', () => {
     expect(r1?.events).toContain('training.created');
     expect(r2?.events).toContain('training.reused');
     expect(r2?.events).not.toContain('training.created');
+    // The start line does not count a reused influencer as a training.
+    expect(r2?.started).toMatch(/, 1 influencer\(s\) to train or reuse;/);
+    expect(r2?.started).not.toMatch(/training\(s\)/);
     expect(r2?.events).not.toContain('asset.uploaded');
     expect(r4?.events.filter((e) => e === 'asset.uploaded')).toHaveLength(1);
   }, 60_000);
