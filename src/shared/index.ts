@@ -10,5 +10,6 @@ export * from './prng.js';
 export * from './redact.js';
 export * from './regexp.js';
 export * from './request-gate.js';
+export * from './service-url.js';
 export * from './sleep.js';
 export { undici } from './undici.js';

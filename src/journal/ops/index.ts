@@ -60,6 +60,7 @@ export {
   setRunBudget,
   setRunNotBefore,
   setRunOutputDir,
+  setRunService,
   setRunStatus,
   setRunTags,
 } from './update-run.js';
