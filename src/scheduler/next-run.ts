@@ -226,7 +226,6 @@ function openRunOf(
   job: LoadedJob,
   options: Pick<DecideOptions<DecisionItem>, keyof RunScope | 'runId' | 'serviceMoved'>,
 ): RunRecord | undefined {
-  const moved = { moved: options.serviceMoved ?? false };
   if (options.runId !== undefined) {
     const named = journal.getRun(options.runId);
     if (named && named.jobName !== job.name) {
@@ -236,11 +235,12 @@ function openRunOf(
     }
     // The newest of X, X.2, X.3...: a stopped X.2 is resumed, never left behind.
     const newest = runIdFamily(journal, options.runId).at(-1);
-    if (!newest || FINISHED_RUN_STATUSES.includes(newest.status)) return undefined;
-    assertSameService(journal, job.name, options.service, { ...moved, open: newest });
-    return newest;
+    // Named, it is resumed whatever service it talked to (docs/ci.md): naming it says where it goes on.
+    return newest && !FINISHED_RUN_STATUSES.includes(newest.status) ? newest : undefined;
   }
-  const elsewhere = assertSameService(journal, job.name, options.service, moved);
+  const elsewhere = assertSameService(journal, job.name, options.service, {
+    moved: options.serviceMoved ?? false,
+  });
   if (elsewhere) return elsewhere;
   // Only the job's newest run on this service is resumed: another
   // service's ids mean nothing here (an in-process emulator is a new service

@@ -225,8 +225,9 @@ function moveToService(
 ): void {
   const named =
     options.runId === undefined ? undefined : runIdFamily(journal, options.runId).at(-1);
+  // `--run-id` names the run to resume wherever it was made (docs/ci.md): it moves too.
   const run = assertSameService(journal, jobName, target.service, {
-    moved: options.serviceMoved ?? false,
+    moved: (options.serviceMoved ?? false) || named !== undefined,
     ...(named ? { open: named } : {}),
   });
   if (!run) return;
