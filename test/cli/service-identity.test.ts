@@ -102,7 +102,7 @@ describe('one service, however its base URL is spelled', () => {
     expect(moved.stderr).toContain('resumes on');
     const runs = await readRuns(ws.journalPath);
     expect(runs.map((r) => r.runId)).toEqual([killed.runId]);
-    expect((runs[0]?.options as { service?: string }).service).toBe(
+    expect((runs[0]?.options as { service?: string } | undefined)?.service).toBe(
       `http://localhost:${port(proxy.baseUrl)}/api/v1`,
     );
     // Every key sent before the move was sent again unchanged: the service replayed, never charged twice.
