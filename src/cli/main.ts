@@ -4,7 +4,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
-import { ensureIbatchError, UnexpectedError } from '../shared/errors.js';
+import { asLocalFileError, ensureIbatchError, UnexpectedError } from '../shared/errors.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { printableLines, registerSecret } from '../shared/redact.js';
 import { VERSION } from '../version.js';
@@ -52,8 +52,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // --help and --version "fail" with exit code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.invalid;
     }
-    // Ours (and aborts) print one line; only a bug shows its stack.
-    const failure = ensureIbatchError(error);
+    // Ours (and aborts) print one line; only a bug shows its stack. A file
+    // the system refused is the user's to fix: one line, exit 2, never "network".
+    const failure = asLocalFileError(error) ?? ensureIbatchError(error);
     if (failure instanceof UnexpectedError) {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
       io.stderr.write(`ibatch: unexpected error: ${printableLines(message)}\n`);

@@ -20,7 +20,12 @@ import {
 } from '../journal/index.js';
 import { type TrainingPrice, trainingPrice, trainingPriceText } from '../plan/index.js';
 import { type ReviewCounts, reviewCounts } from '../review/index.js';
-import { itemsLeftAlone, recordedOutputDir, runProgress } from '../scheduler/index.js';
+import {
+  itemsChanged,
+  itemsLeftAlone,
+  recordedOutputDir,
+  runProgress,
+} from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { countsText, formatWait, stepCounts } from './progress-format.js';
 import { resumeCommand } from './resume-command.js';
@@ -118,6 +123,12 @@ export interface JobStatus {
    * could be expanded offline.
    */
   readonly removed: readonly { readonly step: string; readonly items: number }[] | null;
+  /**
+   * Items made (or tried) whose values the job file now describes otherwise
+   * (the `changed` verdict: the next `run` makes them again), per step; null
+   * like `removed`. Items naming local files are not judged here (`plan` is).
+   */
+  readonly changed: readonly { readonly step: string; readonly items: number }[] | null;
   /** Why `removed` is null. */
   readonly removedUnknown?: string;
 }
@@ -129,6 +140,8 @@ export interface JobFileFacts {
   readonly trainingEstimate?: number;
   /** The keys of the job's items; absent when the job could not be expanded, with why. */
   readonly keys?: ReadonlySet<string>;
+  /** Identity hashes of the job's items that name no local file, by key. */
+  readonly identities?: ReadonlyMap<string, string>;
   readonly keysUnknown?: string;
 }
 
@@ -237,7 +250,9 @@ export function buildStatus(
     })),
     resume: finished ? null : resumeRun(selected, journal.path),
     job,
-    review: outputDir ? reviewCounts(journal, selected.jobName, outputDir) : [],
+    review: outputDir
+      ? reviewCounts(journal, selected.jobName, outputDir, select.jobFile?.keys)
+      : [],
   };
 }
 
@@ -249,11 +264,12 @@ function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefi
     service,
   );
   let removed: JobStatus['removed'] = null;
+  let changed: JobStatus['changed'] = null;
   if (file?.keys) {
-    const perStep = new Map<string, number>();
-    for (const row of itemsLeftAlone(journal, run.jobName, { service }, file.keys))
-      perStep.set(row.stepId, (perStep.get(row.stepId) ?? 0) + 1);
-    removed = [...perStep].map(([step, items]) => ({ step, items }));
+    removed = perStep(itemsLeftAlone(journal, run.jobName, { service }, file.keys));
+    changed = perStep(
+      itemsChanged(journal, run.jobName, { service }, file.identities ?? new Map()),
+    );
   }
   return {
     name: run.jobName,
@@ -261,10 +277,18 @@ function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefi
     spend,
     remaining: spend.remaining,
     removed,
+    changed,
     ...(removed === null
       ? { removedUnknown: file?.keysUnknown ?? 'give the job file to list them' }
       : {}),
   };
+}
+
+/** Rows counted per step, in the order steps first appear. */
+function perStep(rows: readonly { readonly stepId: string }[]): { step: string; items: number }[] {
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.stepId, (counts.get(row.stepId) ?? 0) + 1);
+  return [...counts].map(([step, items]) => ({ step, items }));
 }
 
 function resumeRun(run: RunRecord, journalPath: string): string {
@@ -336,12 +360,20 @@ export function renderStatus(doc: StatusDocument, now = Date.now()): string {
       job.budget === null ? 'no budget' : `of ${job.budget} budget (${job.remaining} left)`;
     out.push(`  job ${job.name}, all runs: ${job.spend.net} net ${budget}`);
   }
+  for (const r of job?.changed ?? []) {
+    out.push(`  ${r.step}: ${r.items} item(s) changed in the job file, made again by the next run`);
+  }
   for (const r of job?.removed ?? []) {
     out.push(`  ${r.step}: ${r.items} item(s) no longer in the job file, left as they are`);
   }
   for (const r of doc.review) {
+    const older = [
+      r.superseded > 0 ? `${r.superseded} superseded` : '',
+      r.retired > 0 ? `${r.retired} removed from the job` : '',
+    ].filter((part) => part !== '');
     out.push(
-      `  review ${r.step}: ${r.approved} approved, ${r.rejected} rejected, ${r.unreviewed} unreviewed`,
+      `  review ${r.step}: ${r.approved} approved, ${r.rejected} rejected, ${r.unreviewed} unreviewed` +
+        (older.length > 0 ? `; not current: ${older.join(', ')}` : ''),
     );
   }
   if (run.outputDir) out.push(`  outputs: ${run.outputDir}`);

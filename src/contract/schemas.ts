@@ -95,6 +95,14 @@ export const ModelFieldSchema = z.looseObject({
   min: z.number().optional(),
   max: z.number().optional(),
   maxItems: z.number().int().optional(),
+  // Beyond the reference's Field (which allows more properties): bounds a
+  // service may state so that a client can check them before spending.
+  /** Text: the most characters. */
+  maxLength: z.number().int().nonnegative().optional(),
+  /** Number: whole numbers only. */
+  integer: z.boolean().optional(),
+  /** Number: values inside [min, max] that are still refused (seed 0). */
+  exclude: z.array(z.number()).optional(),
   // Shape of each option is "not shown": the emulator uses {value, label}; the
   // client also accepts bare strings/numbers (see contract/model-options.ts).
   options: z.array(z.unknown()).optional(),

@@ -5,6 +5,7 @@
  * folder-like key prefix without empty or dot segments, so `PREFIX/<file>`
  * keys read the same in every browser of the bucket.
  */
+import { quote } from '../shared/index.js';
 
 export interface S3Destination {
   readonly bucket: string;
@@ -19,19 +20,23 @@ const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 /** Why `value` is not an `s3://BUCKET/PREFIX` URL, or undefined when it is one. */
 export function s3UrlProblem(value: string): string | undefined {
   const match = /^s3:\/\/([^/]*)(?:\/(.*))?$/.exec(value);
-  if (!match) return `must be an s3://BUCKET/PREFIX URL, got "${value}"`;
+  if (!match) return `must be an s3://BUCKET/PREFIX URL, got ${quote(value)}`;
   const bucket = match[1] ?? '';
+  // Never quoted back: what precedes the `@` is an access key and its secret.
+  if (bucket.includes('@')) {
+    return 'must not carry credentials (KEY:SECRET@): give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment';
+  }
   if (!BUCKET.test(bucket) || bucket.includes('..')) {
-    return `"${bucket}" is not a bucket name: 3-63 lowercase letters, digits, "." or "-", starting and ending with a letter or digit`;
+    return `${quote(bucket)} is not a bucket name: 3-63 lowercase letters, digits, "." or "-", starting and ending with a letter or digit`;
   }
   const prefix = (match[2] ?? '').replace(/\/+$/, '');
   if (prefix === '') return undefined;
   const segments = prefix.split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..')) {
-    return `the prefix "${prefix}" has an empty, "." or ".." segment`;
+    return `the prefix ${quote(prefix)} has an empty, "." or ".." segment`;
   }
   if (/[\u0000-\u001f\u007f\\]/.test(prefix)) {
-    return `the prefix "${prefix}" has a control character or a backslash`;
+    return `the prefix ${quote(prefix)} has a control character or a backslash`;
   }
   return undefined;
 }

@@ -67,6 +67,11 @@ export class EmulatorAdmin {
     return this.call('POST', '/behaviour', behaviour);
   }
 
+  /** These generations of the account vanish (their ids answer 404); the ledger keeps their charges. Returns those it had. */
+  forgetGenerations(accountId: string, ids: readonly string[]): Promise<{ forgotten: string[] }> {
+    return this.call('POST', '/forget-generations', { accountId, ids });
+  }
+
   /** Clears rate counters, stats, faults and scripts; restores the start-up behaviour. Keeps accounts, resources and ledger. */
   reset(): Promise<{ ok: true }> {
     return this.call('POST', '/reset', {});

@@ -121,6 +121,19 @@ const ROUTES: Record<string, Route> = {
     ctx.faults.addScripts(scripts ?? []);
     return { pending: ctx.faults.pendingScripts() };
   },
+  // "Service state lost": these generations vanish (a service restarted
+  // without them): their ids answer 404 from now on; the ledger keeps their
+  // charges and a refund already due still comes.
+  'POST /forget-generations': (ctx, body) => {
+    const account = ctx.store.accounts.get(String(body.accountId));
+    const ids = body.ids;
+    if (!account || !Array.isArray(ids)) fail('Expected { accountId, ids: [...] }');
+    const gone = new Set(
+      (ids as unknown[]).filter((id) => account!.generations.delete(String(id))),
+    );
+    account!.generationOrder = account!.generationOrder.filter((g) => !gone.has(g.id));
+    return { forgotten: [...gone].map(String) };
+  },
   'POST /reset': (ctx) => {
     ctx.limiter.reset();
     ctx.stats.reset();

@@ -61,7 +61,8 @@ function checkField(scope: Scope, field: EmulatorField, value: unknown): void {
       if (typeof value !== 'string') throw validationError(`${path}: expected a string`);
       if (field.required && value.trim() === '')
         throw validationError(`${path}: must not be empty`);
-      if (value.length > 4000) throw validationError(`${path}: at most 4000 characters`);
+      if (field.maxLength !== undefined && value.length > field.maxLength)
+        throw validationError(`${path}: at most ${field.maxLength} characters`);
       return;
     case 'number': {
       if (typeof value !== 'number' || !Number.isFinite(value)) {
@@ -154,15 +155,14 @@ export function validateGenerationRequest(
       throw validationError(`generationId: model ${model.id} does not take a source generation`);
     if (scope.resolveReferences) checkSource(ctx, account, request.generationId);
   }
-  const needsImage = model.fields.find((f) => f.name === 'imageUrl');
-  if (needsImage && request.generationId === undefined && request.input.imageUrl === undefined) {
-    throw validationError(`input.imageUrl: required unless generationId is given`);
-  }
-  if (
-    model.id === 'lipsync-pro' &&
-    request.input.image === undefined &&
-    request.input.video === undefined
-  ) {
-    throw validationError('input.image: an image or a video is required');
+  // Served in the contract (`capabilities.needsOneOf`) so a client can check it.
+  const given = (name: string) =>
+    name === 'generationId'
+      ? request.generationId !== undefined
+      : request.input[name] !== undefined && request.input[name] !== null;
+  for (const group of caps.needsOneOf ?? []) {
+    if (!group.some(given)) {
+      throw validationError(`input.${group[0]}: one of ${group.join(', ')} is required`);
+    }
   }
 }

@@ -5,7 +5,9 @@
  *
  * `capabilities` (a "not shown" object in the reference) always carries:
  * `influencer` (accepts `influencerId`), `imageToVideo` (accepts
- * `generationId`), `copies` (accepts `copies` > 1) and `maxCopies`.
+ * `generationId`), `copies` (accepts `copies` > 1) and `maxCopies`; and
+ * `needsOneOf` where a request needs one of several inputs (groups of input
+ * field names, `generationId` standing for the top-level field).
  */
 import type { Kind } from '../contract/index.js';
 
@@ -21,9 +23,11 @@ export interface EmulatorField {
   max?: number;
   maxItems?: number;
   options?: Array<{ value: string | number; label: string }>;
-  /** Internal: numbers must be integers. */
+  /** Text fields: the most characters accepted. */
+  maxLength?: number;
+  /** Numbers must be integers. */
   integer?: boolean;
-  /** Internal: values inside [min, max] that are still invalid (seed 0). */
+  /** Values inside [min, max] that are still invalid (seed 0). */
   exclude?: number[];
 }
 
@@ -52,6 +56,7 @@ export interface EmulatorModel {
     imageToVideo: boolean;
     copies: boolean;
     maxCopies: number;
+    needsOneOf?: string[][];
     [extra: string]: unknown;
   };
   fields: EmulatorField[];
@@ -62,7 +67,18 @@ export interface EmulatorModel {
 const opts = (...values: Array<string | number>) =>
   values.map((value) => ({ value, label: String(value) }));
 
-const prompt: EmulatorField = { name: 'prompt', type: 'text', label: 'Prompt', required: true };
+/**
+ * The emulator's bound on text inputs (an assumption: the reference gives no
+ * figure). Served in the contract like every bound it enforces.
+ */
+const TEXT_MAX_LENGTH = 4000;
+const prompt: EmulatorField = {
+  name: 'prompt',
+  type: 'text',
+  label: 'Prompt',
+  required: true,
+  maxLength: TEXT_MAX_LENGTH,
+};
 const seed: EmulatorField = {
   name: 'seed',
   type: 'number',
@@ -111,7 +127,13 @@ export const EMULATOR_MODELS: readonly EmulatorModel[] = [
     capabilities: imageCaps(true),
     fields: [
       prompt,
-      { name: 'negativePrompt', type: 'text', label: 'Negative prompt', required: false },
+      {
+        name: 'negativePrompt',
+        type: 'text',
+        label: 'Negative prompt',
+        required: false,
+        maxLength: TEXT_MAX_LENGTH,
+      },
       aspect(['1:1', '4:5', '9:16', '16:9'], '1:1'),
       { name: 'guidance', type: 'number', required: false, default: 3.5, min: 1, max: 20 },
       seed,
@@ -300,7 +322,7 @@ export const EMULATOR_MODELS: readonly EmulatorModel[] = [
     inferenceTime: '~60s',
     category: 'image-to-video',
     useCases: ['animate portraits'],
-    capabilities: videoCaps(true),
+    capabilities: videoCaps(true, { needsOneOf: [['imageUrl', 'generationId']] }),
     fields: [
       prompt,
       { name: 'imageUrl', type: 'image', required: false, helpText: 'or pass generationId' },
@@ -344,7 +366,7 @@ export const EMULATOR_MODELS: readonly EmulatorModel[] = [
     fields: [
       { name: 'image', type: 'image', label: 'Character image', required: true },
       { name: 'referenceVideo', type: 'video', label: 'Motion reference', required: true },
-      { name: 'prompt', type: 'text', required: false },
+      { name: 'prompt', type: 'text', required: false, maxLength: TEXT_MAX_LENGTH },
       { name: 'duration', type: 'number', required: false, default: 5, min: 3, max: 15 },
     ],
     pricing: { unit: 'second', base: 10, durationField: 'duration' },
@@ -359,7 +381,7 @@ export const EMULATOR_MODELS: readonly EmulatorModel[] = [
     inferenceTime: '~45s',
     category: 'lip-sync',
     useCases: ['talking head', 'dubbing'],
-    capabilities: videoCaps(false, { lipSync: true }),
+    capabilities: videoCaps(false, { lipSync: true, needsOneOf: [['image', 'video']] }),
     fields: [
       { name: 'image', type: 'image', required: false, helpText: 'face image (or video)' },
       { name: 'video', type: 'video', required: false, helpText: 'face video (or image)' },
@@ -377,12 +399,17 @@ export function findModel(id: string): EmulatorModel | undefined {
   return BY_ID.get(id);
 }
 
-/** The model as `GET /models` serves it (internal keys removed). */
+/**
+ * The model as `GET /models` serves it (internal keys removed). Every bound
+ * `validateGenerationRequest` enforces is in it (`maxLength`, `integer`,
+ * `exclude` beside the reference's `min`/`max`/`maxItems`), so a client can
+ * refuse what the service would before spending.
+ */
 export function publicModel(model: EmulatorModel, optionShape: 'object' | 'bare'): unknown {
   const { pricing: _p, latencyMs: _l, ...rest } = model;
   return {
     ...rest,
-    fields: model.fields.map(({ integer: _i, exclude: _e, options, ...field }) =>
+    fields: model.fields.map(({ options, ...field }) =>
       options === undefined
         ? field
         : { ...field, options: optionShape === 'bare' ? options.map((o) => o.value) : options },

@@ -14,7 +14,14 @@ import type { MediaResolver } from './media.js';
 import type { SourceImage } from './pick.js';
 import { issueAt, type KeyPath, type LocateOptions } from './source-map.js';
 import { compileInput, templateVariablePattern } from './template.js';
-import type { JobItem, LoadedJob, LoadedStep, MediaRef } from './types.js';
+import type {
+  JobItem,
+  LoadedJob,
+  LoadedStep,
+  MediaRef,
+  TemplateValue,
+  TemplateVars,
+} from './types.js';
 
 /** Shared by every item without media references (most of a large CSV job). */
 const NO_MEDIA: readonly MediaRef[] = Object.freeze([]);
@@ -57,6 +64,9 @@ export function buildItems(
     return filenameProblems.get(id);
   };
   const occurrences = new Map<string, number>();
+  const keyOf = rowKeyVars(step, combos);
+  // The line of each key's first row, for a step whose rows are named by `key:`.
+  const firstLines = keyOf ? new Map<string, number | undefined>() : undefined;
   const seen = new Set<string>();
   let overflow = 0;
   const report = (
@@ -83,15 +93,31 @@ export function buildItems(
   for (const source of sources) {
     combos.forEach((combo) => {
       for (let countIndex = 0; countIndex < step.count; countIndex++) {
-        const basis = keyBasis(step.id, combo.vars, countIndex);
+        const keyVars = keyOf ? keyOf(combo.vars) : combo.vars;
+        const basis = keyBasis(step.id, keyVars, countIndex);
         // Counted by the first occurrence's key rather than by the longer basis
         // (equal bases give equal keys): for a step without `from:` the map's
         // keys are the items' own key strings, so it costs no text of its own.
-        const firstKey = itemKey(basis, combo.vars, 1);
+        const firstKey = itemKey(basis, keyVars, 1);
         const counted = source.item ? `${source.item.key}\0${firstKey}` : firstKey;
         const occurrence = (occurrences.get(counted) ?? 0) + 1;
         occurrences.set(counted, occurrence);
-        const ownKey = occurrence === 1 ? firstKey : itemKey(basis, combo.vars, occurrence);
+        if (firstLines && countIndex === 0) {
+          if (occurrence === 1) firstLines.set(counted, combo.line);
+          else {
+            const file = combos.rows?.file ?? 'rows';
+            const names = Object.entries(keyVars)
+              .map(([name, value]) => `${name}=${String(value)}`)
+              .join(', ');
+            report(
+              '',
+              ['key'],
+              `duplicate key ${names}: ${file}:${firstLines.get(counted) ?? '?'} and ${file}:${combo.line ?? '?'}`,
+              false,
+            );
+          }
+        }
+        const ownKey = occurrence === 1 ? firstKey : itemKey(basis, keyVars, occurrence);
         const ownLabel = labelOf(combo.vars, countIndex, step.count);
         const key = source.item
           ? chainKey(source.item.key, source.outputIndex, hasOwnValues ? ownKey : undefined)
@@ -192,6 +218,7 @@ export function buildItems(
               }
             : {}),
           mediaRefs: mediaRefs.length > 0 ? mediaRefs : NO_MEDIA,
+          ...(keyOf && !source.item ? { keyed: true as const } : {}),
         });
       }
     });
@@ -205,4 +232,24 @@ export function buildItems(
       ),
     );
   }
+}
+
+/**
+ * For a step whose rows are named by `key:`, the values its item keys are
+ * made of: the key columns and any matrix values (every other row column
+ * is left out, so changing it keeps the key). Undefined without `key:`.
+ */
+function rowKeyVars(
+  step: LoadedStep,
+  combos: Combinations,
+): ((vars: TemplateVars) => TemplateVars) | undefined {
+  const keyColumns = step.key;
+  const rowColumns = combos.rows?.columns;
+  if (!keyColumns || !rowColumns) return undefined;
+  const left = new Set(rowColumns.filter((name) => !keyColumns.includes(name)));
+  return (vars) => {
+    const kept: Record<string, TemplateValue> = {};
+    for (const [name, value] of Object.entries(vars)) if (!left.has(name)) kept[name] = value;
+    return kept;
+  };
 }

@@ -18,6 +18,8 @@ export interface Combination {
 /** A step's combinations, made on each pass (a rows file's are not held: `RowsFile`). */
 export interface Combinations {
   forEach(onCombination: (combination: Combination) => void): void;
+  /** The rows file's name and columns, for a step with `rows:`. */
+  readonly rows?: { readonly file: string; readonly columns: readonly string[] };
 }
 
 /** What a step may still expand into, counted before anything is built. */
@@ -59,7 +61,13 @@ export function stepCombinations(
     at(['matrix'], 'the matrix has no combinations left (everything excluded)');
     return undefined;
   }
-  if (step.rows === undefined) return matrix.map((vars) => ({ vars }));
+  if (step.rows === undefined) {
+    if (step.key !== undefined) {
+      at(['key'], '`key:` names columns of `rows:`, and this step has no `rows:`');
+      return undefined;
+    }
+    return matrix.map((vars) => ({ vars }));
+  }
   let rows: RowsFile;
   try {
     // Stop reading once the rows alone exceed what the job may still make.
@@ -89,8 +97,18 @@ export function stepCombinations(
     at(['rows'], `column \`${clash}\` is also a matrix value: rename one of them`);
     return undefined;
   }
+  const missing = step.key?.find((name) => !rows.columns.includes(name));
+  if (missing !== undefined) {
+    at(
+      ['key'],
+      `key column \`${missing}\` is not a column of ${basename(step.rows)} (columns: ${rows.columns.join(', ')})`,
+    );
+    return undefined;
+  }
+  const rowsFacts = { file: basename(step.rows), columns: rows.columns };
   const alone = matrix.length === 1 && Object.keys(matrix[0] ?? {}).length === 0;
   const combinations: Combinations = {
+    rows: rowsFacts,
     // Without a matrix the rows are the combinations (their values shared, not copied).
     forEach: alone
       ? (onCombination) => rows.forEach(onCombination)
@@ -107,5 +125,5 @@ export function stepCombinations(
   combinations.forEach((combo) => {
     held.push(combo);
   });
-  return held;
+  return { rows: rowsFacts, forEach: (onCombination) => held.forEach(onCombination) };
 }

@@ -1,13 +1,14 @@
 /**
  * Checks one item's `input` against its model's contract (from GET /models),
  * the way the service will: unknown fields, required fields, types, enum
- * options, min/max, maxItems. Defaults are applied so the request is explicit.
+ * options, min/max, maxItems, and the bounds a contract may add (maxLength,
+ * integer, exclude). Defaults are applied so the request is explicit.
  * Media fields may hold a URL or a local reference; references are returned
  * for the caller to resolve (it knows the job's directory and upload sets).
  * A field type ibatch does not know is passed through with a warning.
  */
 import { type Model, type ModelField, normaliseOptions } from '../contract/index.js';
-import { closest } from './zod-issues.js';
+import { closest, show } from './zod-issues.js';
 
 /** Field types whose values are media URLs (or local references before upload). */
 export const MEDIA_FIELD_TYPES: ReadonlySet<string> = new Set(['image', 'video', 'audio']);
@@ -109,6 +110,8 @@ function checkValue(
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
       if (typeof value !== 'string') return fail(`expected text, got ${typeName(value)}`);
       if (field.required && value.trim() === '') return fail('must not be empty');
+      if (field.maxLength !== undefined && value.length > field.maxLength)
+        return fail(`must be at most ${field.maxLength} characters, got ${value.length}`);
       return value;
     }
     case 'number': {
@@ -122,6 +125,8 @@ function checkValue(
       ) {
         return fail(`must be between ${field.min ?? '-inf'} and ${field.max ?? 'inf'}, got ${n}`);
       }
+      if (field.integer && !Number.isInteger(n)) return fail(`must be a whole number, got ${n}`);
+      if (field.exclude?.includes(n)) return fail(`must not be ${n}`);
       return n;
     }
     case 'boolean': {
@@ -186,19 +191,14 @@ function typeName(value: unknown): string {
   return typeof value === 'object' ? 'a mapping' : typeof value;
 }
 
-function show(value: unknown): string {
-  if (typeof value === 'string')
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return typeName(value);
-}
-
 /** What a model accepts beyond `input`, from `capabilities` when present. */
 export interface ModelAbilities {
   readonly copies: boolean;
   readonly maxCopies: number;
   readonly influencer: boolean;
   readonly imageToVideo: boolean;
+  /** Groups of inputs of which a request needs one (`generationId`: the top-level field). */
+  readonly needsOneOf: readonly (readonly string[])[];
 }
 
 /**
@@ -224,5 +224,11 @@ export function abilitiesOf(model: Model): ModelAbilities {
       ['imageToVideo', 'generationId'],
       model.kind === 'video' && model.fields.some((f) => f.type === 'image'),
     ),
+    needsOneOf: Array.isArray(caps.needsOneOf)
+      ? caps.needsOneOf.filter(
+          (group): group is string[] =>
+            Array.isArray(group) && group.every((name) => typeof name === 'string'),
+        )
+      : [],
   };
 }

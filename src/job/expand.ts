@@ -175,6 +175,17 @@ function checkStepOptions(
     else if (step.copies > abilities.maxCopies)
       at(['copies'], `model ${model.id} makes at most ${abilities.maxCopies} copies`);
   }
+  for (const group of abilities.needsOneOf) {
+    const given = group.some((name) =>
+      name === 'generationId'
+        ? step.from !== undefined
+        : step.input[name] !== undefined && step.input[name] !== null,
+    );
+    if (!given) {
+      const names = group.map((name) => (name === 'generationId' ? '`from:`' : `\`${name}\``));
+      at(['input'], `model ${model.id} needs one of ${names.join(', ')}`);
+    }
+  }
   if (step.influencer !== undefined && !abilities.influencer) {
     at(['influencer'], `model ${model.id} does not take an influencer (influencerId)`);
   }

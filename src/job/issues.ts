@@ -4,7 +4,7 @@
  * templates, model contracts) reports through `JobIssue`, so the user gets
  * one sorted list instead of fixing mistakes one run at a time.
  */
-import { EXIT, IbatchError } from '../shared/index.js';
+import { EXIT, IbatchError, redact, redactDeep } from '../shared/index.js';
 
 export interface JobIssue {
   /** Job file path as given (relative paths stay relative for readability). */
@@ -65,7 +65,7 @@ export function formatIssues(issues: readonly JobIssue[], options: FormatOptions
       const caretLength = Math.max(1, Math.min(issue.length ?? 1, text.length - issue.col + 1));
       return [
         head,
-        `  ${String(issue.line)} | ${text}`,
+        `  ${String(issue.line)} | ${redact(text)}`,
         `  ${' '.repeat(gutter)} | ${' '.repeat(Math.max(0, issue.col - 1))}${'^'.repeat(caretLength)}`,
       ].join('\n');
     })
@@ -81,7 +81,9 @@ export class JobFileError extends IbatchError {
   readonly source: string | undefined;
 
   constructor(issues: readonly JobIssue[], source?: string) {
-    const sorted = sortIssues(issues);
+    // Issues quote the file (a key, a value, an env file given by mistake):
+    // whatever reaches them leaves redacted, whichever sink prints them.
+    const sorted = redactDeep(sortIssues(issues));
     const errors = sorted.filter((issue) => issue.severity === 'error');
     const count = errors.length === 1 ? '1 problem' : `${errors.length} problems`;
     super('invalid_job', `invalid job file (${count}):\n${formatIssues(errors)}`, EXIT.invalid);

@@ -221,6 +221,9 @@ function normalise(
       count: step.count ?? 1,
       ...(step.matrix ? { matrix: step.matrix } : {}),
       ...(step.rows !== undefined ? { rows: resolve(dir, step.rows) } : {}),
+      ...(step.key !== undefined
+        ? { key: typeof step.key === 'string' ? [step.key] : step.key }
+        : {}),
       ...(typeof step.from === 'string' ? { from: step.from } : {}),
       ...(typeof step.from === 'object' ? { from: step.from.step, pick: step.from.pick } : {}),
       input: step.input,

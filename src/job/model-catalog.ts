@@ -3,11 +3,11 @@
  * cache beside the job file (`.ibatch/models.json`, 1 hour by default).
  * `offline` uses the cache whatever its age and fails clearly without one.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { type Model, type ModelList, ModelSchema } from '../contract/index.js';
-import { EXIT, IbatchError } from '../shared/index.js';
+import { EXIT, IbatchError, makeFolderSync } from '../shared/index.js';
 import type { ModelCatalog } from './types.js';
 
 export const DEFAULT_MODEL_CACHE_TTL_MS = 3_600_000;
@@ -106,7 +106,7 @@ function readCache(file: string): CacheFile | undefined {
 
 function writeCache(file: string, cache: CacheFile): void {
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    makeFolderSync(dirname(file));
     const temp = `${file}.${process.pid}.tmp`;
     writeFileSync(temp, `${JSON.stringify(cache)}\n`);
     renameSync(temp, file); // atomic: a concurrent reader sees the old or the new file

@@ -10,7 +10,13 @@
 import { dirname, join, relative } from 'node:path';
 import { MEDIA_TYPES } from '../contract/index.js';
 import { journalFiles } from '../journal/index.js';
-import { protectedPathHit, renderOutputPath, templatePlaceholders } from '../outputs/index.js';
+import {
+  linksLeaving,
+  outputFolderBlocker,
+  protectedPathHit,
+  renderOutputPath,
+  templatePlaceholders,
+} from '../outputs/index.js';
 import { canonicalPath } from '../shared/index.js';
 import type { JobIssue } from './issues.js';
 import { jobInputPaths } from './local-files.js';
@@ -42,7 +48,7 @@ export function outputGuardIssues(
       ),
     ];
   }
-  const issues: JobIssue[] = [];
+  const issues = folderShapeIssues(job, outputDir, show);
   for (const step of job.steps) {
     const hit = fixedNameHit(outputDir, step.filename, guarded);
     if (hit === undefined) continue;
@@ -74,4 +80,33 @@ function fixedNameHit(
     if (hit !== undefined) return hit;
   }
   return undefined;
+}
+
+/**
+ * The output folder cannot be made (a part of its path is a file), or holds
+ * links leading out of it, where every download would be refused after it
+ * was paid for. The folder itself may be a link.
+ */
+function folderShapeIssues(
+  job: LoadedJob,
+  outputDir: string,
+  show: (p: string) => string,
+): JobIssue[] {
+  const blocker = outputFolderBlocker(outputDir);
+  if (blocker !== undefined) {
+    return [
+      issueAt(
+        job.source,
+        ['output'],
+        `output folder ${show(outputDir)} cannot be made: ${blocker}`,
+      ),
+    ];
+  }
+  return linksLeaving(outputDir).map(({ link, target }) =>
+    issueAt(
+      job.source,
+      ['output'],
+      `${show(join(outputDir, link))} is a link ${target ? `to ${target}, outside` : 'leading nowhere, in'} the output folder ${show(outputDir)}: outputs are written only inside it, so they would be paid for and then refused; remove the link, or make the output folder itself the link`,
+    ),
+  );
 }

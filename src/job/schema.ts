@@ -107,6 +107,12 @@ export const StepSchema = z
       .describe(
         'CSV/TSV (header row), JSONL or .xlsx file: one item per row, columns are template variables',
       ),
+    key: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .optional()
+      .describe(
+        'With `rows:`: the column(s) naming a row. A row with the same key and other values is the same item, changed',
+      ),
     from: z
       .union([SlugSchema, FromPickSchema])
       .optional()

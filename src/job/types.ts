@@ -58,6 +58,11 @@ export interface LoadedStep {
   readonly matrix?: Readonly<Record<string, unknown>>;
   /** Absolute path of the rows file. */
   readonly rows?: string;
+  /**
+   * `key:` of a step with `rows:`: the columns that name a row, so its item
+   * key is theirs alone (other values changed: the same item, changed).
+   */
+  readonly key?: readonly string[];
   /** The `from:` step's id (`from: photos`, or `step:` of `from: { step, pick }`). */
   readonly from?: string;
   /** `from: { pick }`: only the source images matching one entry are animated. */
@@ -144,6 +149,11 @@ export interface JobItem {
     readonly outputIndex: number;
   };
   readonly mediaRefs: readonly MediaRef[];
+  /**
+   * Its step names rows by `key:`: its key is the key columns' alone, so all
+   * its values go into its identity hash (a changed value is a changed item).
+   */
+  readonly keyed?: true;
 }
 
 /** Model contracts by id. */

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { NOTIFY_FORMATS } from '../notify/index.js';
+import { quote } from '../shared/index.js';
 import type { JobIssue } from './issues.js';
 import { INFLUENCER_KEYS, JOB_KEYS, STEP_KEYS } from './schema.js';
 import { formatPath, issueAt, type JobSource, type KeyPath } from './source-map.js';
@@ -125,13 +126,12 @@ function article(expected: string): string {
   return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
 }
 
-/** A value for a message: short, typed, never multi-line. */
+/** A value for a message: short, typed, never multi-line, redacted (`quote`). */
 export function show(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return typeof value === 'string' ? quote(value) : String(value);
 }
 
 function valueAt(root: unknown, path: KeyPath): unknown {

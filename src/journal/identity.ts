@@ -11,17 +11,9 @@
  * mean two WALs over one database, i.e. corruption. A journal with more than
  * one link is therefore refused (a symlink is the safe way to share one).
  */
-import {
-  closeSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readlinkSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { canonicalPath, sha256Hex } from '../shared/index.js';
+import { canonicalPath, makeFolderSync, sha256Hex } from '../shared/index.js';
 import { JournalLinkedError } from './errors.js';
 
 export interface JournalFile {
@@ -34,7 +26,7 @@ export interface JournalFile {
 /** Creates the journal file if missing and returns its canonical identity. */
 export function prepareJournalFile(path: string): JournalFile {
   const given = resolve(path);
-  mkdirSync(dirname(given), { recursive: true });
+  makeFolderSync(dirname(given));
   // An empty file is a valid empty SQLite database; opening with 'a' follows
   // a dangling symlink and creates its target.
   try {

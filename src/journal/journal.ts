@@ -218,6 +218,9 @@ export class Journal {
   markOutputDownloaded(runId: string, itemKey: string, n: number, file: DownloadedOutput) {
     return this.#guard(() => ops.markOutputDownloaded(this.#j, runId, itemKey, n, file));
   }
+  moveOutputFile(runId: string, itemKey: string, n: number, file: string) {
+    return this.#guard(() => ops.moveOutputFile(this.#j, runId, itemKey, n, file));
+  }
   markOutputFailed(runId: string, itemKey: string, n: number, error: string) {
     return this.#guard(() => ops.markOutputFailed(this.#j, runId, itemKey, n, error));
   }

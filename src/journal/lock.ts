@@ -11,17 +11,18 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, uptime } from 'node:os';
 import { dirname } from 'node:path';
-import { sleep } from '../shared/index.js';
+import { LONGEST_RETRY_AFTER_MS } from '../contract/index.js';
+import { logIsQuiet, makeFolderSync, noteLogLine, sleep } from '../shared/index.js';
 import { JournalLockedError, type LockHolder } from './errors.js';
 
 export interface LockOptions {
-  /** false: fail at once; true: wait forever; a number: wait that many ms. */
+  /** false: fail at once; true: wait up to LONGEST_LOCK_WAIT_MS; a number: wait that many ms. */
   readonly wait?: boolean | number;
   readonly signal?: AbortSignal;
-  /** Told once, when a live holder makes us wait (with `wait`). */
+  /** Told when a live holder makes us wait (with `wait`), and again while the log is quiet (shared/waits.ts). */
   readonly onWait?: (holder: LockHolder | undefined) => void;
   /** Told when a stale lock was taken over. */
   readonly onStaleTakeover?: (holder: LockHolder | undefined) => void;
@@ -102,19 +103,30 @@ function tryAcquire(path: string, holder: LockHolder, options: LockOptions): boo
   return true;
 }
 
+/**
+ * How long `wait: true` waits for a holder. An assumption, the ceiling of
+ * the longest Retry-After ibatch waits out (contract/limits.ts): a holder
+ * still at work after that is more likely stuck than slow, and a nightly
+ * `--wait` must not pile up behind it for ever.
+ */
+export const LONGEST_LOCK_WAIT_MS = LONGEST_RETRY_AFTER_MS;
+
 export async function acquireLock(path: string, options: LockOptions = {}): Promise<HeldLock> {
   const holder: LockHolder = { pid: process.pid, hostname: hostname(), startedAt: Date.now() };
   const wait = options.wait ?? false;
-  const deadline =
-    wait === true ? Number.POSITIVE_INFINITY : Date.now() + (wait === false ? 0 : wait);
+  const deadline = Date.now() + (wait === true ? LONGEST_LOCK_WAIT_MS : wait === false ? 0 : wait);
   const interval = options.retryIntervalMs ?? 200;
-  mkdirSync(dirname(path), { recursive: true });
+  makeFolderSync(dirname(path));
   for (let waited = false; ; waited = true) {
     options.signal?.throwIfAborted();
     if (tryAcquire(path, holder, options)) break;
     if (Date.now() + interval > deadline)
       throw new JournalLockedError(path, readHolder(path), options.job);
-    if (!waited) options.onWait?.(readHolder(path));
+    if (options.onWait && (!waited || logIsQuiet())) {
+      options.onWait(readHolder(path));
+      // Counted even when the caller logs through a logger of its own.
+      noteLogLine();
+    }
     // Abortable: Ctrl-C ends the wait at once, with the signal's reason.
     await sleep(interval, options.signal);
   }

@@ -9,6 +9,7 @@ import { type Logger, UsageError } from '../shared/index.js';
 import { createLocalGate, type RateGate } from './local-gate.js';
 import { createRedisGate, type FallbackEvent } from './redis/gate.js';
 import { storeUrlWithoutCredentials } from './store-url.js';
+import { reportLongWaits } from './wait-report.js';
 
 export interface CreateGateOptions {
   /** `redis://HOST:PORT` or `rediss://...`; local limits when absent or empty. */
@@ -41,7 +42,13 @@ function parseLimitsStore(store: string): URL {
   return url;
 }
 
+/** With a logger, a long wait at the gate is logged and bounded (wait-report.ts). */
 export function createGate(limits: RateLimits, options: CreateGateOptions): RateGate {
+  const gate = createStoreGate(limits, options);
+  return options.logger ? reportLongWaits(gate, options.logger, limits) : gate;
+}
+
+function createStoreGate(limits: RateLimits, options: CreateGateOptions): RateGate {
   const store = options.store?.trim();
   if (!store) return createLocalGate(limits);
   parseLimitsStore(store);

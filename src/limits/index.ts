@@ -8,7 +8,7 @@
 
 export { type CreateGateOptions, createGate } from './create-gate.js';
 
-export { GateClosedError } from './errors.js';
+export { GateClosedError, RateWaitTooLongError } from './errors.js';
 export type { GateEventName, GateEvents, GateListener } from './gate-events.js';
 export {
   type BucketSnapshot,

@@ -16,11 +16,11 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { type MediaCategory, type MediaType, meaningOfStatus } from '../contract/index.js';
-import { undici } from '../shared/index.js';
+import { asLocalFileError, IbatchError, undici } from '../shared/index.js';
 import { categoryOfMime, mediaTypeForMime, SNIFF_BYTES, sniffMediaType } from '../uploads/index.js';
 import { DOWNLOAD_FAILURES, DownloadError, diskFullCode, OutputDiskFullError } from './errors.js';
 import { PartFile } from './part-file.js';
-import { ProtectedPathError } from './protected-paths.js';
+import type { ProtectedPathError } from './protected-paths.js';
 
 export interface DownloadOptions {
   readonly url: string;
@@ -94,7 +94,8 @@ const NEUTRAL_TYPES = new Set(['application/octet-stream', 'binary/octet-stream'
  * Downloads `url` to its destination; throws {@link DownloadError} on any
  * failure of the download, {@link OutputDiskFullError} when the file cannot
  * be written for lack of space, {@link ProtectedPathError} for a name that
- * may never be written.
+ * may never be written, `PathEscapeError` for a path through a link leaving
+ * the folder and `LocalFileError` for a path the system refuses.
  */
 export async function downloadOutput(options: DownloadOptions): Promise<DownloadResult> {
   const total = AbortSignal.timeout(options.timeoutMs ?? 600_000);
@@ -103,9 +104,10 @@ export async function downloadOutput(options: DownloadOptions): Promise<Download
     const response = await fetchFollowingSameOrigin(httpUrl(options.url), options, signal);
     return await saveBody(response, options, signal);
   } catch (error) {
-    // Not download failures: the name is wrong, or the disk is full.
-    if (error instanceof ProtectedPathError || error instanceof OutputDiskFullError) throw error;
-    throw toDownloadError(error, options);
+    // Not download failures: the name is wrong, the disk is full, or the
+    // local path refused the file (a link out of the folder, a permission).
+    if (error instanceof IbatchError && !(error instanceof DownloadError)) throw error;
+    throw asLocalFileError(error) ?? toDownloadError(error, options);
   }
 }
 

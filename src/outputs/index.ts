@@ -8,9 +8,25 @@
 export { isAlreadyDownloaded } from './already-downloaded.js';
 export { type CostLine, type CostSummary, type StepCost, summarizeCosts } from './costs.js';
 export { csvLine } from './csv.js';
+export {
+  type CurrentMark,
+  CurrentRule,
+  type CurrentState,
+  currentStateOf,
+  type DescribedItems,
+  markCurrentRows,
+  RETIRED_REASON,
+  supersededReason,
+} from './current.js';
 export { type DownloadOptions, type DownloadResult, downloadOutput } from './download.js';
 export { createDownloadQueue } from './download-queue.js';
 export * from './errors.js';
+export {
+  isSingleLinkedFile,
+  type LeavingLink,
+  linksLeaving,
+  outputFolderBlocker,
+} from './folder-shape.js';
 export { writeFileAtomicSync, writeFileExclusive } from './fs-durable.js';
 export { cspHash, html, type RawHtml, raw } from './html.js';
 export {
@@ -19,7 +35,6 @@ export {
   type ManifestRow,
   ManifestRowSchema,
   manifestRowKey,
-  markCurrentRows,
 } from './manifest-row.js';
 export {
   type AppendResult,
@@ -28,6 +43,7 @@ export {
   ManifestWriter,
   readManifest,
   renderManifest,
+  retiredItemsOnDisk,
 } from './manifest-writer.js';
 export {
   DEFAULT_OUTPUT_TEMPLATE,
@@ -43,6 +59,7 @@ export {
   templatePlaceholders,
   validateOutputTemplate,
 } from './naming.js';
+export { assertWritableFolder, OutputFolderError } from './output-folder.js';
 export {
   assertNotProtected,
   ProtectedPathError,

@@ -51,9 +51,13 @@ export const ManifestRowSchema = z.strictObject({
   /**
    * True for the rows of the newest run in which the item succeeded (or, for
    * an item that never did, of the newest run that tried it); false for the
-   * older, superseded rows of the same item. Absent in older manifests.
+   * older, superseded rows of the same item, and for every row of an item the
+   * job file no longer describes (the rule: src/outputs/current.ts). Absent
+   * in older manifests.
    */
   current: z.boolean().optional(),
+  /** Why the row is not current: `superseded by RUN` or `removed from the job`. */
+  currentReason: z.string().optional(),
   /** The latest review decision of the output (or its whole item); absent when unreviewed. */
   review: z.enum(['approved', 'rejected']).optional(),
   reviewer: z.string().optional(),
@@ -94,6 +98,7 @@ export const MANIFEST_CSV_COLUMNS = [
   'attempt',
   'generationId',
   'current',
+  'currentReason',
   'sha256',
   'bytes',
   'contentType',
@@ -154,44 +159,3 @@ export function csvColumnsOf(names: Iterable<string>): ManifestCsvColumn[] {
 export function manifestRowKey(row: Pick<ManifestRow, 'runId' | 'step' | 'item' | 'n'>): string {
   return [row.runId ?? '', row.step, row.item, row.n ?? 1].join('\u0000');
 }
-
-/**
- * Sets `current` on rows listed in run order (oldest run first): an item's
- * current run is the newest one in which it succeeded, else the newest one
- * that has a row for it. Any rows with those columns: `status` counts files
- * from a lean read (`reviewCounts`, review/decisions.ts).
- */
-export function markCurrentRows<Row extends CurrentMarked>(
-  rows: readonly Row[],
-): (Row & { current: boolean })[] {
-  const marker = new CurrentMarker<Row>();
-  for (const row of rows) marker.see(row);
-  return rows.map((row) => marker.mark(row));
-}
-
-/** The columns that decide `current`. */
-type CurrentMarked = Pick<ManifestRow, 'runId' | 'step' | 'item' | 'status'>;
-
-/**
- * `markCurrentRows` in two passes over rows that are not all in memory:
- * `see` every row (in run order), then `mark` each.
- */
-export class CurrentMarker<Row extends CurrentMarked = ManifestRow> {
-  readonly #newestSucceeded = new Map<string, string | undefined>();
-  readonly #newestAny = new Map<string, string | undefined>();
-
-  see(row: Row): void {
-    this.#newestAny.set(itemOf(row), row.runId);
-    if (row.status === 'succeeded') this.#newestSucceeded.set(itemOf(row), row.runId);
-  }
-
-  mark(row: Row): Row & { current: boolean } {
-    const item = itemOf(row);
-    const current = this.#newestSucceeded.has(item)
-      ? this.#newestSucceeded.get(item)
-      : this.#newestAny.get(item);
-    return { ...row, current: row.runId === current };
-  }
-}
-
-const itemOf = (row: CurrentMarked) => `${row.step}\u0000${row.item}`;

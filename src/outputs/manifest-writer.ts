@@ -13,23 +13,15 @@
  * naming a variable the header lacks rewrites the CSV with the new column.
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { redactDeep } from '../shared/index.js';
+import { makeFolderSync, redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
+import { CurrentRule, type DescribedItems, RETIRED_REASON } from './current.js';
 import { AtomicFileSync } from './fs-durable.js';
 import {
   addVarNames,
-  CurrentMarker,
   csvColumnsOf,
   type ManifestCsvColumn,
   type ManifestRow,
@@ -82,7 +74,7 @@ export class ManifestWriter {
    */
   static open(outputDir: string): ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir));
-    mkdirSync(writer.outputDir, { recursive: true });
+    makeFolderSync(writer.outputDir);
     if (!existsSync(path.join(writer.outputDir, MANIFEST_JSONL))) writer.load();
     return writer;
   }
@@ -96,7 +88,8 @@ export class ManifestWriter {
   /**
    * Replaces the manifest of `outputDir` (a rebuild from the journal) with
    * `rows`, listed in run order (oldest run first) and marked `current` here
-   * (`CurrentMarker`), without `open`'s repair pass and without holding them:
+   * (`CurrentRule`, with the items the job file describes now when known),
+   * without `open`'s repair pass and without holding them:
    * `rows` is iterated twice (the CSV header and the marks need every row
    * first), then each row is checked and written, and handed to `onRow`
    * (the report's rows come from the same pass). Both files stay atomic.
@@ -105,10 +98,11 @@ export class ManifestWriter {
     outputDir: string,
     rows: () => Iterable<ManifestRow>,
     onRow?: (row: ManifestRow) => void,
+    described?: DescribedItems,
   ): void {
     const dir = path.resolve(outputDir);
-    mkdirSync(dir, { recursive: true });
-    const marker = new CurrentMarker();
+    makeFolderSync(dir);
+    const marker = new CurrentRule(described);
     const names = new Set<string>();
     // A key seen twice is written once, where it first appears, with its last
     // row (what a Map of rows by key does): rare, so only those are kept.
@@ -303,6 +297,27 @@ export function readManifest(
     if (keep(row)) byKey.set(manifestRowKey(row), row);
   }
   return [...byKey.values()];
+}
+
+/**
+ * The items whose rows `outputDir`'s manifest marks removed from the job
+ * (`RETIRED_REASON`). Only lines naming the reason are parsed: a reader
+ * without the job file (`status RUN_ID`) asks this of a folder of 100,000
+ * rows, nearly all of them current.
+ */
+export function retiredItemsOnDisk(outputDir: string): Set<string> {
+  const retired = new Set<string>();
+  const marker = JSON.stringify(RETIRED_REASON);
+  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
+    if (!line.includes(marker)) continue;
+    try {
+      const row = ManifestRowSchema.parse(JSON.parse(line));
+      if (row.currentReason === RETIRED_REASON) retired.add(row.item);
+    } catch {
+      // torn or foreign line: as readManifest
+    }
+  }
+  return retired;
 }
 
 /** The lines of a file, read in pieces (none when it does not exist). */

@@ -3,10 +3,10 @@
  * the move into place that never replaces another file (see download.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, lstat, open, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { MediaType } from '../contract/index.js';
-import { sha256Hex } from '../shared/index.js';
+import { makeFolderSync, sha256Hex } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 import { DOWNLOAD_FAILURES, DownloadError } from './errors.js';
 import { fsyncDir, placeWithoutReplacing } from './fs-durable.js';
@@ -44,7 +44,7 @@ export class PartFile {
     if (!path.isAbsolute(dest)) throw new TypeError(`Expected an absolute \`dest\`, got ${dest}`);
     assertNotProtected(dest, protectedPaths);
     const dir = path.dirname(dest);
-    await mkdir(dir, { recursive: true });
+    makeFolderSync(dir);
     const tempPath = path.join(
       dir,
       `.${path.basename(dest)}.part-${randomBytes(6).toString('hex')}`,

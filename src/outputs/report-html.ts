@@ -18,6 +18,7 @@
 import path from 'node:path';
 import { redactDeep } from '../shared/index.js';
 import { type CostSummary, CostTally } from './costs.js';
+import { currentStateOf } from './current.js';
 import { writeFileAtomicSync } from './fs-durable.js';
 import { cspHash, html, localHref, type RawHtml, raw } from './html.js';
 import { type ManifestRow, ManifestRowSchema } from './manifest-row.js';
@@ -92,6 +93,8 @@ class ReportBuilder {
   /** The gallery's list of each step, in the order the rows first name them. */
   readonly #galleries = new Map<string, PagedList>();
   readonly #failures: PagedList;
+  /** The run's files that are no longer current, counted apart (src/outputs/current.ts). */
+  readonly #notCurrent = { superseded: 0, retired: 0 };
 
   constructor(input: ReportData, sink: PageSink) {
     this.#data = redactDeep(ReportDataSchema.parse(input));
@@ -111,6 +114,8 @@ class ReportBuilder {
       this.#failures.add(failureRow(row));
       return;
     }
+    const state = currentStateOf(row);
+    if (state !== 'current') this.#notCurrent[state] += 1;
     let list = this.#galleries.get(row.step);
     if (!list) {
       list = this.#pager.list('div', 'class="grid"');
@@ -129,7 +134,7 @@ class ReportBuilder {
       (f) =>
         html`<button type="button" data-filter="${f}" aria-pressed="${f === 'all'}">${f}</button>`,
     )}</div>
-${this.#gallery()}
+${notCurrentLine(this.#notCurrent)}${this.#gallery()}
 <h2>Failures</h2>${failureTable(this.#failures)}
 <h2>Timeline</h2>${timeline(data.events, pager)}`;
     const paged = pager.paged;
@@ -185,6 +190,12 @@ ${lists}
       }</h3>${list}${more}</section>`;
     })}`;
   }
+}
+
+/** How many of the run's files are no longer current, superseded and retired apart. */
+function notCurrentLine(counts: { superseded: number; retired: number }): RawHtml | string {
+  if (counts.superseded + counts.retired === 0) return '';
+  return html`<p class="empty" data-not-current>Not current: <b data-superseded>${fmt(counts.superseded)}</b> superseded by a newer run, <b data-retired>${fmt(counts.retired)}</b> removed from the job.</p>`;
 }
 
 function totalCards(costs: CostSummary): RawHtml {
@@ -264,7 +275,11 @@ function tile(row: ManifestRow): RawHtml {
     media = html`<a class="thumb" href="${href}"><img loading="lazy" decoding="async" src="${href}" alt="${alt}"></a>`;
   }
   return html`<article class="tile" data-kind="${isVideo ? 'video' : 'image'}" data-status="${row.status}" data-review="${row.review ?? ''}">${media}
-<div class="body"><div><b class="title" title="${row.item}">${title}</b>${row.n ? html` <span class="badge">#${row.n}</span>` : ''}${reviewBadge(row)}</div>
+<div class="body"><div><b class="title" title="${row.item}">${title}</b>${row.n ? html` <span class="badge">#${row.n}</span>` : ''}${reviewBadge(row)}${
+    row.current === false
+      ? html` <span class="badge" data-current-reason>${row.currentReason ?? 'not current'}</span>`
+      : ''
+  }</div>
 ${sourceLink(row.sourceFile)}
 ${row.prompt ? html`<div class="prompt" title="${row.prompt}">${row.prompt}</div>` : ''}
 <div class="foot"><span>${row.modelId}</span><span data-credits>${credits(row.creditsCost ?? 0)}</span></div>

@@ -15,8 +15,9 @@
  * would allow any file on the disk.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { makeFolderSync } from '../shared/index.js';
 import { html, type RawHtml, raw } from './html.js';
 
 export const REPORT_DATA_DIR = 'report-data';
@@ -129,7 +130,7 @@ export function reportPageWriter(outputDir: string): PageSink {
   const dir = path.join(outputDir, REPORT_DATA_DIR);
   let made = false;
   return (name, text) => {
-    if (!made) mkdirSync(dir, { recursive: true });
+    if (!made) makeFolderSync(dir);
     made = true;
     writeFileSync(path.join(dir, name), text);
   };

@@ -12,8 +12,8 @@ import {
   ReviewIndex,
   type ReviewRecord,
 } from '../journal/index.js';
-import { markCurrentRows } from '../outputs/index.js';
-import { folderRuns } from '../scheduler/index.js';
+import { currentStateOf, type DescribedItems, markCurrentRows } from '../outputs/index.js';
+import { describedOrRetiredOnDisk, folderRuns } from '../scheduler/index.js';
 import { newestRunOf, type ReviewedOutput } from './outputs.js';
 
 export interface DecisionOptions {
@@ -54,12 +54,16 @@ export function recordDecisions(
   );
 }
 
-/** Current outputs of one step per review state (what `status` shows). */
+/** Current outputs of one step per review state, and its files that are not current (what `status` shows). */
 export interface ReviewCounts {
   readonly step: string;
   readonly approved: number;
   readonly rejected: number;
   readonly unreviewed: number;
+  /** Files replaced by a newer success of their item (src/outputs/current.ts). */
+  readonly superseded: number;
+  /** Files of items the job file no longer describes. */
+  readonly retired: number;
 }
 
 /**
@@ -67,10 +71,16 @@ export interface ReviewCounts {
  * state, in step order (what `status` shows): the rows of `outputRows` with
  * a file and `current`, read lean: the files alone (`listOutputFiles`), not
  * every manifest row, with the same runs (`folderRuns`), the same `current`
- * rule (`markCurrentRows`) and the decision in force (`ReviewIndex`). The
- * full rows of a 20,000-output folder took 0.6 s of `status` (issue 17.2).
+ * rule (`markCurrentRows`, with `described`: the items the job file
+ * describes now) and the decision in force (`ReviewIndex`). The full rows of
+ * a 20,000-output folder took 0.6 s of `status` (issue 17.2).
  */
-export function reviewCounts(journal: Journal, jobName: string, outputDir: string): ReviewCounts[] {
+export function reviewCounts(
+  journal: Journal,
+  jobName: string,
+  outputDir: string,
+  described?: DescribedItems,
+): ReviewCounts[] {
   const runs = folderRuns(journal, newestRunOf(journal, jobName), outputDir);
   const files = runs.flatMap(({ runId }) =>
     journal.listOutputFiles(runId).map((file) => ({
@@ -83,15 +93,17 @@ export function reviewCounts(journal: Journal, jobName: string, outputDir: strin
     })),
   );
   const decisions = new ReviewIndex(journal.latestReviews(jobName));
-  const counts = new Map<string, { approved: number; rejected: number; unreviewed: number }>();
-  for (const row of markCurrentRows(files)) {
-    if (!row.current) continue;
+  type Tally = Record<Exclude<keyof ReviewCounts, 'step'>, number>;
+  const counts = new Map<string, Tally>();
+  for (const row of markCurrentRows(files, describedOrRetiredOnDisk(outputDir, described))) {
     let entry = counts.get(row.step);
     if (!entry) {
-      entry = { approved: 0, rejected: 0, unreviewed: 0 };
+      entry = { approved: 0, rejected: 0, unreviewed: 0, superseded: 0, retired: 0 };
       counts.set(row.step, entry);
     }
-    entry[decisions.of(row.runId, row.item, row.n)?.decision ?? 'unreviewed'] += 1;
+    const state = currentStateOf(row);
+    if (state !== 'current') entry[state] += 1;
+    else entry[decisions.of(row.runId, row.item, row.n)?.decision ?? 'unreviewed'] += 1;
   }
   return [...counts].map(([step, c]) => ({ step, ...c }));
 }

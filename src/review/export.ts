@@ -6,7 +6,7 @@
  * with it. Nothing in DIR is ever overwritten, and nothing is read from
  * outside the output folder (every source goes through `resolveInside`).
  */
-import { constants, copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   MANIFEST_CSV,
@@ -16,7 +16,7 @@ import {
   resolveInside,
 } from '../outputs/index.js';
 import { ownSidecarOf, sidecarPathOf } from '../provenance/index.js';
-import { UsageError } from '../shared/index.js';
+import { makeFolderSync, UsageError } from '../shared/index.js';
 import { chosenRows } from './chosen.js';
 
 export interface ExportOptions {
@@ -37,13 +37,13 @@ export function exportOutputs(
       throw new UsageError(`${path.join(target, name)} exists: export never overwrites a file`);
   }
   const chosen = chosenRows(rows, options.approved === true);
-  mkdirSync(target, { recursive: true });
+  makeFolderSync(target);
   const taken = new Set<string>();
   const exported = chosen.map((row) => {
     const source = resolveInside(outputDir, row.file ?? '');
     const name = freeName(target, row.file ?? '', taken);
     const dest = resolveInside(target, name);
-    mkdirSync(path.dirname(dest), { recursive: true });
+    makeFolderSync(path.dirname(dest));
     copyFileSync(source, dest, constants.COPYFILE_EXCL);
     // Its own provenance sidecar travels with the file (under the file's new name).
     const sidecar = ownSidecarOf(outputDir, row);

@@ -5,7 +5,12 @@
  */
 import path from 'node:path';
 import type { Journal, RunRecord } from '../journal/index.js';
-import type { ManifestRow } from '../outputs/index.js';
+import {
+  currentStateOf,
+  type DescribedItems,
+  type ManifestRow,
+  RETIRED_REASON,
+} from '../outputs/index.js';
 import { folderManifestRows } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { expandGlobs } from '../uploads/index.js';
@@ -26,10 +31,19 @@ export function newestRunOf(journal: Pick<Journal, 'listRuns'>, jobName: string)
   return run;
 }
 
-/** The rows of every output file of the job in `outputDir` the journal knows, each marked `current`. */
-export function outputRows(journal: Journal, jobName: string, outputDir: string): ManifestRow[] {
+/**
+ * The rows of every output file of the job in `outputDir` the journal knows,
+ * each marked `current` (src/outputs/current.ts; `described`: the items the
+ * job file describes now).
+ */
+export function outputRows(
+  journal: Journal,
+  jobName: string,
+  outputDir: string,
+  described: DescribedItems | undefined,
+): ManifestRow[] {
   const run = newestRunOf(journal, jobName);
-  return folderManifestRows(journal, run, outputDir).filter(
+  return folderManifestRows(journal, run, outputDir, described).filter(
     (row) => row.file !== undefined && row.runId !== undefined,
   );
 }
@@ -38,38 +52,49 @@ const GLOB_CHARS = /[*?[\]{}]/;
 
 /**
  * The outputs named by `files`: each a manifest `file` (relative to the
- * output folder) or a glob over the folder. A name or glob that names no
- * output of the job is a usage error naming it (exit 2), before anything is
- * recorded.
+ * output folder) or a glob over the folder. A glob takes only current
+ * outputs (src/outputs/current.ts). A name or glob that names no output of
+ * the job, or a name of an output that is not current, is a usage error
+ * naming it (and the current file instead, or that its item was removed
+ * from the job), exit 2, before anything is recorded.
  */
 export function resolveOutputs(
   journal: Journal,
   job: { readonly name: string },
   outputDir: string,
   files: readonly string[],
+  described: DescribedItems | undefined,
 ): ReviewedOutput[] {
-  const rows = outputRows(journal, job.name, outputDir);
+  const rows = outputRows(journal, job.name, outputDir, described);
   const byFile = new Map<string, ManifestRow>();
   // Rows in run order: a file name written twice (never, names are unique) resolves to the newest.
   for (const row of rows) if (row.file) byFile.set(row.file, row);
   const found = new Map<string, ManifestRow>();
   const unknown: string[] = [];
+  const notCurrent: string[] = [];
   for (const name of files) {
     const exact = byFile.get(toPosix(name));
+    if (exact && !exact.current) {
+      notCurrent.push(notCurrentText(exact, rows));
+      continue;
+    }
     const matches = exact
       ? [exact]
       : GLOB_CHARS.test(name)
         ? expandGlobs(outputDir, [name]).files.flatMap((file) => {
             const row = byFile.get(toPosix(path.relative(path.resolve(outputDir), file)));
-            return row ? [row] : [];
+            return row?.current ? [row] : [];
           })
         : [];
     if (matches.length === 0) unknown.push(name);
     for (const row of matches) if (row.file) found.set(row.file, row);
   }
+  if (notCurrent.length > 0) {
+    throw new UsageError(`not a current output of job "${job.name}": ${notCurrent.join('; ')}`);
+  }
   if (unknown.length > 0) {
     throw new UsageError(
-      `not an output of job "${job.name}" in ${outputDir}: ${unknown.join(', ')} (FILE is the manifest's \`file\`, relative to the output folder)`,
+      `no current output of job "${job.name}" in ${outputDir}: ${unknown.join(', ')} (FILE is the manifest's \`file\`, relative to the output folder)`,
     );
   }
   return [...found.values()].map((row) => ({
@@ -78,6 +103,16 @@ export function resolveOutputs(
     n: row.n ?? 1,
     row,
   }));
+}
+
+/** Why a named file is refused: what replaced it, or that its item left the job. */
+function notCurrentText(row: ManifestRow, rows: readonly ManifestRow[]): string {
+  if (currentStateOf(row) === 'retired') return `${row.file} (its item was ${RETIRED_REASON})`;
+  const sameItem = rows.filter((r) => r.current && r.step === row.step && r.item === row.item);
+  const replacement = sameItem.find((r) => r.n === row.n) ?? sameItem[0];
+  return replacement?.file
+    ? `${row.file} is ${row.currentReason}: the current file is ${replacement.file}`
+    : `${row.file} is ${row.currentReason}`;
 }
 
 const toPosix = (name: string) => name.split(path.sep).join('/').replace(/^\.\//, '');

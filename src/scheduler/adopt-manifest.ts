@@ -18,7 +18,8 @@
  * what `run` then charges.
  *
  * The manifest does not record everything an item's identity covers (only
- * step, model and prompt are compared): an item is adopted as the job file
+ * step, model and prompt are compared, and the template values of an item
+ * named by a row key, whose key alone does not tell them): an item is adopted as the job file
  * describes it now. An item adopted wrongly is fixed with `--fresh`; an item
  * not adopted costs one more create. Only files that are intact count.
  */
@@ -28,6 +29,7 @@ import type { JobItem, LoadedJob } from '../job/index.js';
 import { type AdoptedItem, idempotencyKey, type Journal, newRunId } from '../journal/index.js';
 import {
   isAlreadyDownloaded,
+  isSingleLinkedFile,
   MANIFEST_JSONL,
   type ManifestRow,
   readManifest,
@@ -263,7 +265,8 @@ function latestGroups(rows: readonly ManifestRow[]): Map<string, ManifestRow[]> 
 /**
  * The item's outputs when every row of its group succeeded for this step,
  * model and prompt, is exactly outputs 1..expectedOutputs, and names a file inside
- * the output folder that still has the recorded sha256; otherwise undefined.
+ * the output folder that still has the recorded sha256 and no other name (a
+ * hard link); otherwise undefined.
  */
 async function verify(
   item: JobItem,
@@ -277,16 +280,29 @@ async function verify(
     if (row.status !== 'succeeded' || !file || !sha256) return undefined;
     if (row.step !== item.stepId || row.modelId !== item.modelId) return undefined;
     if (row.prompt !== undefined && row.prompt !== prompt) return undefined;
+    // A row named by `key:` is the same item whatever its other values: they must match too.
+    if (item.keyed && row.vars !== undefined && !sameValues(row.vars, item.vars)) return undefined;
     let absolute: string;
     try {
       absolute = resolveInside(outputDir, file);
     } catch {
       return undefined;
     }
+    // A file with another name elsewhere (a hard link) is not one the run
+    // wrote: its bytes are another file's, whatever the row says of them.
+    if (!isSingleLinkedFile(absolute)) return undefined;
     if (!(await isAlreadyDownloaded(absolute, sha256))) return undefined;
     outputs.set(row.n ?? 1, { ...row, file, sha256 });
   }
   if (outputs.size !== item.expectedOutputs) return undefined;
   for (let n = 1; n <= item.expectedOutputs; n += 1) if (!outputs.has(n)) return undefined;
   return new Map([...outputs].sort(([a], [b]) => a - b));
+}
+
+function sameValues(recorded: NonNullable<ManifestRow['vars']>, vars: JobItem['vars']): boolean {
+  const names = Object.keys(vars);
+  return (
+    names.length === Object.keys(recorded).length &&
+    names.every((name) => recorded[name] === vars[name])
+  );
 }

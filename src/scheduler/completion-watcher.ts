@@ -29,6 +29,7 @@ import {
 import { IbatchError } from '../shared/errors.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { sleep } from '../shared/sleep.js';
+import { isNotFound, NOT_FOUND_READS, NotKnownToServiceError } from './not-known.js';
 
 /** The two reads the watcher needs (the service client satisfies it). */
 export interface GenerationReader {
@@ -65,6 +66,12 @@ export interface WatcherOptions {
   readonly completeFromHistory?: boolean;
   /** Consecutive history polls that miss an id before it is read by id. @default 2 */
   readonly missesBeforeDirectRead?: number;
+  /**
+   * Consecutive reads by id answering 404 before the watch rejects with
+   * NotKnownToServiceError. One 404 right after a create could be a service
+   * catching up; several, a poll gap apart, are not. @default NOT_FOUND_READS
+   */
+  readonly notFoundReads?: number;
   readonly now?: () => number;
   /** Called after each request the watcher makes (for metrics). */
   readonly onRequest?: (kind: 'history' | 'status') => void;
@@ -106,6 +113,8 @@ interface Watched {
   /** Whether a history entry may settle it (false once any watcher of the id says otherwise). */
   singleOutput: boolean;
   misses: number;
+  /** Consecutive reads by id that answered 404. */
+  notFound: number;
   resolve(status: GenerationStatus): void;
   reject(error: unknown): void;
 }
@@ -135,6 +144,7 @@ export class CompletionWatcher {
       historyLimit: options.historyLimit ?? 50,
       completeFromHistory: options.completeFromHistory ?? true,
       missesBeforeDirectRead: options.missesBeforeDirectRead ?? 2,
+      notFoundReads: options.notFoundReads ?? NOT_FOUND_READS,
       now: options.now ?? Date.now,
       onRequest: options.onRequest,
       onError: options.onError,
@@ -145,6 +155,17 @@ export class CompletionWatcher {
   /** Number of generations being watched. */
   get size(): number {
     return this.watched.size;
+  }
+
+  /** What is watched, per kind, and the first deadline (the run's wait reports). */
+  waiting(): { readonly byKind: ReadonlyMap<Kind, number>; readonly firstDeadlineAt?: number } {
+    const byKind = new Map<Kind, number>();
+    let first = Number.POSITIVE_INFINITY;
+    for (const w of this.watched.values()) {
+      byKind.set(w.kind, (byKind.get(w.kind) ?? 0) + 1);
+      first = Math.min(first, w.deadlineAt ?? first);
+    }
+    return Number.isFinite(first) ? { byKind, firstDeadlineAt: first } : { byKind };
   }
 
   /** Tells the watcher a generation was created now (drives the poll budget). */
@@ -181,6 +202,7 @@ export class CompletionWatcher {
         deadlineAt: options.deadlineAt,
         singleOutput: options.singleOutput === true,
         misses: 0,
+        notFound: 0,
         resolve,
         reject,
       });
@@ -288,7 +310,18 @@ export class CompletionWatcher {
   }
 
   private async readOne(w: Watched): Promise<void> {
-    const status = await this.reader.getGeneration(w.kind, w.id, { signal: this.abort.signal });
+    let status: GenerationStatus;
+    try {
+      status = await this.reader.getGeneration(w.kind, w.id, { signal: this.abort.signal });
+    } catch (error) {
+      if (!isNotFound(error) || this.abort.signal.aborted) throw error;
+      this.opts.onRequest?.('status');
+      if (++w.notFound < this.opts.notFoundReads) throw error;
+      this.watched.delete(w.id);
+      w.reject(new NotKnownToServiceError('generation', w.id, w.notFound));
+      return;
+    }
+    w.notFound = 0;
     this.opts.onRequest?.('status');
     if (status.terminal) {
       this.watched.delete(w.id);

@@ -36,6 +36,12 @@ export interface RunContext {
   /** How much faster than the service's published windows the limits run (tests scale both). */
   readonly speed: number;
   readonly logger: Logger;
+  /**
+   * `run --forget-lost`: an attempt whose generation or training the service
+   * does not know is failed (its charge kept) and made again, instead of
+   * stopping the run (not-known.ts).
+   */
+  readonly forgetLost?: boolean;
   emit(event: RunEvent): void;
   /**
    * Appends to the run's timeline (report, status) and logs it. `label`: the

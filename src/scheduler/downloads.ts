@@ -19,22 +19,26 @@ import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
 import { ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
 import {
+  type DescribedItems,
   DownloadError,
   diskFullCode,
   downloadOutput,
   type ManifestRow,
   type ManifestWriter,
   OutputDiskFullError,
+  PathEscapeError,
   ProtectedPathError,
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
 import { sidecarPathOf } from '../provenance/index.js';
+import { LocalFileError } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
 import { downloadedOutputRow } from './manifest-rows.js';
-import { OutputNames, outputOwner } from './output-names.js';
+import { finishInterruptedMove, moveAside } from './move-aside.js';
+import { asideNameOf, OutputNames, outputOwner } from './output-names.js';
 import { type DownloadFacts, provenanceEmbedder, writeOutputSidecar } from './provenance.js';
 
 /** Largest output file accepted (videos included). */
@@ -58,6 +62,7 @@ export class DownloadStage {
   readonly #names: OutputNames;
   #partsRemoved = false;
   #failures = 0;
+  #localProblem: string | undefined;
 
   constructor(
     private readonly ctx: DownloadContext,
@@ -65,6 +70,8 @@ export class DownloadStage {
     private readonly items: ReadonlyMap<string, JobItem>,
     private readonly steps: ReadonlyMap<string, LoadedStep>,
     concurrency: number,
+    /** The items the job file describes (an output of any other is retired). */
+    private readonly described?: DescribedItems,
   ) {
     this.#queue = new PQueue({ concurrency });
     this.#names = new OutputNames(ctx.journal, ctx.outputDir, ctx.runId);
@@ -72,6 +79,16 @@ export class DownloadStage {
 
   get failures(): number {
     return this.#failures;
+  }
+
+  /** Downloads queued or going (the run's wait reports). */
+  get waiting(): number {
+    return this.#queue.size + this.#queue.pending;
+  }
+
+  /** The first download the local folder refused (a link out of it, a permission), if any. */
+  get localProblem(): string | undefined {
+    return this.#localProblem;
   }
 
   /** Queues every output of this run not downloaded yet, failed ones included (on start, after a resume). */
@@ -187,7 +204,16 @@ export class DownloadStage {
             kind: item.kind,
             vars: item.vars as Record<string, string | number | boolean | null>,
           }).relative;
-          return inside(this.#names.claim(planned, owner));
+          // The readable name goes to this, the newest output of its item: an
+          // older output of the item holding it is moved aside first.
+          return inside(
+            this.#names.claimReadable(
+              planned,
+              output,
+              (held, aside) => moveAside(ctx.journal, ctx.outputDir, held, planned, aside),
+              this.described,
+            ),
+          );
         },
         // The name holds a file no record owns (a user's): never replaced.
         alternative: (taken) => {
@@ -219,6 +245,18 @@ export class DownloadStage {
       }
       const message = messageOf(error);
       ctx.journal.markOutputFailed(output.runId, output.itemKey, output.n, message);
+      if (isLocalProblem(error)) {
+        // Paid for, and the local folder refused it: neither the network
+        // (retrying changes nothing) nor the output (the next run would pay
+        // again). It stays to download; the run ends asking for the fix.
+        this.#localProblem ??= message;
+        ctx.record(
+          'output.failed',
+          `${item.stepId}/${item.label} #${output.n}: ${message}`,
+          item.key,
+        );
+        return;
+      }
       if (failsForGood(error)) {
         // Fetching again cannot help (a protected name, a URL that is no
         // http(s) download, another origin, a 4xx, bytes that are no media):
@@ -251,6 +289,7 @@ export class DownloadStage {
       problem = messageOf(error);
     }
     if (ctx.stop.hardStop.signal.aborted) return undefined;
+    if (problem === 'missing' && (await this.#finishMove(output))) return undefined;
     if (!problem) {
       // A sidecar lost (or never written: a kill right after the journal
       // recorded the file) is written again from the journal.
@@ -288,6 +327,19 @@ export class DownloadStage {
   }
 
   /**
+   * A file missing at its recorded name that sits at its aside name: a move
+   * aside (move-aside.ts) killed before the journal learnt it. Records it.
+   */
+  async #finishMove(output: OutputRecord): Promise<boolean> {
+    if (!output.file) return false;
+    const aside = asideNameOf(output.file, output);
+    if (!(await finishInterruptedMove(this.ctx.journal, this.ctx.outputDir, output, aside)))
+      return false;
+    this.ctx.record('output.moved', `${output.file} was moved aside to ${aside}`, output.itemKey);
+    return true;
+  }
+
+  /**
    * Writes the provenance sidecar of a downloaded output. Never replaces a
    * file, and never fails the output: the file is recorded already, and the
    * next run's check writes a missing sidecar again.
@@ -313,6 +365,10 @@ export class DownloadStage {
 }
 
 /** A download failure no retry can fix: its error says it is not retryable. */
+function isLocalProblem(error: unknown): boolean {
+  return error instanceof PathEscapeError || error instanceof LocalFileError;
+}
+
 function failsForGood(error: unknown): boolean {
   return (
     error instanceof ProtectedPathError || (error instanceof DownloadError && !error.retryable)

@@ -21,6 +21,7 @@ import { trainingItemKey } from './item-identity.js';
 import { ItemWindow, itemWindowBound } from './item-window.js';
 import { type Driven, itemsToDrive, settleSources } from './items-to-drive.js';
 import { parseInferenceTime } from './latency.js';
+import { startRunHeartbeat } from './run-heartbeat.js';
 import type { Invocation } from './run-job.js';
 import { contractDrift, seedRateGate, timelineRecorder, wireStops } from './run-wiring.js';
 import type { RunSelection } from './select-run.js';
@@ -110,6 +111,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     createQueue,
     speed,
     logger,
+    ...(options.forgetLost ? { forgetLost: true } : {}),
     emit,
     record,
   };
@@ -133,6 +135,8 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     stop,
     client: options.client,
     downloadFailures: driven.downloadFailures,
+    described: selection.state.verdicts,
+    localProblem: driven.localProblem,
   });
   const withDone = { ...result, done: driven.done };
   record('run.finished', result.message, undefined, { status: result.status });
@@ -143,6 +147,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
 /** What driving leaves for finishing the run. */
 interface Driving {
   readonly downloadFailures: number;
+  readonly localProblem: string | undefined;
   /** Items of the job done before this run. */
   readonly done: number;
 }
@@ -187,6 +192,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     byKey,
     steps,
     options.downloadConcurrency ?? 4,
+    selection.state.verdicts,
   );
   const assets = new AssetResolver(ctx, files);
   const influencers = new InfluencerResolver(ctx, assets, files, started.influencers);
@@ -198,6 +204,11 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     expectedLatencyMs: (modelId) => parseInferenceTime(catalog.get(modelId)?.inferenceTime) / speed,
     defaultTimeoutMs: (30 * 60_000) / speed,
   };
+  const stopHeartbeat = startRunHeartbeat(ctx, {
+    trainings: () => influencers.training,
+    downloads: () => downloads.waiting,
+    atGate: () => options.gate.snapshot().waiting,
+  });
   try {
     await seedRateGate(ctx, options.gate, options.limits);
     downloads.enqueuePending();
@@ -217,11 +228,12 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     await Promise.all([...trainings, window.run(driven), repair]);
     await downloads.drain();
   } finally {
+    stopHeartbeat();
     ctx.watcher.stop(new RunStoppedError('run finished'));
     stopListeners();
     manifest.close();
   }
-  return { downloadFailures: downloads.failures, done };
+  return { downloadFailures: downloads.failures, localProblem: downloads.localProblem, done };
 }
 
 /** What `item` waits for before it can be sent: its `from:` source's outcome, its training. */

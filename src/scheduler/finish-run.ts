@@ -15,7 +15,7 @@ import {
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
-import { diskFullCode, OutputDiskFullError } from '../outputs/index.js';
+import { type DescribedItems, diskFullCode, OutputDiskFullError } from '../outputs/index.js';
 import { EXIT, type ExitCode, type Logger } from '../shared/index.js';
 import type { RunContext } from './context.js';
 import { TRAINING_STEP } from './item-identity.js';
@@ -36,6 +36,10 @@ export interface FinishInput {
   readonly stop: StopController;
   readonly client: ServiceClient;
   readonly downloadFailures: number;
+  /** The items the job file describes (which outputs are retired). */
+  readonly described: DescribedItems;
+  /** The first output the local folder refused: the run ends asking for the fix (exit 2). */
+  readonly localProblem?: string | undefined;
 }
 
 export async function finishRun(input: FinishInput): Promise<RunResult> {
@@ -49,6 +53,13 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     exitCode = exitCodeOf(stop.reason);
     const next = stop.nextStep ?? (await nextStep(input, stop.reason));
     message = sentences(stop.message, next, inDoubt(journal, runId));
+  } else if (input.localProblem !== undefined) {
+    status = RUN_STATUS.stoppedError;
+    exitCode = EXIT.invalid;
+    message = sentences(
+      input.localProblem,
+      'Fix the output folder, then run again: the outputs are paid for and are downloaded without paying again',
+    );
   } else if (counts.pending > 0 || input.downloadFailures > 0) {
     status = RUN_STATUS.stoppedUnreachable;
     exitCode = EXIT.unreachable;
@@ -66,7 +77,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
   // so the next `run` resumes it (and rewrites the outputs) instead of
   // starting a new run next to stale files.
   try {
-    writeRunOutputs(journal, runId, input.outputDir, status);
+    writeRunOutputs(journal, runId, input.outputDir, { status, described: input.described });
   } catch (error) {
     const errno = diskFullCode(error);
     if (!errno) throw error;

@@ -31,6 +31,7 @@ import { DependencyFailedError, type ItemGraph } from './item-graph.js';
 import { collectOutputs, resolveRequest } from './item-io.js';
 import type { WindowSlot } from './item-window.js';
 import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journaled-attempt.js';
+import { NotKnownToServiceError } from './not-known.js';
 import { RunStoppedError } from './stop-control.js';
 import type { InfluencerResolver } from './trainings.js';
 import type { ItemOutcomeState } from './types.js';
@@ -186,6 +187,8 @@ async function awaitOutcome(
     const rest = ids.length > 1 && outputUrls(first).length < ids.length ? ids.slice(1) : [];
     statuses = [first, ...(await Promise.all(rest.map(watch)))];
   } catch (error) {
+    if (error instanceof NotKnownToServiceError)
+      return lostAttempt(ctx, deps, step, item, attempt, error);
     if (!(error instanceof GenerationDeadlineError)) throw error;
     journal.recordAttemptOutcome({
       runId,
@@ -257,6 +260,43 @@ async function awaitOutcome(
     return 'retry';
   }
   finish(ctx, deps.graph, item, finalState, error);
+  return 'done';
+}
+
+/**
+ * A generation of this attempt is not known to the service (not-known.ts).
+ * Unless the user said the service lost it (`--forget-lost`), the run stops
+ * and the attempt stays open: with the right key or base URL back, the next
+ * run polls it again. Forgotten, it is failed with its charge kept (the
+ * service may have taken it) and the item is made again like a failed one.
+ */
+function lostAttempt(
+  ctx: RunContext,
+  deps: ItemDeps,
+  step: LoadedStep,
+  item: JobItem,
+  attempt: AttemptRecord,
+  error: NotKnownToServiceError,
+): 'done' | 'retry' {
+  if (!ctx.forgetLost) {
+    ctx.stop.stop('unauthorized', error.message, undefined, NotKnownToServiceError.NEXT_STEP);
+    return 'done';
+  }
+  const retry = attempt.attemptNo < 1 + step.retries;
+  const message = `lost by the service (--forget-lost): ${error.message}`;
+  ctx.journal.recordAttemptOutcome({
+    runId: ctx.runId,
+    itemKey: item.key,
+    attemptNo: attempt.attemptNo,
+    state: ATTEMPT_STATE.failed,
+    itemState: retry ? ITEM_STATE.pending : ITEM_STATE.failed,
+    error: message,
+  });
+  if (retry) {
+    ctx.record('item.lost', `${item.stepId}/${item.label}: ${message}; making it again`, item.key);
+    return 'retry';
+  }
+  finish(ctx, deps.graph, item, ITEM_STATE.failed, message);
   return 'done';
 }
 

@@ -11,9 +11,15 @@ export {
 } from './completion-watcher.js';
 export { countItems, countsOf, runProgress } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
+export { filelessIdentity } from './item-identity.js';
 export { parseInferenceTime } from './latency.js';
-export { folderManifestRows, folderRuns, recordedOutputDir } from './manifest-rows.js';
-export { itemsLeftAlone, type NextRun, nextRun, scopeOf } from './next-run.js';
+export {
+  describedOrRetiredOnDisk,
+  folderManifestRows,
+  folderRuns,
+  recordedOutputDir,
+} from './manifest-rows.js';
+export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './next-run.js';
 export { PlanItems, recordedItems } from './plan-items.js';
 export { type PlanNextRunInput, planNextRun } from './plan-next-run.js';
 export {

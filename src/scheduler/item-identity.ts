@@ -78,7 +78,7 @@ export function trainingsToSeed(
  */
 export function filelessIdentity(job: LoadedJob, item: JobItem): string | undefined {
   if (item.mediaRefs.length > 0 || localInfluencer(job, item)) return undefined;
-  return contentHash(item.request);
+  return contentHash(item.keyed ? { request: item.request, vars: item.vars } : item.request);
 }
 
 const localInfluencer = (job: LoadedJob, item: JobItem): LoadedInfluencer | undefined =>
@@ -98,6 +98,7 @@ export function itemIdentity(job: LoadedJob, files: PreparedFiles, item: JobItem
     request: item.request,
     media,
     influencer: local ? influencerConfigHash(job, files, local) : null,
+    ...(item.keyed ? { vars: item.vars } : {}),
   });
 }
 

@@ -19,7 +19,12 @@ import {
   ReviewIndex,
   type RunRecord,
 } from '../journal/index.js';
-import { type ManifestRow, markCurrentRows } from '../outputs/index.js';
+import {
+  type DescribedItems,
+  type ManifestRow,
+  markCurrentRows,
+  retiredItemsOnDisk,
+} from '../outputs/index.js';
 
 /** More runs than any journal holds: `listRuns` then returns all of them. */
 const EVERY_RUN = 1_000_000;
@@ -56,20 +61,38 @@ export function folderRuns(journal: Journal, run: RunRecord, outputDir: string):
 /**
  * The manifest of `outputDir` as `run` leaves it, in memory (the review
  * page's listing): every run of its job there, in run order, marked
- * `current`. Rows of `existing` whose run this journal does not know come
- * first (see folderRowSource).
+ * `current` (src/outputs/current.ts; `described`: the items the job file
+ * describes now). Rows of `existing` whose run this journal does not know
+ * come first (see folderRowSource).
  */
 export function folderManifestRows(
   journal: Journal,
   run: RunRecord,
   outputDir: string,
+  described: DescribedItems | undefined,
   existing: readonly ManifestRow[] = [],
 ): ManifestRow[] {
   const foreign = [...existing].filter(isForeignRow(journal));
   // One read: its pages see one state of the journal (see Journal.snapshot).
+  const judged = describedOrRetiredOnDisk(outputDir, described);
   return journal.snapshot(() =>
-    markCurrentRows([...folderRowSource(journal, run, outputDir, foreign)()]),
+    markCurrentRows([...folderRowSource(journal, run, outputDir, foreign)()], judged),
   );
+}
+
+/**
+ * `described` (the items the job file describes now) when known; else, so
+ * that a reader without the job file agrees with the last rewrite that had
+ * it, every item but those the manifest on disk says were removed from the
+ * job.
+ */
+export function describedOrRetiredOnDisk(
+  outputDir: string,
+  described: DescribedItems | undefined,
+): DescribedItems {
+  if (described) return described;
+  const retired = retiredItemsOnDisk(outputDir);
+  return { has: (item) => !retired.has(item) };
 }
 
 /**

@@ -220,6 +220,24 @@ export function itemsLeftAlone(
   return removedRows(scopedLatest(journal, jobName, target), keys);
 }
 
+/**
+ * Items earlier runs made (or tried) whose identity the job file now
+ * describes otherwise (`identities`: the job's items' identity hashes, by
+ * key; items left out are not judged): the `changed` verdict, which the next
+ * `run` makes again. `status` counts them without the work of a whole decision.
+ */
+export function itemsChanged(
+  journal: Pick<Journal, 'latestItems'>,
+  jobName: string,
+  target: Pick<RunScope, 'service'>,
+  identities: ReadonlyMap<string, string>,
+): ItemHistoryRow[] {
+  return [...scopedLatest(journal, jobName, target).values()].filter((row) => {
+    const identity = identities.get(row.itemKey);
+    return identity !== undefined && identity !== row.requestHash;
+  });
+}
+
 /** The run a `run` resumes: `--run-id`'s when unfinished, else the job's newest run when unfinished. */
 function openRunOf(
   journal: JournalReader,

@@ -25,7 +25,8 @@ export async function nothingToDo(
   const { journal, validated } = inv;
   const lastRun = selection.lastRun;
   const repair = lastRun ? await repairDoneFiles(inv, selection, outputDir, lastRun.runId) : null;
-  if (lastRun) writeRunOutputs(journal, lastRun.runId, outputDir);
+  if (lastRun)
+    writeRunOutputs(journal, lastRun.runId, outputDir, { described: selection.state.verdicts });
   const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
   const removed = selection.state.removed.length;
   const message = [

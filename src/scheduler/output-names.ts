@@ -5,23 +5,35 @@
  * job, other jobs sharing it), and files on disk no record owns (a user's
  * file, a file of a lost journal). A name taken by another gets a suffix
  * derived from the output's run, item and number, so a resume after a kill
- * computes the same name.
+ * computes the same name; except that a name held by an older output of the
+ * same item goes to the newer one, and the older file is moved to its own
+ * suffixed name (`claimReadable`, move-aside.ts).
  */
 import path from 'node:path';
 import { type Journal, OUTPUT_STATE } from '../journal/index.js';
+import type { DescribedItems } from '../outputs/index.js';
 import { sha256Hex } from '../shared/index.js';
 import { runsInFolder } from './manifest-rows.js';
+import type { OutputKey } from './move-aside.js';
 
 /** The holder of a name found on disk that no journal record owns. */
 const ON_DISK = '\u0000disk';
 
 /** The identity of one output across runs. */
-export function outputOwner(output: { runId: string; itemKey: string; n: number }): string {
+export function outputOwner(output: OutputKey): string {
   return `${output.runId}\u0000${output.itemKey}\u0000${output.n}`;
+}
+
+/** The output an `outputOwner` names; undefined for a file on disk no record owns. */
+function ownerKey(owner: string): OutputKey | undefined {
+  const [runId, itemKey, n] = owner.split('\u0000');
+  if (!runId || itemKey === undefined || n === undefined) return undefined;
+  return { runId, itemKey, n: Number(n) };
 }
 
 export class OutputNames {
   #claims: Map<string, string> | undefined;
+  #ownJobRuns: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly journal: Journal,
@@ -46,9 +58,61 @@ export class OutputNames {
     return candidate;
   }
 
+  /**
+   * `claim` for a newly downloaded output, except that a name held by an
+   * output of the same job that is no longer current is taken from it: an
+   * older output of the same item (which this one supersedes), or one of an
+   * item the job file no longer describes (retired: not in `described`).
+   * `moveAside` moves that file to the holder's first free suffixed name
+   * (false: that name holds another file, the next is tried), and the new
+   * output gets the readable name. A user's file, another job's output or
+   * another current item's is never taken.
+   */
+  claimReadable(
+    relative: string,
+    output: OutputKey,
+    moveAside: (held: OutputKey, aside: string) => boolean,
+    described?: DescribedItems,
+  ): string {
+    const claims = this.#load();
+    const owner = outputOwner(output);
+    const holder = claims.get(relative);
+    const held = holder === undefined ? undefined : ownerKey(holder);
+    const notCurrent =
+      held !== undefined &&
+      held.runId !== output.runId &&
+      this.#jobRuns().has(held.runId) &&
+      (held.itemKey === output.itemKey ||
+        (described !== undefined && !described.has(held.itemKey)));
+    if (!holder || !held || !notCurrent) return this.claim(relative, owner);
+    for (let tries = 1; ; tries++) {
+      const aside = suffixed(relative, holder, tries);
+      const taken = claims.get(aside);
+      if (taken !== undefined && taken !== holder) continue;
+      if (!moveAside(held, aside)) {
+        claims.set(aside, ON_DISK);
+        continue;
+      }
+      claims.set(aside, holder);
+      claims.set(relative, owner);
+      return relative;
+    }
+  }
+
   /** `relative` holds a file no record owns: never to be written over. */
   takenOnDisk(relative: string): void {
     this.#load().set(relative, ON_DISK);
+  }
+
+  /** The runs of this run's job (its outputs are the ones a newer output may move aside). */
+  #jobRuns(): ReadonlySet<string> {
+    if (this.#ownJobRuns) return this.#ownJobRuns;
+    const jobName = this.journal.getRun(this.runId)?.jobName;
+    const runs = runsInFolder(this.journal, this.outputDir, jobName).filter(
+      (run) => run.jobName === jobName,
+    );
+    this.#ownJobRuns = new Set([this.runId, ...runs.map((run) => run.runId)]);
+    return this.#ownJobRuns;
   }
 
   #load(): Map<string, string> {
@@ -65,6 +129,10 @@ export class OutputNames {
     return claims;
   }
 }
+
+/** The name an output is moved aside to from `relative` (its first suffixed name). */
+export const asideNameOf = (relative: string, output: OutputKey): string =>
+  suffixed(relative, outputOwner(output), 1);
 
 /** `a/b.png` -> `a/b-<8 hex>.png`, the hex from the owner (and the try, after the first). */
 function suffixed(relative: string, owner: string, tries: number): string {

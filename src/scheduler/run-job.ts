@@ -7,6 +7,7 @@
  * budget decide what actually goes out. A run ends by
  * rewriting the manifest and the report from the journal, whatever stopped it.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { defaultJournalPath, jobInputPaths, validateJob } from '../job/index.js';
 import {
@@ -16,6 +17,7 @@ import {
   type RunSpendCap,
   serviceOfRun,
 } from '../journal/index.js';
+import { assertWritableFolder } from '../outputs/index.js';
 import { canonicalServiceUrl, EXIT, silentLogger } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
 import { assertNextRunFits } from './all-or-nothing.js';
@@ -30,7 +32,7 @@ import { nothingToDo } from './nothing-to-do.js';
 import { issuesBeforeSpending, preflightOf } from './preflight.js';
 import { runOutputDir } from './run-folder.js';
 import { assertRunId } from './run-id.js';
-import { contractHashes } from './run-wiring.js';
+import { contractHashes, persistedWait } from './run-wiring.js';
 import { markRunning, selectRun } from './select-run.js';
 import { assertSameService, IN_PROCESS_EMULATOR } from './service-move.js';
 import type { RunJobOptions, RunResult } from './types.js';
@@ -65,14 +67,18 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   });
   const { job, items } = validated;
   assertFreshSteps(options.fresh, job.steps);
+  // A folder that cannot take the files fails now, before anything is spent.
+  assertWritableFolder(options.outDir ? path.resolve(options.outDir) : job.output);
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
   const files = await prepareJobFiles(job, items);
   // The key and the service answer one authenticated read before the journal
   // opens: a refused key (exit 5) or a service that does not answer records
   // no run, leaves an interrupted run as it was and creates no journal file.
   // The model list may have come from the cache, so validation proved neither.
-  await client.getAccount(options.signal ? { signal: options.signal } : {});
   const journalPath = options.journalPath ?? defaultJournalPath(job.dir);
+  // Not even that read goes out before a Retry-After a killed run persisted.
+  await pauseForPersistedWait(journalPath, job.name, options.gate);
+  await client.getAccount(options.signal ? { signal: options.signal } : {});
   // The lock is the job's: other jobs may share the journal meanwhile.
   const journal = await openJournal(journalPath, {
     job: job.name,
@@ -107,6 +113,29 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     });
   } finally {
     journal.close();
+  }
+}
+
+/**
+ * Pauses `gate` until the Retry-After the job's unfinished run persisted, read
+ * from the journal without writing it (a refused key must leave no trace).
+ * A journal that cannot be read here is reported when the writer opens it.
+ */
+async function pauseForPersistedWait(
+  journalPath: string,
+  jobName: string,
+  gate: RunJobOptions['gate'],
+): Promise<void> {
+  if (!existsSync(journalPath)) return;
+  let journal: Journal | undefined;
+  try {
+    journal = await openJournal(journalPath, { readonly: true });
+    const wait = persistedWait(journal.findUnfinishedRun(jobName)?.notBefore);
+    if (wait !== undefined) gate.pauseUntil(wait);
+  } catch {
+    // Left to openJournal below, which names the problem.
+  } finally {
+    journal?.close();
   }
 }
 

@@ -5,9 +5,15 @@
  * one) and by `ibatch report`.
  */
 import { type EventRecord, type Journal, RUN_STATUS, serviceOfRun } from '../journal/index.js';
-import { ManifestWriter, type ReportData, ReportWriter, readManifest } from '../outputs/index.js';
+import {
+  type DescribedItems,
+  ManifestWriter,
+  type ReportData,
+  ReportWriter,
+  readManifest,
+} from '../outputs/index.js';
 import { TRAINING_STEP } from './item-identity.js';
-import { folderRowSource, isForeignRow } from './manifest-rows.js';
+import { describedOrRetiredOnDisk, folderRowSource, isForeignRow } from './manifest-rows.js';
 
 /**
  * Rewrites manifest.jsonl/csv of `outputDir` (the rows of every run of the
@@ -20,34 +26,48 @@ import { folderRowSource, isForeignRow } from './manifest-rows.js';
  * number of the run's own rows. All of it is one read of the journal: the
  * two passes over the rows (and the report) see the same state even while a
  * `run` in another process commits.
+ *
+ * `described`: the items the job file describes now (a `run`'s job, or the
+ * job file a command was given), which decides the retired rows. Without it
+ * (`report RUN_ID`) the items the manifest on disk says were removed from
+ * the job stay retired, and no other is.
  */
 export function writeRunOutputs(
   journal: Journal,
   runId: string,
   outputDir: string,
-  status?: string,
+  options: { readonly status?: string; readonly described?: DescribedItems } = {},
 ): number {
-  return journal.snapshot(() => writeFromJournal(journal, runId, outputDir, status));
+  return journal.snapshot(() =>
+    writeFromJournal(journal, runId, outputDir, options.status, options.described),
+  );
 }
 
 function writeFromJournal(
   journal: Journal,
   runId: string,
   outputDir: string,
-  status?: string,
+  status: string | undefined,
+  described: DescribedItems | undefined,
 ): number {
   const run = journal.getRun(runId);
   if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
   // The rows on disk only for those the journal does not know (kept): the
   // rest is rebuilt, so the files are replaced without `open`'s repair pass.
-  const foreign = readManifest(outputDir, isForeignRow(journal));
+  const judged = describedOrRetiredOnDisk(outputDir, described);
+  const kept = readManifest(outputDir, isForeignRow(journal));
   const report = new ReportWriter(outputDir, reportDataFromJournal(journal, runId, status));
   let own = 0;
-  ManifestWriter.replace(outputDir, folderRowSource(journal, run, outputDir, foreign), (row) => {
-    if (row.runId !== runId) return;
-    own += 1;
-    report.add(row);
-  });
+  ManifestWriter.replace(
+    outputDir,
+    folderRowSource(journal, run, outputDir, kept),
+    (row) => {
+      if (row.runId !== runId) return;
+      own += 1;
+      report.add(row);
+    },
+    judged,
+  );
   report.finish();
   return own;
 }

@@ -100,12 +100,11 @@ export function wireStops(ctx: RunContext, options: RunJobOptions, graph: ItemGr
     { once: true },
   );
   const persisted = journal.getRun(runId)?.notBefore;
-  if (persisted && persisted > Date.now()) {
-    // A wait beyond the ceiling (persisted by an older ibatch) is not obeyed
-    // forever: forget it, the first request asks the service again.
-    if (persisted - Date.now() > LONGEST_RETRY_AFTER_MS) journal.setRunNotBefore(runId, null);
-    else options.gate.pauseUntil(persisted);
-  }
+  const wait = persistedWait(persisted);
+  if (wait !== undefined) options.gate.pauseUntil(wait);
+  // A wait already served (before the key check) or beyond the ceiling
+  // (persisted by an older ibatch) is forgotten: the first request asks again.
+  else if (persisted) journal.setRunNotBefore(runId, null);
   const offPause = options.gate.on('pause', ({ until }) => {
     journal.setRunNotBefore(runId, until);
     ctx.emit({ type: 'pause', until });
@@ -118,6 +117,15 @@ export function wireStops(ctx: RunContext, options: RunJobOptions, graph: ItemGr
     offResume();
     offFault();
   };
+}
+
+/**
+ * The service's Retry-After a run persisted (epoch ms), while it is still
+ * ahead and within the contract's ceiling; otherwise undefined.
+ */
+export function persistedWait(notBefore: number | null | undefined, now = Date.now()) {
+  if (!notBefore || notBefore <= now || notBefore - now > LONGEST_RETRY_AFTER_MS) return undefined;
+  return notBefore;
 }
 
 /** Appends to a run's timeline (report, status) and logs it: `RunContext.record`. */
@@ -172,6 +180,7 @@ const WARNING_EVENTS: ReadonlySet<string> = new Set([
   'item.skipped',
   'output.failed',
   'output.lost',
+  'item.lost',
   'training.failed',
 ]);
 

@@ -14,7 +14,6 @@ import { trainingOutcome } from '../contract/index.js';
 import type { InfluencerRef, LoadedInfluencer } from '../job/index.js';
 import { ATTEMPT_STATE, type InfluencerLookup, ITEM_STATE } from '../journal/index.js';
 import { trainingPrice } from '../plan/index.js';
-import { sleep } from '../shared/index.js';
 import type { AssetResolver, PreparedFiles } from './assets.js';
 import { classifyError } from './classify.js';
 import type { RunContext } from './context.js';
@@ -22,6 +21,9 @@ import { InfluencerDirectory } from './influencer-directory.js';
 import { DependencyFailedError } from './item-graph.js';
 import { influencerConfigHash, trainingItemKey } from './item-identity.js';
 import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journaled-attempt.js';
+import { NotKnownToServiceError } from './not-known.js';
+import { RunStoppedError } from './stop-control.js';
+import { pollTraining, TrainingDeadlineError } from './training-poll.js';
 
 export class InfluencerResolver {
   readonly #trainings = new Map<string, Promise<string>>();
@@ -35,6 +37,11 @@ export class InfluencerResolver {
     /** The account's influencers (the preflight's list when it read one). */
     private readonly directory = new InfluencerDirectory(ctx.client, ctx.stop.hardStop.signal),
   ) {}
+
+  /** Trainings started (or resumed) here and not ended yet (the run's wait reports). */
+  get training(): number {
+    return this.#trainings.size - this.#settled.size;
+  }
 
   /**
    * The influencerId to send for `ref`. A job-local influencer not trained
@@ -96,11 +103,12 @@ export class InfluencerResolver {
     }
     let training: TrainingJob | undefined;
     if (known?.trainingId && known.status !== 'failed' && known.status !== 'intent') {
-      training = await this.#poll(known.trainingId);
+      training = await this.#poll(known.trainingId, localId, itemKey, lookup);
     } else {
       training = await this.#create(localId, spec, itemKey, lookup);
       if (!training) throw new DependencyFailedError(`training of ${localId} was not started`);
-      if (!training.terminal) training = await this.#poll(training.trainingId);
+      if (!training.terminal)
+        training = await this.#poll(training.trainingId, localId, itemKey, lookup);
     }
     return this.#finish(localId, itemKey, lookup, training);
   }
@@ -222,14 +230,36 @@ export class InfluencerResolver {
     };
   }
 
-  async #poll(trainingId: string): Promise<TrainingJob> {
+  /** Polls the training to its end; a lost one stops the run, or with `--forget-lost` fails it. */
+  async #poll(trainingId: string, localId: string, itemKey: string, lookup: InfluencerLookup) {
     const { ctx } = this;
-    const expectedMs = 30_000 / ctx.speed;
-    const interval = Math.min(30_000, Math.max(250, expectedMs / 6));
-    for (;;) {
-      const job = await ctx.client.getTraining(trainingId, { signal: ctx.stop.hardStop.signal });
-      if (job.terminal) return job;
-      await sleep(interval, ctx.stop.hardStop.signal);
+    const open = ctx.journal.getOpenAttempt(ctx.runId, itemKey);
+    try {
+      return await pollTraining(ctx, trainingId, open?.submittedAt ?? Date.now());
+    } catch (error) {
+      if (error instanceof TrainingDeadlineError) {
+        ctx.stop.stop('unreachable', error.message);
+        throw new RunStoppedError(error.message);
+      }
+      if (!(error instanceof NotKnownToServiceError)) throw error;
+      if (!ctx.forgetLost) {
+        ctx.stop.stop('unauthorized', error.message, undefined, NotKnownToServiceError.NEXT_STEP);
+        throw new RunStoppedError(error.message);
+      }
+      const message = `lost by the service (--forget-lost): ${error.message}`;
+      if (open) {
+        ctx.journal.recordAttemptOutcome({
+          runId: ctx.runId,
+          itemKey,
+          attemptNo: open.attemptNo,
+          state: ATTEMPT_STATE.failed,
+          itemState: ITEM_STATE.failed,
+          error: message,
+        });
+      }
+      ctx.journal.saveInfluencer({ ...lookup, status: 'failed', error: message });
+      ctx.record('training.failed', `training ${localId}: ${message}`, itemKey);
+      throw new DependencyFailedError(`training of influencer ${localId} ${message}`);
     }
   }
 

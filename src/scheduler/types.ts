@@ -85,6 +85,13 @@ export interface RunJobOptions {
    * (docs/polling.md); false reads every generation by id. @default true
    */
   readonly completeFromHistory?: boolean;
+  /**
+   * `--forget-lost`: generations and trainings the journal recorded as
+   * created that the service answers 404 for (it lost them) are recorded as
+   * failed, their charge kept, and made again under new keys. Without it such
+   * an id stops the run (exit 5): the key or base URL may have changed.
+   */
+  readonly forgetLost?: boolean;
   /** Stop creating on abort (SIGINT/SIGTERM): the run exits 130, resumable. */
   readonly signal?: AbortSignal;
   readonly logger?: Logger;

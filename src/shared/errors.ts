@@ -66,6 +66,53 @@ export class UnexpectedError extends IbatchError {
   }
 }
 
+/** System error codes of a file operation that say the local disk or path is at fault. */
+const LOCAL_FILE_CODES: Readonly<Record<string, string>> = {
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EISDIR: 'it is a folder',
+  EEXIST: 'something else is already there',
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EROFS: 'the file system is read-only',
+  ELOOP: 'too many links',
+  ENAMETOOLONG: 'the name is too long',
+  ENOENT: 'it does not exist',
+};
+
+/**
+ * A file or folder on this machine cannot be read or written (a permission,
+ * a file where a folder belongs, a read-only disk): the user fixes it, and
+ * retrying without that fixes nothing, so it is neither the network (exit 4)
+ * nor a bug. Exit 2; a run it stops resumes once it is fixed.
+ */
+export class LocalFileError extends IbatchError {
+  readonly path: string;
+  readonly errno: string;
+
+  constructor(path: string, errno: string, options?: { cause?: unknown }) {
+    super(
+      'local_file',
+      `cannot use ${path}: ${LOCAL_FILE_CODES[errno] ?? 'refused by the system'} (${errno})`,
+      EXIT.invalid,
+      options,
+    );
+    this.path = path;
+    this.errno = errno;
+  }
+}
+
+/**
+ * `error` as a {@link LocalFileError} when it is a file operation's system
+ * error (it names a path; a socket's errors do not), else undefined.
+ */
+export function asLocalFileError(error: unknown): LocalFileError | undefined {
+  if (error instanceof LocalFileError) return error;
+  const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if (typeof path !== 'string' || code === undefined || !(code in LOCAL_FILE_CODES))
+    return undefined;
+  return new LocalFileError(path, code, { cause: error });
+}
+
 export function isIbatchError(error: unknown): error is IbatchError {
   return error instanceof IbatchError;
 }
@@ -73,7 +120,9 @@ export function isIbatchError(error: unknown): error is IbatchError {
 /**
  * Turns anything thrown into an IbatchError (Temporal's
  * `ensureApplicationFailure`): ours pass through, an abort is an
- * interruption, anything else is an {@link UnexpectedError}.
+ * interruption, anything else is an {@link UnexpectedError} (a run's
+ * classification keeps a file error in an attempt unknown, so the attempt
+ * stays open; only the CLI's last word names it with `asLocalFileError`).
  */
 export function ensureIbatchError(error: unknown): IbatchError {
   if (error instanceof IbatchError) return error;

@@ -10,6 +10,7 @@ import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { fitLine } from './fit-line.js';
 import { printable, redact } from './redact.js';
+import { noteLogLine } from './waits.js';
 
 export type { Logger } from 'pino';
 export const LOG_FORMATS = ['pretty', 'json'] as const;
@@ -53,6 +54,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const omits = new Set(options.prettyOmits ?? []);
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
+      noteLogLine();
       const line = redact(chunk.toString('utf8'));
       if (format === 'json') destination.write(line);
       else {

@@ -3,7 +3,9 @@
  * error message, the journal, the manifest, the report or stdout. Registered
  * secrets are replaced in every form a careless service or library could
  * write them (verbatim, URL-encoded, base64, the secret part after a
- * `prefix_`); anything that looks like a bearer credential is masked too.
+ * `prefix_`); anything that looks like a credential is masked too, registered
+ * or not: a bearer token, a key-shaped token (`ifk_live_<hex>`, `sk_test_...`)
+ * and the user and password of a URL (`https://user:pw@host`).
  * Service text is redacted where it enters (the client, src/api) and again at
  * each sink as a last line of defence, always through this module. Text for a
  * person's terminal also has its control characters escaped (`printable`).
@@ -40,13 +42,47 @@ export function registerSecret(secret: string | undefined): void {
 const BEARER = /(bearer\s+)[^\s"',]+/gi;
 /** Cheap pre-check: most text (every response of the client) has no bearer word. */
 const MAYBE_BEARER = /bearer/i;
+/**
+ * A live or test API key of any service that marks its keys so (`ifk_live_`,
+ * `sk_test_`): the key of another account, or one pasted into a job file,
+ * is no less secret for not being the one in the environment. At least 16
+ * letters and digits, one a digit, so a file name like `a_test_case` stays.
+ */
+const KEY_SHAPED = /[a-z]{2,10}_(?:live|test)_(?=[A-Za-z]*\d)[A-Za-z0-9]{16,}/g;
+/**
+ * The `user:password@` of a URL (any scheme: https, s3, redis, ftp...), also
+ * with one slash, as a URL reads once a file path was made of it.
+ */
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/?)[^\s/?#@"'`]*@/gi;
+/** Cheap pre-check for both patterns above. */
+const MAYBE_PATTERN = /_(?:live|test)_|:\/\/?[^\s/?#]*@/i;
 
 export function redact(text: string): string {
   let out = text;
   for (const needle of needles) {
     if (out.includes(needle)) out = out.split(needle).join(REDACTED);
   }
+  if (MAYBE_PATTERN.test(out)) {
+    // URLs first: a key glued to a URL would take the scheme with it.
+    out = out.replace(URL_USERINFO, `$1${REDACTED}@`).replace(KEY_SHAPED, REDACTED);
+  }
   return MAYBE_BEARER.test(out) ? out.replace(BEARER, `$1${REDACTED}`) : out;
+}
+
+/** How much of a value a message quotes before it is cut. */
+const QUOTE_LENGTH = 60;
+
+/**
+ * A value the user gave, quoted for a message: redacted first (so a cut
+ * cannot leave half a key showing), cut to `max` characters, and written as a
+ * JSON string, which escapes control characters (`\u001b`) and line breaks,
+ * so one quote stays one line and cannot drive a terminal.
+ */
+export function quote(value: string, max = QUOTE_LENGTH): string {
+  const clean = [...redact(value)];
+  return clean.length > max
+    ? `${JSON.stringify(clean.slice(0, max - 3).join(''))}...`
+    : JSON.stringify(clean.join(''));
 }
 
 /**

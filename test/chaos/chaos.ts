@@ -15,8 +15,10 @@ import type { FaultConfig, RunningEmulator } from '../../src/emulator/index.js';
 import { mulberry32 } from '../../src/shared/prng.js';
 // The pure parts of the kit only: `npm run chaos` runs this outside vitest.
 import { scaledLimits } from '../helpers/limits.js';
+import { freePort } from '../helpers/ports.js';
 import { creationFloorMs, startCampaignEmulator, writeCampaign } from './campaign.js';
 import { type KillPlan, type RunnerTarget, runOnce } from './runner.js';
+import { type ServiceFaults, serviceFaults } from './service-faults.js';
 import { type Verdict, verifyCampaign } from './verify.js';
 
 export interface ChaosOptions {
@@ -65,6 +67,8 @@ export interface ChaosSummary extends Omit<Verdict, 'violations'> {
   /** Of those, the ones arriving more than IN_FLIGHT_MS after the 429: sent knowing of it. */
   readonly earlyAfter429: number;
   readonly finalExit: number | null;
+  /** Production: spawns stopped (exit 5) by the service's lost state, and Redis-down spawns. */
+  readonly service: ServiceFaults['counts'];
   readonly seconds: number;
   readonly violations: readonly string[];
   readonly dir: string;
@@ -120,7 +124,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       ...(options.production ? { journalSpellings: await journalSpellings(dir) } : {}),
     };
     const absurdWaits = options.production ? absurdRetryAfter(emulator, options) : undefined;
-    const loop = await killLoop(options, target, started, log, absurdWaits);
+    const service = options.production
+      ? serviceFaults(emulator, account.id, files.journalPath, await freePort())
+      : undefined;
+    const loop = await killLoop(options, target, started, log, absurdWaits, service);
     let final = files;
     if (options.regrow && loop.violations.length === 0) {
       final = await writeCampaign(dir, {
@@ -140,6 +147,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         started,
         log,
         absurdWaits,
+        service,
       );
       loop.kills += again.kills;
       loop.spawns += again.spawns;
@@ -194,6 +202,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       early,
       earlyAfter429: late.length,
       finalExit: loop.finalExit,
+      service: service?.counts ?? { lostStops: 0, forgotten: 0, redisDown: 0 },
       seconds: Math.round((Date.now() - started) / 100) / 10,
       states: verdict.states,
       violations,
@@ -219,6 +228,7 @@ async function killLoop(
   started: number,
   log: (line: string) => void,
   absurdWaits?: (spawn: number) => Promise<boolean>,
+  service?: ServiceFaults,
 ): Promise<LoopResult> {
   const random = mulberry32(options.seed ^ 0x5eed);
   // Spread the kills over less than the creation floor, so every planned kill
@@ -280,6 +290,9 @@ async function killLoop(
       plan = { ...plan, journalFullAfter: 1 + Math.floor(random() * 4) };
       what += `, journal disk full after ${plan.journalFullAfter} page(s)`;
     }
+    const around = service ? await service.before(result.spawns) : undefined;
+    if (around && around.args.length > 0) plan = { ...plan, args: around.args };
+    if (around?.what) what += `, ${around.what}`;
     result.spawns += 1;
     const exit = await runOnce(target, plan, 120_000);
     if (exit.hung) {
@@ -310,6 +323,8 @@ async function killLoop(
     if (absurd && exit.code === 4 && /Retry-After/i.test(exit.tail)) continue;
     // So is the full journal disk's (exit 4, or 2 when it fills at start-up).
     if (journalFull && (exit.code === 4 || exit.code === 2) && /journal/i.test(exit.tail)) continue;
+    // So is the lost service state's (exit 5, "not known"): the next spawn forgets it.
+    if (service?.expected(exit)) continue;
     otherExits += 1;
     if (exit.code === 2 || exit.code === 1 || otherExits > 20) {
       result.finalExit = exit.code;
@@ -324,6 +339,7 @@ export function summaryLine(s: ChaosSummary): string {
   return (
     `chaos: kills=${s.kills} items=${s.items} charged-once=${s.chargedOnce} double=${s.double} ` +
     `lost=${s.lost} outputs=${s.outputs} refunds=${s.refunds} 429s=${s.rateLimited} early=${s.earlyAfter429} early-in-flight=${s.early - s.earlyAfter429} ` +
+    `state-lost-stops=${s.service.lostStops} forgotten=${s.service.forgotten} redis-down=${s.service.redisDown} ` +
     `spawns=${s.spawns} violations=${s.violations.length} seconds=${s.seconds}`
   );
 }

@@ -32,6 +32,8 @@ export interface KillPlan {
   readonly journal?: string;
   /** `IBATCH_JOURNAL_FULL_AFTER` for the child: its journal's disk fills after N pages. */
   readonly journalFullAfter?: number;
+  /** More `ibatch run` arguments (service-faults.ts: `--forget-lost`, a dead `--limits-store`). */
+  readonly args?: readonly string[];
 }
 
 export interface RunnerExit {
@@ -78,6 +80,7 @@ export function runOnce(target: RunnerTarget, plan: KillPlan, maxMs: number): Pr
       target.limits,
       '--log-format',
       'json',
+      ...(plan.args ?? []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(target, plan) },
   );

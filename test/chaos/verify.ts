@@ -43,6 +43,7 @@ interface AttemptRow {
   idempotency_key: string;
   request_json: string;
   state: string;
+  error: string | null;
 }
 interface OutputRow {
   run_id: string;
@@ -56,6 +57,15 @@ interface OutputRow {
 }
 
 const EPS = 1e-6;
+
+/**
+ * An attempt the service lost (chaos "service state lost") and the user let
+ * go of with `run --forget-lost`: its charge stays with the service, the item
+ * was made again. It keeps at most its one charge.
+ */
+function lostByService(a: AttemptRow, charge: number): boolean {
+  return a.state === 'failed' && (a.error ?? '').startsWith('lost by the service') && charge > 0;
+}
 const FINAL = new Set(['succeeded', 'failed', 'blocked', 'skipped']);
 
 export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
@@ -83,7 +93,7 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
     attempts = db
       // An attempt's request stored '' is its item's (journal migration 8).
       .prepare(
-        `SELECT a.run_id, a.item_key, a.attempt_no, a.idempotency_key, a.state,
+        `SELECT a.run_id, a.item_key, a.attempt_no, a.idempotency_key, a.state, a.error,
            CASE WHEN a.request_json = '' THEN i.request_json ELSE a.request_json END AS request_json
          FROM attempts a LEFT JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
          ORDER BY a.run_id, a.item_key, a.attempt_no`,
@@ -173,6 +183,8 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
     let doubled = false;
     let net = 0;
     let chargedAttempts = 0;
+    // What lost attempts were charged: the journal keeps it, the service may have refunded it.
+    let lostCharge = 0;
     for (const a of list) {
       const slot = byKey.get(a.idempotency_key);
       const charges = slot?.charges ?? [];
@@ -184,7 +196,8 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
       const attemptNet = charge - (slot?.refunds ?? 0);
       if (slot && slot.refunds > 0) refunds += 1;
       net += attemptNet;
-      if (attemptNet > EPS) chargedAttempts += 1;
+      if (lostByService(a, charge)) lostCharge += charge;
+      else if (attemptNet > EPS) chargedAttempts += 1;
       if (!FINAL.has(a.state) && a.state !== 'rejected')
         v.push(`${item.item_key} a${a.attempt_no}: attempt left ${a.state}`);
       const final = a === list.at(-1);
@@ -202,7 +215,7 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
           doubled ||= charge > price;
           v.push(`${item.item_key} a${a.attempt_no}: charged ${charge}, price ${price}`);
         }
-      } else if (Math.abs(attemptNet) > EPS) {
+      } else if (Math.abs(attemptNet) > EPS && !lostByService(a, charge)) {
         doubled = true;
         v.push(
           `${item.item_key} a${a.attempt_no} (${a.state}): ${attemptNet} credits kept although it is not the item's result`,
@@ -221,7 +234,10 @@ export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
     if ((item.state === 'succeeded' || item.state === 'blocked') && chargedAttempts !== 1) {
       v.push(`${item.item_key}: ${chargedAttempts} attempts kept a charge (expected 1)`);
     }
-    if (Math.abs(item.charged_credits - item.refunded_credits - net) > EPS) {
+    const journalNet = item.charged_credits - item.refunded_credits;
+    // A lost attempt's refund (if the service gave one) never reached the journal: it counts high, never low.
+    const lostSlack = journalNet >= net - EPS && journalNet - net <= lostCharge + EPS;
+    if (Math.abs(journalNet - net) > EPS && !lostSlack) {
       v.push(
         `${item.item_key}: journal net ${item.charged_credits - item.refunded_credits} != ledger net ${net}`,
       );

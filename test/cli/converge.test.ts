@@ -118,7 +118,7 @@ describe('re-running a job converges on the job file', () => {
     expect(await charges(em)).toHaveLength(before.length + 2);
   }, 90_000);
 
-  it('--fresh STEP makes the done items again with new keys and new files', async () => {
+  it('--fresh STEP makes the done items again with new keys and new files under the readable names', async () => {
     const em = await testEmulator({ timeScale: SCALE });
     const ws = workspace(csvJob('fresh'));
     writeRows(ws, ROWS);
@@ -127,8 +127,16 @@ describe('re-running a job converges on the job file', () => {
     const fresh = await run(em, ws, '--fresh', 'shots');
     expect(fresh.code, said(fresh)).toBe(0);
     expect(await charges(em)).toHaveLength(6);
-    expectFilesIntact(ws, firstRows);
-    const files = manifest(ws).flatMap((r) => (r.file ? [r.file] : []));
+    // The first run's bytes are intact, moved aside: the readable names are the new files'.
+    const rows = manifest(ws);
+    const older = rows.filter((r) =>
+      firstRows.some((f) => f.runId === r.runId && f.item === r.item),
+    );
+    expect(older.map((r) => r.sha256).sort()).toEqual(firstRows.map((r) => r.sha256).sort());
+    expectFilesIntact(ws, rows);
+    const newer = rows.filter((r) => !older.includes(r));
+    expect(newer.map((r) => r.file).sort()).toEqual(firstRows.map((r) => r.file).sort());
+    const files = rows.flatMap((r) => (r.file ? [r.file] : []));
     expect(new Set(files).size).toBe(6);
     const typo = await run(em, ws, '--fresh', 'shot');
     expect(typo.code).toBe(2);

@@ -11,6 +11,7 @@ import { ApiError, createClient } from '../../src/api/index.js';
 import {
   emulatorEnv,
   expectNoStack,
+  jsonLogs,
   runCliCaptured,
   said,
   tempDir,
@@ -19,20 +20,6 @@ import {
 import { envFor, imageJob, workspace } from '../scheduler/helpers.js';
 
 const FUNCTION_NAMES = /\b(getAccount|listModels|getModel|previewCredits|createGeneration):/;
-
-interface LogLine {
-  readonly level: number;
-  readonly event?: string;
-  readonly endpoint?: string;
-  readonly msg: string;
-}
-
-function jsonLogs(stderr: string): LogLine[] {
-  return stderr
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine);
-}
 
 const WARN = 40;
 const INFO = 30;

@@ -57,8 +57,8 @@ describe('approve / reject / export with the CLI', () => {
     expect(status.code, said(status)).toBe(0);
     const review = (JSON.parse(status.stdout) as { review: unknown[] }).review;
     expect(review).toEqual([
-      { step: 'photos', approved: 1, rejected: 1, unreviewed: 1 },
-      { step: 'clips', approved: 0, rejected: 0, unreviewed: 3 },
+      { step: 'photos', approved: 1, rejected: 1, unreviewed: 1, superseded: 0, retired: 0 },
+      { step: 'clips', approved: 0, rejected: 0, unreviewed: 3, superseded: 0, retired: 0 },
     ]);
 
     const csv = parseCsv(readFileSync(path.join(out, 'manifest.csv'), 'utf8'));
@@ -87,11 +87,13 @@ describe('approve / reject / export with the CLI', () => {
     expect(keys.some((k) => k.includes('-clips-'))).toBe(true);
 
     const after = manifestRows<ManifestLine>(path.join(out, 'manifest.jsonl'));
-    const oldRow = after.find((r) => r.file === rejected.file);
+    // The rejected file is moved aside, kept; the remade one takes its readable name.
+    const oldRow = after.find((r) => r.runId === rejected.runId && r.item === rejected.item);
     expect(oldRow).toMatchObject({ review: 'rejected', current: false });
-    expect(existsSync(path.join(out, rejected.file))).toBe(true);
+    expect(oldRow?.file).not.toBe(rejected.file);
+    expect(existsSync(path.join(out, oldRow?.file ?? ''))).toBe(true);
     const remade = after.find((r) => r.item === rejected.item && r.current);
-    expect(remade?.file).not.toBe(rejected.file);
+    expect(remade?.file).toBe(rejected.file);
     expect(remade?.review).toBeUndefined();
     // The clip is made again from the new image (its generation id in the request).
     const newClip = remade ? clipOf(remade, after) : undefined;

@@ -58,7 +58,9 @@ describe('models', () => {
     ]);
     expect(byName.duration).toMatchObject({ type: 'number', default: 5, min: 2, max: 30 });
     expect(byName.seed).toMatchObject({ default: -1, min: -1, max: 2147483647 });
-    expect(byName.seed).not.toHaveProperty('exclude');
+    // Every bound the emulator enforces is served, beyond the reference's own.
+    expect(byName.seed).toMatchObject({ integer: true, exclude: [0] });
+    expect(byName.prompt).toMatchObject({ type: 'text', maxLength: 4000 });
     expect(byName.resolution?.options).toEqual([
       { value: '480p', label: '480p' },
       { value: '720p', label: '720p' },

@@ -140,13 +140,13 @@ describe('examples/systemd', () => {
       return result.stdout;
     };
 
-    expect(await start()).toMatch(/run \S+: 9 succeeded, 0 failed/);
+    expect(await start()).toMatch(/^items: 9 succeeded, 0 failed/m);
     expect((await ledgerSince(em, 0)).net).toBe(60);
     const files = downloadedFiles(out);
 
     host.addRow(NEW_ROW);
     const mark2 = await ledgerMark(em);
-    expect(await start()).toMatch(/run \S+: 3 succeeded, 0 failed/);
+    expect(await start()).toMatch(/^items: 3 succeeded, 0 failed/m);
     await expectOnlyTheNewRow(em, mark2, out, files);
 
     // Persistent= catch-up, Restart= or a manual start with nothing new: nothing spent.

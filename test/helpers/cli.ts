@@ -63,6 +63,23 @@ export function expectNoStack(stderr: string): void {
   expect(stderr).not.toContain('unexpected error');
 }
 
+/** One line of a JSON log (`IBATCH_LOG_FORMAT=json`), the fields the tests read. */
+export interface JsonLogLine {
+  readonly level: number;
+  readonly time: number;
+  readonly msg: string;
+  readonly event?: string;
+  readonly endpoint?: string;
+}
+
+/** The JSON log lines of a CLI's stderr (other lines, such as the final message, skipped). */
+export function jsonLogs(stderr: string): JsonLogLine[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as JsonLogLine);
+}
+
 /** The run's stdout and stderr together, for asserting on the words a user reads. */
 export function said(result: Pick<CliResult, 'stdout' | 'stderr'>): string {
   return `${result.stdout}\n${result.stderr}`;

@@ -6,6 +6,8 @@ export {
   type Exit,
   expectNoStack,
   firstStdoutLine,
+  type JsonLogLine,
+  jsonLogs,
   planCli,
   runCliCaptured,
   type SpawnCliOptions,

@@ -76,6 +76,40 @@ describe('expansion', () => {
     expect(beforeKeys[0]).toMatch(/^cat-[0-9a-f]{10}$/);
   });
 
+  it('keys rows by their `key:` columns: other values changed keep the key, and the key alone is hashed', () => {
+    const job = `${HEAD}  - id: p\n    model: sdxl-lite\n    rows: rows.csv\n    key: sku\n    input: { prompt: "{{ sku }} {{ tagline }}" }\n`;
+    const before = expand(job, { 'rows.csv': 'sku,tagline\nA1,old\nB2,same\n' });
+    const after = expand(job, { 'rows.csv': 'sku,tagline\nB2,same\nA1,new\n' });
+    expect(after.map((i) => i.key).sort()).toEqual(before.map((i) => i.key).sort());
+    expect(before[0]?.key).toMatch(/^a1-[0-9a-f]{10}$/);
+    expect(before.every((i) => i.keyed === true)).toBe(true);
+    // Without `key:` a changed value is another item (keys of older journals unchanged).
+    const plain = expand(job.replace('    key: sku\n', ''), {
+      'rows.csv': 'sku,tagline\nA1,old\n',
+    });
+    expect(plain[0]?.key).not.toBe(before[0]?.key);
+    expect(plain[0]?.keyed).toBeUndefined();
+  });
+
+  it('refuses a duplicate key (naming both lines) and a key column the rows lack', () => {
+    const job = `${HEAD}  - id: p\n    model: sdxl-lite\n    rows: rows.csv\n    key: [sku]\n    input: { prompt: "{{ sku }}" }\n`;
+    const messages = (files: Record<string, string>, yaml = job): string[] => {
+      try {
+        expand(yaml, files);
+      } catch (error) {
+        if (!isJobFileError(error)) throw error;
+        return error.issues.map((i) => `${i.path} ${i.message}`);
+      }
+      return [];
+    };
+    expect(messages({ 'rows.csv': 'sku,t\nA1,x\nB2,y\nA1,z\n' })).toEqual([
+      'generations[0].key duplicate key sku=A1: rows.csv:2 and rows.csv:4',
+    ]);
+    expect(messages({ 'rows.csv': 'code,t\nA1,x\n' })).toEqual([
+      'generations[0].key key column `sku` is not a column of rows.csv (columns: code, t)',
+    ]);
+  });
+
   it('names items by their values in job order; a chain item after its source (keys unchanged)', () => {
     const items = expand(
       `${HEAD}  - id: img\n    model: flux-portrait\n    copies: 2\n    count: 2\n    matrix: { scene: [Café], mood: [calm] }\n    rows: rows.csv\n    input: { prompt: "{{ scene }} {{ product }}" }\n  - id: vid\n    model: kling-i2v\n    from: img\n    input: { prompt: "moving" }\n`,

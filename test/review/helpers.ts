@@ -125,6 +125,7 @@ export interface ManifestLine {
   generationId: string | null;
   creditsCost: number | null;
   sourceFile?: string;
+  sha256?: string;
   current?: boolean;
   review?: string;
   reviewer?: string;

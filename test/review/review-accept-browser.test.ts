@@ -109,17 +109,21 @@ describe('review acceptance: decide on the page, run makes the rejected ones aga
     expect(made.flatMap((c) => c.generationIds ?? []).sort()).toEqual(
       newRows.map((r) => r.generationId).sort(),
     );
-    // Both versions in the manifest: the old ones marked and kept on disk.
+    // Both versions in the manifest: the old ones marked and kept on disk,
+    // moved aside; the remade ones took their readable names.
+    const oldRowOf = (old: (typeof rejected)[number]) =>
+      after.find((r) => r.runId === old.runId && r.item === old.item && r.n === old.n);
     for (const old of rejected) {
-      const row = after.find((r) => r.file === old.file);
-      expect(row).toMatchObject({ review: 'rejected', current: false });
-      expect(existsSync(path.join(out, old.file ?? ''))).toBe(true);
+      const row = oldRowOf(old);
+      expect(row).toMatchObject({ review: 'rejected', current: false, sha256: old.sha256 });
+      expect(row?.file).not.toBe(old.file);
+      expect(existsSync(path.join(out, row?.file ?? ''))).toBe(true);
       const remade = newPhotos.find((r) => r.item === old.item);
       expect(remade).toMatchObject({ current: true });
       expect(remade?.review).toBeUndefined();
-      expect(remade?.file).not.toBe(old.file);
+      expect(remade?.file).toBe(old.file);
     }
-    expect(after.find((r) => r.file === rejected[0]?.file)?.note).toBe('eyes closed');
+    expect(rejected[0] && oldRowOf(rejected[0])?.note).toBe('eyes closed');
     for (const id of approvedIds) {
       expect(after.find((r) => idOf(r) === id)).toMatchObject({
         review: 'approved',

@@ -15,6 +15,7 @@ import {
   REVIEW_DECISION,
   type ReviewDecision,
 } from '../../src/journal/index.js';
+import { currentStateOf } from '../../src/outputs/index.js';
 import { outputRows, type ReviewCounts, reviewCounts } from '../../src/review/index.js';
 import { tempDir } from '../helpers/index.js';
 import { tempJournal } from '../journal/helpers.js';
@@ -105,18 +106,19 @@ function decide(
 /** What the counts must be: the manifest rows' current files, per step and decision. */
 function fromRows(journal: Journal, outputDir: string): ReviewCounts[] {
   const counts = new Map<string, ReviewCounts>();
-  for (const row of outputRows(journal, JOB, outputDir)) {
-    if (!row.current || !row.file) continue;
+  for (const row of outputRows(journal, JOB, outputDir, undefined)) {
+    if (!row.file) continue;
     const entry = counts.get(row.step) ?? {
       step: row.step,
       approved: 0,
       rejected: 0,
       unreviewed: 0,
+      superseded: 0,
+      retired: 0,
     };
-    counts.set(row.step, {
-      ...entry,
-      [row.review ?? 'unreviewed']: entry[row.review ?? 'unreviewed'] + 1,
-    });
+    const state = currentStateOf(row);
+    const column = state === 'current' ? (row.review ?? 'unreviewed') : state;
+    counts.set(row.step, { ...entry, [column]: entry[column] + 1 });
   }
   return [...counts.values()];
 }
@@ -148,8 +150,9 @@ describe('review counts', () => {
 
     const expected = [
       // r2's a (rejected item-wide); r1's b 1 (item approved) and 2 (rejected), c 1 (approved).
-      { step: 'shots', approved: 2, rejected: 2, unreviewed: 0 },
-      { step: 'clips', approved: 0, rejected: 1, unreviewed: 1 },
+      // r1's a (two files) is superseded by r2's.
+      { step: 'shots', approved: 2, rejected: 2, unreviewed: 0, superseded: 2, retired: 0 },
+      { step: 'clips', approved: 0, rejected: 1, unreviewed: 1, superseded: 0, retired: 0 },
     ];
     expect(fromRows(journal, out)).toEqual(expected);
     expect(reviewCounts(journal, JOB, out)).toEqual(expected);
@@ -160,5 +163,9 @@ describe('review counts', () => {
     made(journal, 'r3', 'x', { state: 'succeeded', copies: 1 });
     expect(reviewCounts(journal, JOB, out)).toEqual(fromRows(journal, out));
     expect(reviewCounts(journal, JOB, out)).not.toEqual(expected);
+    // Items the job file no longer describes count as retired, whatever run made them.
+    const described = new Set(['a', 'v', 'w', 'x']);
+    const retired = reviewCounts(journal, JOB, out, described);
+    expect(retired.find((c) => c.step === 'shots')?.retired).toBe(3);
   });
 });

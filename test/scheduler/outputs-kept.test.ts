@@ -25,7 +25,7 @@ async function runIdsOldestFirst(journalPath: string): Promise<string[]> {
 }
 
 describe('outputs of earlier runs', () => {
-  it('a regenerated item gets a new file; earlier files and a user file are kept', async () => {
+  it('a regenerated item gets a new file under the readable name; earlier files (moved aside) and a user file are kept', async () => {
     const em = await testEmulator({ timeScale: SCALE });
     const env = envFor(em, SCALE);
     const ws = workspace(imageJob({ name: 'keep-job', n: 2 }));
@@ -55,24 +55,30 @@ describe('outputs of earlier runs', () => {
     const [run1, run2] = await runIdsOldestFirst(ws.journalPath);
     expect(run2).toBeDefined();
 
-    // Every earlier file is still there, unchanged; so is the user's.
-    for (const [file, digest] of firstFiles) expect(sha(path.join(out, file)), file).toBe(digest);
     expect(readFileSync(userFile, 'utf8')).toBe('the user made this, not ibatch');
 
-    // The manifest lists both runs' files; the second run's are current.
+    // The manifest lists both runs' files; the second run's are current and
+    // took the readable names; the earlier bytes are still there, unchanged,
+    // moved aside to suffixed names (with their sidecars).
     const rows = readManifest(out);
     expect(rows).toHaveLength(4);
     const older = rows.filter((r) => r.runId === run1);
     const newer = rows.filter((r) => r.runId === run2);
-    expect(older.map((r) => r.file).sort()).toEqual([...firstFiles.keys()].sort());
+    expect(older.map((r) => r.sha256).sort()).toEqual([...firstFiles.values()].sort());
+    for (const row of older) {
+      expect(sha(path.join(out, row.file ?? '')), row.file).toBe(row.sha256);
+      expect(existsSync(path.join(out, `${row.file}.json`)), `${row.file}.json`).toBe(true);
+    }
     expect(older.every((r) => r.current === false)).toBe(true);
+    expect(older.every((r) => r.currentReason === `superseded by ${run2}`)).toBe(true);
     expect(newer).toHaveLength(2);
     expect(newer.every((r) => r.current === true && r.status === 'succeeded')).toBe(true);
     expect(new Set(newer.map((r) => r.item))).toEqual(new Set(older.map((r) => r.item)));
-    for (const row of newer) {
-      expect(firstFiles.has(row.file ?? '')).toBe(false);
-      expect(sha(path.join(out, row.file ?? ''))).toBe(row.sha256);
-    }
+    // s2's readable name went to its new file (s1's is the user's: both its files are suffixed).
+    expect(newer.map((r) => r.file)).toContain('shots/s2-1.png');
+    expect(older.map((r) => r.file)).not.toContain('shots/s2-1.png');
+    expect(older.find((r) => r.item === s1)?.file).toBe(firstRows.find((r) => r.item === s1)?.file);
+    for (const row of newer) expect(sha(path.join(out, row.file ?? ''))).toBe(row.sha256);
     const csv = parseCsv(readFileSync(path.join(out, 'manifest.csv'), 'utf8'));
     expect(csv.records).toHaveLength(4);
     expect(csv.records.filter((r) => csv.cell(r, 'current') === 'true')).toHaveLength(2);
@@ -80,11 +86,11 @@ describe('outputs of earlier runs', () => {
     // Each run's report shows its own files only.
     const report = () => readFileSync(path.join(out, 'report.html'), 'utf8');
     for (const row of newer) expect(report()).toContain(row.file ?? '');
-    for (const file of firstFiles.keys()) expect(report()).not.toContain(file);
+    for (const row of older) expect(report()).not.toContain(row.file ?? '');
     const again = await runCliCaptured(['report', run1 ?? '', ws.jobPath], env, ws.dir);
     expect(again.code, again.stderr).toBe(0);
-    for (const file of firstFiles.keys()) expect(report()).toContain(file);
-    for (const row of newer) expect(report()).not.toContain(row.file ?? '');
+    for (const row of older) expect(report()).toContain(row.file ?? '');
+    expect(report()).toContain(`superseded by ${run2}`);
     // `report` rewrote the manifest: still both runs.
     expect(readManifest(out)).toHaveLength(4);
     expect(existsSync(userFile)).toBe(true);

@@ -48,9 +48,10 @@ const ROWS = [
  * Columns a succeeded row may leave empty: `error` (failures only),
  * `sourceFile` (outputs of a `from:` step only).
  */
-/** Empty on a succeeded row: no error, no source (not a `from:` item), not reviewed yet. */
+/** Empty on a succeeded row: no error, no source (not a `from:` item), current, not reviewed yet. */
 const EMPTY_ON_SUCCESS = new Set([
   'error',
+  'currentReason',
   'sourceFile',
   'review',
   'reviewer',

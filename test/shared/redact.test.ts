@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   printable,
   printableLines,
+  quote,
   REDACTED,
   redact,
   redactDeep,
@@ -75,5 +76,33 @@ describe('printable', () => {
 
   it('printableLines keeps the line breaks of a text of several lines', () => {
     expect(printableLines('one \x1b[2J\ntwo')).toBe('one \\x1b[2J\ntwo');
+  });
+});
+
+describe('redact: credentials it was not told about', () => {
+  it('masks a key-shaped token of another account, and leaves ordinary snake_case alone', () => {
+    const other = `ifk_live_${'9f'.repeat(16)}`;
+    expect(redact(`IBATCH_API_KEY=${other}`)).toBe(`IBATCH_API_KEY=${REDACTED}`);
+    expect(redact('shots/run_test_case_portrait.png')).toBe('shots/run_test_case_portrait.png');
+  });
+
+  it('masks the user and password of a URL of any scheme, keeping the host', () => {
+    expect(redact('got http://user:pw@h.example/x')).toBe(`got http://${REDACTED}@h.example/x`);
+    expect(redact('s3://AKIAABCDEFGHIJKLMNOP:s3cr3t@bucket/p')).toBe(`s3://${REDACTED}@bucket/p`);
+    expect(redact('https://h.example/a@b')).toBe('https://h.example/a@b');
+  });
+});
+
+describe('quote', () => {
+  it('redacts before it cuts, so no part of a long key survives the cut', () => {
+    const long = `ifk_live_${'ab12'.repeat(30)}`;
+    const quoted = quote(`KEY=${long}`, 20);
+    expect(quoted).not.toContain('ab12ab12');
+    expect(quoted).toBe(`"KEY=${REDACTED}"`);
+  });
+
+  it('cuts a long value and escapes control characters and line breaks', () => {
+    expect(quote('x'.repeat(100))).toBe(`"${'x'.repeat(57)}"...`);
+    expect(quote('a\u001b]0;t\u0007\nb')).toBe('"a\\u001b]0;t\\u0007\\nb"');
   });
 });

@@ -51,14 +51,14 @@ async function decide(
   files: readonly string[],
   options: DecisionCliOptions,
 ): Promise<void> {
-  const { journal, jobName, outputDir } = await openReviewTarget(
+  const { journal, jobName, outputDir, described } = await openReviewTarget(
     io,
     jobFile,
     options.journal,
     true,
   );
   try {
-    const outputs = resolveOutputs(journal, { name: jobName }, outputDir, files);
+    const outputs = resolveOutputs(journal, { name: jobName }, outputDir, files, described);
     const recorded = recordDecisions(journal, jobName, outputs, decision, {
       ...(options.reviewer !== undefined ? { reviewer: options.reviewer } : {}),
       ...(options.note !== undefined ? { note: options.note } : {}),
@@ -70,7 +70,7 @@ async function decide(
         `${decision} ${printable(`${output.row.file} by ${r?.reviewer ?? '?'}${note}`)}\n`,
       );
     });
-    manifestWithDecisions(io, journal, jobName, outputDir);
+    manifestWithDecisions(io, journal, jobName, outputDir, described);
   } finally {
     journal.close();
   }

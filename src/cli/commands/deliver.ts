@@ -20,6 +20,7 @@ import { chosenRows, newestRunOf, outputRows } from '../../review/index.js';
 import { recordedOutputDir } from '../../scheduler/index.js';
 import { type Logger, redactDeep, UsageError } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
+import { describedKeysOf } from '../described-items.js';
 import { withExamples } from '../help.js';
 import { journalOption } from '../options.js';
 import { shellQuote } from '../resume-command.js';
@@ -52,6 +53,7 @@ export async function deliverJob(
   const to = request.to ?? job.deliver?.to;
   if (to === undefined) return undefined;
   const destination = parseS3Url(to);
+  const { keys: described } = await describedKeysOf(job);
   const journal = await openJournal(request.journalPath ?? defaultJournalPath(job.dir), {
     job: job.name,
   });
@@ -64,7 +66,7 @@ export async function deliverJob(
     return await deliverOutputs({
       journal,
       jobName: job.name,
-      rows: chosenRows(outputRows(journal, job.name, outputDir), approvedOnly),
+      rows: chosenRows(outputRows(journal, job.name, outputDir, described), approvedOnly),
       outputDir,
       destination,
       store,

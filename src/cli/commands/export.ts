@@ -32,7 +32,12 @@ export const exportCommand: CommandModule = {
       .action(async (job: string, dir: string, options: ExportCliOptions) => {
         const target = await openReviewTarget(io, job, options.journal, false);
         try {
-          const rows = outputRows(target.journal, target.jobName, target.outputDir);
+          const rows = outputRows(
+            target.journal,
+            target.jobName,
+            target.outputDir,
+            target.described,
+          );
           const into = path.resolve(io.cwd, dir);
           const exported = exportOutputs(rows, target.outputDir, into, {
             approved: options.approved === true,

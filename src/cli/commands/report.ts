@@ -9,6 +9,7 @@ import { openJournal } from '../../journal/index.js';
 import { recordedOutputDir, writeRunOutputs } from '../../scheduler/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
+import { describedItemsOfFile } from '../described-items.js';
 import { withExamples } from '../help.js';
 import { resolveTarget } from './status.js';
 
@@ -60,7 +61,14 @@ export const reportCommand: CommandModule = {
             : recordedOutputDir(run);
           if (!outputDir)
             throw new UsageError(`run ${run.runId} has no output folder recorded: pass --out DIR`);
-          const rows = writeRunOutputs(journal, run.runId, outputDir);
+          // With the job file: the items it describes now decide the retired rows.
+          const described = job?.jobPath ? await describedItemsOfFile(job.jobPath) : undefined;
+          const rows = writeRunOutputs(
+            journal,
+            run.runId,
+            outputDir,
+            described ? { described } : {},
+          );
           io.stdout.write(`${path.join(outputDir, 'report.html')}\n`);
           io.stderr.write(`ibatch: run ${run.runId}: ${rows} manifest row(s) in ${outputDir}\n`);
         } finally {

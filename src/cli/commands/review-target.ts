@@ -9,15 +9,19 @@
  */
 import { loadJob } from '../../job/index.js';
 import { type Journal, openJournal, RUN_STATUS } from '../../journal/index.js';
+import type { DescribedItems } from '../../outputs/index.js';
 import { newestRunOf } from '../../review/index.js';
 import { recordedOutputDir, writeRunOutputs } from '../../scheduler/index.js';
 import type { CliIo } from '../command.js';
+import { describedKeysOf } from '../described-items.js';
 import { resolveTarget } from './status.js';
 
 export interface ReviewTarget {
   readonly jobName: string;
   readonly outputDir: string;
   readonly journal: Journal;
+  /** The items the job file describes now (undefined when it does not expand offline). */
+  readonly described: DescribedItems | undefined;
 }
 
 /** Opens the job's journal (read-only unless `write`) and finds its output folder; the caller closes it. */
@@ -29,6 +33,7 @@ export async function openReviewTarget(
 ): Promise<ReviewTarget> {
   const target = resolveTarget(io, jobFile, journalOption);
   const job = loadJob(target.jobPath ?? jobFile);
+  const { keys: described } = await describedKeysOf(job);
   // No job name: the journal's own writer lock (for writers that run no job),
   // held for a moment, never the job's lock a `run` holds.
   const journal = await openJournal(
@@ -40,6 +45,7 @@ export async function openReviewTarget(
       jobName: job.name,
       outputDir: reviewOutputDir(journal, job.name, job.output),
       journal,
+      described,
     };
   } catch (error) {
     journal.close();
@@ -62,11 +68,13 @@ export function manifestWithDecisions(
   journal: Journal,
   jobName: string,
   outputDir: string,
+  /** The items the job file describes now (which rows are retired). */
+  described?: DescribedItems,
 ): void {
   const newest = newestRunOf(journal, jobName);
   if (newest.status === RUN_STATUS.running) {
     io.stderr.write(
       `ibatch: run ${newest.runId} is running: it writes the decisions into the manifest when it ends\n`,
     );
-  } else writeRunOutputs(journal, newest.runId, outputDir);
+  } else writeRunOutputs(journal, newest.runId, outputDir, described ? { described } : {});
 }

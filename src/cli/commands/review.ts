@@ -17,6 +17,7 @@ import { openJournal } from '../../journal/index.js';
 import { defaultReviewer } from '../../review/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
+import { describedItemsOfFile } from '../described-items.js';
 import { withExamples } from '../help.js';
 import { integerAtLeast } from '../options.js';
 import { waitForSignal } from '../wait-for-signal.js';
@@ -64,13 +65,16 @@ export const reviewCommand: CommandModule = {
       .action(async (job: string, options: ReviewOptions) => {
         const target = resolveTarget(io, job, options.journal);
         if (!target.jobName) throw new UsageError(`Expected a job file, got \`${job}\``);
+        // The items the job file describes now: the page lists none of another's.
+        const described = async () =>
+          target.jobPath ? await describedItemsOfFile(target.jobPath) : undefined;
         const { buildListing, checkHost, newToken, startReviewServer } = await import(
           '../../review/server/index.js'
         );
         if (options.json) {
           const journal = await openJournal(target.journalPath, { readonly: true });
           try {
-            const listing = buildListing(journal, target.jobName);
+            const listing = buildListing(journal, target.jobName, await described());
             io.stdout.write(`${JSON.stringify(listing, null, 2)}\n`);
           } finally {
             journal.close();
@@ -84,9 +88,11 @@ export const reviewCommand: CommandModule = {
         });
         try {
           const stopped = waitForSignal();
+          const describedNow = await described();
           const server = await startReviewServer({
             journal,
             jobName: target.jobName,
+            ...(describedNow ? { described: describedNow } : {}),
             reviewer: options.reviewer ?? defaultReviewer(io.env),
             host,
             port: options.port,
@@ -99,7 +105,7 @@ export const reviewCommand: CommandModule = {
           await server.close();
           if (server.recorded() > 0) {
             const outputDir = reviewOutputDir(journal, target.jobName, server.outputDir);
-            manifestWithDecisions(io, journal, target.jobName, outputDir);
+            manifestWithDecisions(io, journal, target.jobName, outputDir, describedNow);
           }
           io.exitCode = 0;
         } finally {

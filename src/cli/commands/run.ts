@@ -54,6 +54,7 @@ interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly timeScale: number;
   readonly notify?: string[];
   readonly deliver?: string;
+  readonly forgetLost?: boolean;
   readonly allOrNothing?: boolean;
 }
 
@@ -126,6 +127,10 @@ export const runCommand: CommandModule = {
         )
         .option('--wait', 'wait for another process using the same journal instead of failing')
         .option('--offline', 'use cached model contracts only')
+        .option(
+          '--forget-lost',
+          'generations and trainings this service answers 404 for (it lost them) are recorded as failed, their charge kept, and made again under new keys',
+        )
         .option(
           '--deliver <url>',
           "then copy the outputs and the manifest to s3://BUCKET/PREFIX (overrides the job's `deliver:`)",
@@ -229,6 +234,7 @@ export const runCommand: CommandModule = {
           ...trainingEstimateOption(io),
           ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
           waitForLock: options.wait ?? false,
+          ...(options.forgetLost ? { forgetLost: true } : {}),
           offline: options.offline ?? false,
           jobLimits: jobLimitsOf(options),
           signal: abort.signal,

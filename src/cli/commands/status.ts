@@ -8,18 +8,11 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import {
-  defaultJournalPath,
-  defaultModelCachePath,
-  isJobFileError,
-  type LoadedJob,
-  loadJob,
-  loadModelCatalog,
-  scanJob,
-} from '../../job/index.js';
+import { defaultJournalPath, type LoadedJob, loadJob } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
 import { printableLines, redactDeep } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
+import { describedKeysOf } from '../described-items.js';
 import { withExamples } from '../help.js';
 import { trainingEstimateOption } from '../options.js';
 import { buildStatus, type JobFileFacts, jobNameOf, renderStatus } from '../status-view.js';
@@ -113,18 +106,8 @@ async function jobFileFacts(jobPath: string): Promise<JobFileFacts | undefined> 
     budget: job.budget ?? null,
     ...(job.trainingEstimate !== undefined ? { trainingEstimate: job.trainingEstimate } : {}),
   };
-  try {
-    const { catalog } = await loadModelCatalog({
-      cacheFile: defaultModelCachePath(job.dir),
-      offline: true,
-    });
-    const keys = new Set<string>();
-    scanJob(job, catalog, (item) => keys.add(item.key));
-    return { ...facts, keys };
-  } catch (error) {
-    const why = isJobFileError(error)
-      ? 'the job file does not expand (see `ibatch validate`)'
-      : (error as Error).message;
-    return { ...facts, keysUnknown: why };
-  }
+  const described = await describedKeysOf(job);
+  return described.keys
+    ? { ...facts, keys: described.keys, identities: described.identities }
+    : { ...facts, keysUnknown: described.why };
 }

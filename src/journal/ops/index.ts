@@ -43,6 +43,7 @@ export {
   listOutputsOfItems,
   markOutputDownloaded,
   markOutputFailed,
+  moveOutputFile,
 } from './outputs.js';
 export { recentCreates } from './recent-creates.js';
 export { recordAttemptIntent } from './record-attempt-intent.js';

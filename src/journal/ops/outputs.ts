@@ -135,6 +135,23 @@ export function markOutputDownloaded(
   ).run({ ...file, runId, itemKey, n, now: j.now() });
 }
 
+/**
+ * Records that a downloaded output's file moved to `file` (set aside so a
+ * newer output of its item takes the readable name); nothing else changes.
+ */
+export function moveOutputFile(
+  j: JournalDb,
+  runId: string,
+  itemKey: string,
+  n: number,
+  file: string,
+): void {
+  j.stmt(
+    `UPDATE outputs SET file = @file
+     WHERE run_id = @runId AND item_key = @itemKey AND n = @n AND state = '${OUTPUT_STATE.downloaded}'`,
+  ).run({ file, runId, itemKey, n });
+}
+
 /** Marks an output's download failed for good, with the reason. */
 export function markOutputFailed(
   j: JournalDb,

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BUCKETS, type Bucket, type RateLimits } from '../../contract/index.js';
-import { type Logger, type RateFeedback, silentLogger } from '../../shared/index.js';
+import { clockTime, type Logger, type RateFeedback, silentLogger } from '../../shared/index.js';
 import { GateClosedError } from '../errors.js';
 import { feedbackBucket } from '../feedback-bucket.js';
 import type { GateEventName, GateEvents, GateListener } from '../gate-events.js';
@@ -229,9 +229,15 @@ class RedisGate implements RateGate {
       events: this.#events,
     });
     const reason = error instanceof Error ? error.message : String(error);
+    // What the others may have spent is held as spent for a window: say how long that holds the first request.
+    const firstFree = this.#fallback.snapshot().buckets.requests.nextFreeAt;
+    const held =
+      firstFree > now
+        ? `; the first requests wait until ${clockTime(firstFree)}, what other runners may have spent in the last window`
+        : '';
     this.#logger.warn(
-      { store: this.#options.where, reason, peers: this.#options.peers },
-      `Redis is unreachable: running on local limits (1/${this.#options.peers} of each bucket) until it answers`,
+      { store: this.#options.where, reason, peers: this.#options.peers, firstFreeAt: firstFree },
+      `Redis at ${this.#options.where} is unreachable (${reason}): running on local limits (1/${this.#options.peers} of each bucket) until it answers${held}`,
     );
     this.#events.emit('store', { mode: 'local', reason });
     this.#options.onFallback?.({ mode: 'local', reason });

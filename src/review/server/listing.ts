@@ -13,7 +13,12 @@ import {
   type ReviewRecord,
   serviceOfRun,
 } from '../../journal/index.js';
-import { type CostSummary, type ManifestRow, summarizeCosts } from '../../outputs/index.js';
+import {
+  type CostSummary,
+  type DescribedItems,
+  type ManifestRow,
+  summarizeCosts,
+} from '../../outputs/index.js';
 import { folderManifestRows, recordedOutputDir } from '../../scheduler/index.js';
 import { redactDeep, UsageError } from '../../shared/index.js';
 import { newestRunOf } from '../outputs.js';
@@ -54,14 +59,29 @@ export interface ReviewListing {
   readonly outputDir: string;
   readonly outputs: ReviewedOutput[];
   readonly spend: CostSummary;
+  /** What the journal recorded of each listed file: only those bytes are served. */
+  readonly recorded: ReadonlyMap<string, RecordedFile>;
 }
 
-/** The listing of `jobName` (a usage error when the journal has no run of it). */
-export function buildListing(journal: Journal, jobName: string): ReviewListing {
+export interface RecordedFile {
+  readonly sha256: string;
+  readonly bytes: number | undefined;
+}
+
+/**
+ * The listing of `jobName` (a usage error when the journal has no run of
+ * it): current outputs only (src/outputs/current.ts; `described`: the items
+ * the job file describes now).
+ */
+export function buildListing(
+  journal: Journal,
+  jobName: string,
+  described?: DescribedItems,
+): ReviewListing {
   const newest = newestRunOf(journal, jobName);
   const outputDir = recordedOutputDir(newest);
   if (!outputDir) throw new UsageError(`run ${newest.runId} has no output folder recorded`);
-  const rows = folderManifestRows(journal, newest, outputDir);
+  const rows = folderManifestRows(journal, newest, outputDir, described);
   const current = rows.filter((r) => r.current);
   const decisions = new ReviewIndex(journal.latestReviews(jobName));
   const dependants = new Map<string, string[]>();
@@ -99,11 +119,22 @@ export function buildListing(journal: Journal, jobName: string): ReviewListing {
   );
   const spend = summarizeCosts(rows, [], standing);
   // Error texts and notes can quote the service: redacted like every sink.
-  const listing = redactDeep({ jobName, outputDir, outputs, spend });
+  const listing = {
+    ...redactDeep({ jobName, outputDir, outputs, spend }),
+    recorded: recordedFiles(current),
+  };
   // Each output's search text is made with the listing, not at the first
   // filter, which a person typing is waiting on.
   for (const output of listing.outputs) searchText(output);
   return listing;
+}
+
+function recordedFiles(rows: readonly ManifestRow[]): Map<string, RecordedFile> {
+  const recorded = new Map<string, RecordedFile>();
+  for (const row of rows) {
+    if (row.file && row.sha256) recorded.set(row.file, { sha256: row.sha256, bytes: row.bytes });
+  }
+  return recorded;
 }
 
 export const outputId = (runId: string, item: string, n: number | null): string =>

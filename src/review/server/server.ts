@@ -14,6 +14,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Journal } from '../../journal/index.js';
+import type { DescribedItems } from '../../outputs/index.js';
 import { decide } from './decisions.js';
 import { serveFile } from './files.js';
 import {
@@ -43,6 +44,8 @@ export interface ReviewServerOptions {
   readonly port?: number;
   /** The per-session token every request must carry (`newToken()`). */
   readonly token: string;
+  /** The items the job file describes now (which outputs are retired). */
+  readonly described?: DescribedItems;
 }
 
 export interface RunningReviewServer {
@@ -62,7 +65,7 @@ const MAX_BODY = 1 << 20;
 export async function startReviewServer(
   options: ReviewServerOptions,
 ): Promise<RunningReviewServer> {
-  const { journal, jobName, token } = options;
+  const { journal, jobName, token, described } = options;
   // Built once up front (a job with no run fails here, before listening).
   // A first page (a reload, a new filter) and a decision read it fresh: built
   // again only when another process committed to the journal since, since
@@ -71,13 +74,13 @@ export async function startReviewServer(
   // decisions only change review fields: applied in place (`withDecisions`;
   // its own commits leave changeCount alone). Later pages read the same
   // listing, so paging is stable.
-  let listing = buildListing(journal, jobName);
+  let listing = buildListing(journal, jobName, described);
   let builtAt = journal.changeCount();
   let recorded = 0;
   const fresh = (): ReviewListing => {
     const now = journal.changeCount();
     if (now !== builtAt) {
-      listing = buildListing(journal, jobName);
+      listing = buildListing(journal, jobName, described);
       builtAt = now;
     }
     return listing;
@@ -152,7 +155,8 @@ export async function startReviewServer(
     }
     if (url.pathname === '/api/outputs') return sendJson(res, 200, outputsPage(url));
     if (url.pathname.startsWith('/files/')) {
-      return serveFile(res, listing, url.pathname.slice('/files/'.length), req.method === 'HEAD');
+      const path = url.pathname.slice('/files/'.length);
+      return void serveFile(res, listing, path, req.method === 'HEAD').catch(() => res.destroy());
     }
     sendJson(res, 404, { error: 'not found' });
   }

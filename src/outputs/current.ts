@@ -1,0 +1,88 @@
+/**
+ * The one rule for which outputs are current (interface: "Re-running"). For
+ * each item the job file describes now, the outputs of its newest success
+ * are current (an item that never succeeded: the rows of the newest run that
+ * tried it). Every other row is not current, with why:
+ *
+ * - `superseded by RUN`: a newer run of the same item made the current output;
+ * - `removed from the job`: the job file no longer describes the item (retired).
+ *
+ * Superseded and retired files stay on disk and in the manifest. Every reader
+ * takes `current` from here: the manifest rewrite, `status`, the report, the
+ * review page, `export`, `deliver` and the `approve`/`reject` globs.
+ */
+import type { ManifestRow } from './manifest-row.js';
+
+/** The item keys the job file describes now (a job's keys: `DesiredState.verdicts`). */
+export interface DescribedItems {
+  has(itemKey: string): boolean;
+}
+
+export const RETIRED_REASON = 'removed from the job';
+const SUPERSEDED_PREFIX = 'superseded by ';
+
+export const supersededReason = (runId: string): string => `${SUPERSEDED_PREFIX}${runId}`;
+
+/** What a row's `currentReason` says of it: current, superseded or retired. */
+export type CurrentState = 'current' | 'superseded' | 'retired';
+
+export function currentStateOf(row: Pick<ManifestRow, 'current' | 'currentReason'>): CurrentState {
+  if (row.current !== false) return 'current';
+  return row.currentReason === RETIRED_REASON ? 'retired' : 'superseded';
+}
+
+/** The columns that decide `current`. */
+export type CurrentMarked = Pick<ManifestRow, 'runId' | 'step' | 'item' | 'status'>;
+
+/** What the rule says of one row. */
+export interface CurrentMark {
+  readonly current: boolean;
+  /** Why not current (absent when current). */
+  readonly currentReason?: string;
+}
+
+/**
+ * The rule in two passes over rows listed in run order (oldest run first),
+ * which need not all be in memory: `see` every row, then `judge` (or `mark`)
+ * each. Without `described` no item counts as removed from the job.
+ */
+export class CurrentRule<Row extends CurrentMarked = ManifestRow> {
+  readonly #newestSucceeded = new Map<string, string | undefined>();
+  readonly #newestAny = new Map<string, string | undefined>();
+
+  constructor(private readonly described?: DescribedItems) {}
+
+  see(row: Row): void {
+    this.#newestAny.set(itemOf(row), row.runId);
+    if (row.status === 'succeeded') this.#newestSucceeded.set(itemOf(row), row.runId);
+  }
+
+  judge(row: Row): CurrentMark {
+    if (this.described && !this.described.has(row.item))
+      return { current: false, currentReason: RETIRED_REASON };
+    const item = itemOf(row);
+    const currentRun = this.#newestSucceeded.has(item)
+      ? this.#newestSucceeded.get(item)
+      : this.#newestAny.get(item);
+    if (row.runId === currentRun) return { current: true };
+    return { current: false, currentReason: supersededReason(currentRun ?? 'another run') };
+  }
+
+  /** `row` with `current` (and `currentReason`) as the rule says; an older reason is dropped. */
+  mark(row: Row): Row & CurrentMark {
+    const { currentReason: _, ...rest } = row as Row & { currentReason?: string };
+    return { ...(rest as Row), ...this.judge(row) };
+  }
+}
+
+/** `CurrentRule` over rows held in memory, listed in run order. */
+export function markCurrentRows<Row extends CurrentMarked>(
+  rows: readonly Row[],
+  described?: DescribedItems,
+): (Row & CurrentMark)[] {
+  const rule = new CurrentRule<Row>(described);
+  for (const row of rows) rule.see(row);
+  return rows.map((row) => rule.mark(row));
+}
+
+const itemOf = (row: CurrentMarked) => `${row.step}\u0000${row.item}`;

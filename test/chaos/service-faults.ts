@@ -1,0 +1,87 @@
+/**
+ * Two faults of what surrounds the runner, armed before a spawn (production
+ * chaos, docs/chaos.md):
+ * - service state lost: the emulator forgets the generations the journal
+ *   holds as submitted, outcome not recorded (what a service restarted
+ *   without its state would answer 404 for; the ledger keeps their charges).
+ *   The spawn must stop with exit 5 and "not known to this service" instead
+ *   of polling for ever; the next spawn says `--forget-lost`, which makes
+ *   those items again (their lost charge stays, verify.ts allows it).
+ * - Redis down at start: the spawn gets `--limits-store` at a port nothing
+ *   listens on; it must go on, on local limits, after its connect timeout.
+ */
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+
+export interface SpawnFaults {
+  /** Extra `ibatch run` arguments of this spawn. */
+  readonly args: readonly string[];
+  /** For the kill line. */
+  readonly what: string;
+}
+
+export interface ServiceFaults {
+  /** Arms this spawn's faults. */
+  before(spawn: number): Promise<SpawnFaults>;
+  /** Whether an exit is this fault's expected stop (exit 5, the not-known message). */
+  expected(exit: { code: number | null; tail: string }): boolean;
+  /** Spawns stopped by lost state, and ids forgotten. */
+  readonly counts: { lostStops: number; forgotten: number; redisDown: number };
+}
+
+const NOT_KNOWN = /is not known to this service or account/;
+
+/** Generation ids of the journal's attempts still open (submitted, outcome not recorded). */
+function submittedIds(journalPath: string): string[] {
+  const db = new Database(journalPath, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db
+      .prepare(`SELECT generation_ids_json AS ids FROM attempts WHERE state = 'submitted'`)
+      .all() as { ids: string }[];
+    return rows.flatMap((r) => JSON.parse(r.ids) as string[]);
+  } finally {
+    db.close();
+  }
+}
+
+export function serviceFaults(
+  emulator: RunningEmulator,
+  accountId: string,
+  journalPath: string,
+  deadRedisPort: number,
+): ServiceFaults {
+  let forgetNext = false;
+  let armed = false;
+  const counts = { lostStops: 0, forgotten: 0, redisDown: 0 };
+  return {
+    counts,
+    async before(spawn) {
+      const args: string[] = [];
+      const what: string[] = [];
+      if (forgetNext) {
+        args.push('--forget-lost');
+        what.push('--forget-lost');
+        forgetNext = false;
+      } else if (spawn % 17 === 9 && existsSync(journalPath)) {
+        const ids = submittedIds(journalPath);
+        const { forgotten } = await emulator.admin.forgetGenerations(accountId, ids);
+        counts.forgotten += forgotten.length;
+        armed ||= forgotten.length > 0;
+        what.push(`service state lost (${forgotten.length} generation(s) forgotten)`);
+      }
+      if (spawn % 9 === 4) {
+        args.push('--limits-store', `redis://127.0.0.1:${deadRedisPort}`);
+        counts.redisDown += 1;
+        what.push('Redis down at start');
+      }
+      return { args, what: what.join(', ') };
+    },
+    expected(exit) {
+      if (!armed || exit.code !== 5 || !NOT_KNOWN.test(exit.tail)) return false;
+      counts.lostStops += 1;
+      forgetNext = true;
+      return true;
+    },
+  };
+}
