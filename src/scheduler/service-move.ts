@@ -39,7 +39,7 @@ export class ServiceChangedError extends IbatchError {
 export const IN_PROCESS_EMULATOR = 'in-process-emulator';
 
 /** The unfinished run the next `run` of the job takes that was made on another service, if any. */
-export function runOnAnotherService(
+function runOnAnotherService(
   journal: Pick<Journal, 'listRuns'>,
   jobName: string,
   service: string,
