@@ -256,7 +256,7 @@ function openRunOf(
     // Named, it is resumed whatever service it talked to (docs/ci.md): naming it says where it goes on.
     return newest && !FINISHED_RUN_STATUSES.includes(newest.status) ? newest : undefined;
   }
-  const elsewhere = assertSameService(journal, job.name, options.service, {
+  const elsewhere = assertSameService(journal, job.name, options, {
     moved: options.serviceMoved ?? false,
   });
   if (elsewhere) return elsewhere;

@@ -255,7 +255,7 @@ function moveToService(
   const named =
     options.runId === undefined ? undefined : runIdFamily(journal, options.runId).at(-1);
   // `--run-id` names the run to resume wherever it was made (docs/ci.md): it moves too.
-  const run = assertSameService(journal, jobName, target.service, {
+  const run = assertSameService(journal, jobName, target, {
     moved: (options.serviceMoved ?? false) || named !== undefined,
     ...(named ? { open: named } : {}),
   });

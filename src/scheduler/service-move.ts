@@ -11,6 +11,7 @@ import {
   FINISHED_RUN_STATUSES,
   type Journal,
   type RunRecord,
+  scopeOfRun,
   serviceOfRun,
 } from '../journal/index.js';
 import { canonicalServiceUrl, EXIT, IbatchError } from '../shared/index.js';
@@ -21,10 +22,18 @@ export class ServiceChangedError extends IbatchError {
     readonly run: RunRecord,
     readonly from: string,
     readonly to: string,
+    /** Whether the run was made with this same API key (its account fingerprint): a hint no URL gives. */
+    readonly sameAccount: boolean | undefined,
   ) {
+    const account =
+      sameAccount === undefined
+        ? ''
+        : sameAccount
+          ? ' with this same API key'
+          : ' with another API key';
     super(
       'service_changed',
-      `job "${run.jobName}" has an unfinished run (${run.runId}) on ${from}, but this run is on ${to}: ` +
+      `job "${run.jobName}" has an unfinished run (${run.runId}) on ${from}${account}, but this run is on ${to}: ` +
         'its items in flight are known only there. Run it against that service to finish it, ' +
         'or pass --service-moved if it is the same service at a new address (the run resumes there with the same idempotency keys)',
       EXIT.invalid,
@@ -54,16 +63,34 @@ function runOnAnotherService(
   return served === IN_PROCESS_EMULATOR ? undefined : candidate;
 }
 
-/** Refuses a run on another service unless `moved`; returns the run to resume there when moved. */
+/**
+ * Refuses a run on another service unless `moved`; returns the run to resume
+ * there when moved. `target` is the service and scope (service + account
+ * fingerprint) this run spends on.
+ */
 export function assertSameService(
   journal: Pick<Journal, 'listRuns'>,
   jobName: string,
-  service: string,
+  target: { readonly service: string; readonly scope: string },
   options: { readonly moved?: boolean; readonly open?: RunRecord },
 ): RunRecord | undefined {
-  const other = runOnAnotherService(journal, jobName, service, options.open);
+  const other = runOnAnotherService(journal, jobName, target.service, options.open);
   if (!other) return undefined;
-  if (!options.moved)
-    throw new ServiceChangedError(other, serviceOfRun(other), canonicalServiceUrl(service));
-  return other;
+  if (options.moved) return other;
+  throw new ServiceChangedError(
+    other,
+    serviceOfRun(other),
+    canonicalServiceUrl(target.service),
+    sameAccount(scopeOfRun(other), target.scope),
+  );
+}
+
+/** Whether two scopes name one account fingerprint; undefined when a scope records none. */
+function sameAccount(a: string, b: string): boolean | undefined {
+  const fingerprint = (scope: string) => {
+    const at = scope.lastIndexOf('#');
+    return at < 0 ? undefined : scope.slice(at + 1);
+  };
+  const [x, y] = [fingerprint(a), fingerprint(b)];
+  return x === undefined || y === undefined ? undefined : x === y;
 }

@@ -88,6 +88,8 @@ describe('one service, however its base URL is spelled', () => {
     expect(refused.stderr).toContain(`http://localhost:${port(em.baseUrl)}/api/v1`);
     expect(refused.stderr).toContain(`http://localhost:${port(proxy.baseUrl)}/api/v1`);
     expect(refused.stderr).toContain('--service-moved');
+    // The account fingerprint says what no URL can: the same key made the run.
+    expect(refused.stderr).toContain('with this same API key');
     expect(refused.stderr).not.toMatch(/\n\s+at /);
     // Nothing was sent through the new address but the account read, nothing charged.
     expect(await charges(em)).toEqual(before);
