@@ -2,16 +2,7 @@
  * The base URL must be https unless it points at this machine: the key must
  * never cross a network in clear text. Checked before any connection.
  */
-import { isIP } from 'node:net';
-import { UsageError } from '../shared/index.js';
-
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
-  return false;
-}
+import { isLoopbackHost, UsageError } from '../shared/index.js';
 
 /** True when a URL may carry secrets or payloads: https, or any scheme-http on loopback. */
 export function isSafeUrl(url: URL): boolean {

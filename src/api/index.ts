@@ -5,7 +5,7 @@
  */
 
 export { sleepUntil } from '../shared/index.js';
-export { isLoopbackHost, parseBaseUrl } from './base-url.js';
+export { parseBaseUrl } from './base-url.js';
 export { type CallOptions, createClient, type ServiceClient } from './client.js';
 export type { Created, CreateFacts } from './created.js';
 export {

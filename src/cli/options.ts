@@ -75,9 +75,10 @@ export interface NextRunOptions {
   /** The old spelling of `--fresh` (all steps). */
   readonly new?: boolean;
   readonly maxSpend?: number;
+  readonly serviceMoved?: boolean;
 }
 
-/** Adds `--journal`, `--run-id`, `--fresh [steps...]`, `--new` and `--max-spend` (run, plan). */
+/** Adds `--journal`, `--run-id`, `--fresh [steps...]`, `--new`, `--max-spend` and `--service-moved` (run, plan). */
 export function addNextRunOptions(command: Command): Command {
   return command
     .option(
@@ -100,6 +101,10 @@ export function addNextRunOptions(command: Command): Command {
         '--max-spend <credits>',
         'most credits this invocation may commit (exit 3 when reached; the next run continues)',
       ).argParser(positiveNumber('--max-spend')),
+    )
+    .option(
+      '--service-moved',
+      "the job's unfinished run was made on another base URL that is this same service at a new address: resume it here with the same idempotency keys (without it such a run is refused, exit 2)",
     );
 }
 

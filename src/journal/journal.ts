@@ -94,6 +94,10 @@ export class Journal {
   setRunNotBefore(runId: string, notBefore: number | null) {
     return this.#guard(() => ops.setRunNotBefore(this.#j, runId, notBefore));
   }
+  /** `run --service-moved`: the run now spends on `service` (canonical) under `scope`. */
+  setRunService(runId: string, service: string, scope: string) {
+    return this.#guard(() => ops.setRunService(this.#j, runId, service, scope));
+  }
   setRunBudget(runId: string, budget: number | null) {
     return this.#guard(() => ops.setRunBudget(this.#j, runId, budget));
   }

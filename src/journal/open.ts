@@ -26,6 +26,7 @@ import { lockPathFor, prepareJournalFile } from './identity.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { assertCurrentSchema, migrate } from './migrate.js';
+import { registerServiceFunctions } from './sql.js';
 
 export interface OpenJournalOptions {
   /**
@@ -123,6 +124,7 @@ async function openWriter(fullPath: string, options: OpenJournalOptions): Promis
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
+    registerServiceFunctions(db);
     migrate(db, fullPath);
     applyFullDiskHook(db);
     return new Journal(db, fullPath, lock, options.now);

@@ -3,6 +3,7 @@
  * reservation, charge, refund, ...): docs/glossary.md.
  */
 import { z } from 'zod';
+import { canonicalScope, canonicalServiceUrl } from '../shared/index.js';
 
 export const RUN_STATUS = {
   running: 'running',
@@ -119,19 +120,19 @@ export const runRecordSchema = z.object({
 export type RunRecord = z.infer<typeof runRecordSchema>;
 
 /**
- * The service base URL a run spent on (its options' `service`, '' for runs
+ * The service a run spent on, canonical (its options' `service`, '' for runs
  * older than the field): budget, resume and "done" are per service, as the
- * journal's SQL compares `$.service`.
+ * journal's SQL compares it (`runServiceSql`).
  */
 export function serviceOfRun(run: Pick<RunRecord, 'options'>): string {
   const service = (run.options as { service?: unknown } | null)?.service;
-  return typeof service === 'string' ? service : '';
+  return typeof service === 'string' ? canonicalServiceUrl(service) : '';
 }
 
 /** The service and account a run spent on (its options' `scope`: assets and trainings are reused per scope); '' when not recorded. */
 export function scopeOfRun(run: Pick<RunRecord, 'options'>): string {
   const scope = (run.options as { scope?: unknown } | null)?.scope;
-  return typeof scope === 'string' ? scope : '';
+  return typeof scope === 'string' ? canonicalScope(scope) : '';
 }
 
 export const itemRecordSchema = z.object({

@@ -4,6 +4,7 @@
  * inline and still prepares it only once per connection.
  */
 import type Database from 'better-sqlite3';
+import { canonicalScope, canonicalServiceUrl } from '../shared/index.js';
 
 export interface JournalDb {
   readonly db: Database.Database;
@@ -14,6 +15,7 @@ export interface JournalDb {
 }
 
 export function createJournalDb(db: Database.Database, now: () => number = Date.now): JournalDb {
+  registerServiceFunctions(db);
   const cache = new Map<string, Database.Statement>();
   return {
     db,
@@ -30,10 +32,25 @@ export function createJournalDb(db: Database.Database, now: () => number = Date.
 }
 
 /**
- * The service base URL a run spent on, as SQL over its `options_json`
- * (`alias` names the runs row; '' for runs older than the field): budget,
- * resume and "done" are per service. `serviceOfRun` (records.ts) reads it
- * from a run record.
+ * SQL functions over the one definition of a service's identity
+ * (src/shared/service-url.ts): `ib_service(url)` and `ib_scope(scope)`.
+ * Journals written before it store the base URL as it was given, so reads
+ * compare canonical spellings (migration 10 also rewrites the stored ones).
+ * Registered on every connection before it migrates or reads.
+ */
+export function registerServiceFunctions(db: Database.Database): void {
+  const text = (f: (s: string) => string) => (value: unknown) =>
+    typeof value === 'string' ? f(value) : value;
+  db.function('ib_service', { deterministic: true }, text(canonicalServiceUrl));
+  db.function('ib_scope', { deterministic: true }, text(canonicalScope));
+}
+
+/**
+ * The service a run spent on, canonical (`alias` names the runs row; '' for
+ * runs older than the field), as SQL over its `options_json`: budget, resume
+ * and "done" are per service, whatever spelling of it each run was given.
+ * `serviceOfRun` (records.ts) reads it from a run record. Compare it with
+ * `ib_service(?)` so a caller's spelling does not matter either.
  */
 export const runServiceSql = (alias: string): string =>
-  `COALESCE(json_extract(${alias}.options_json, '$.service'), '')`;
+  `ib_service(COALESCE(json_extract(${alias}.options_json, '$.service'), ''))`;

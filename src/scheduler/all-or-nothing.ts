@@ -33,6 +33,7 @@ export async function assertNextRunFits(
       ...(options.fresh !== undefined ? { fresh: options.fresh } : {}),
       ...(options.runId !== undefined ? { runId: options.runId } : {}),
       ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
+      ...(options.serviceMoved ? { serviceMoved: true } : {}),
     },
     {
       requests: options.limits.requests,

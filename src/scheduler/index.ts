@@ -31,6 +31,7 @@ export {
 export { assertRunId, MAX_RUN_ID_LENGTH, RUN_ID_RULE } from './run-id.js';
 export { runJob } from './run-job.js';
 export { writeRunOutputs } from './run-outputs.js';
+export { ServiceChangedError } from './service-move.js';
 export { RESUME_AFTER_INTERRUPT, runStatusOfError } from './stop-control.js';
 export type {
   ItemOutcomeState,

@@ -26,7 +26,7 @@ import {
   verdictCounts,
   type WantedItem,
 } from '../plan/index.js';
-import { UsageError } from '../shared/index.js';
+import { canonicalServiceUrl, UsageError } from '../shared/index.js';
 import type { PreparedFiles } from './assets.js';
 import { assertFreshSteps, freshSteps } from './fresh.js';
 import {
@@ -37,10 +37,12 @@ import {
 } from './item-identity.js';
 import { Rejections } from './remake.js';
 import { type ResumePlan, resumePlan } from './resume-plan.js';
+import { assertSameService } from './service-move.js';
 import { jobItemsOf, wholeItem } from './whole-items.js';
 
 /** What identifies the service and account a run spends on. */
 export interface RunScope {
+  /** The service's canonical base URL (`canonicalServiceUrl`). */
   readonly service: string;
   /** service + account fingerprint (never the key). */
   readonly scope: string;
@@ -87,6 +89,8 @@ export interface DecideOptions<T extends DecisionItem = JobItem> extends RunScop
   readonly runId?: string;
   /** `--fresh`: steps whose done items are made again; `true` for all. */
   readonly fresh?: ReadonlySet<string> | true;
+  /** `--service-moved`: the job's unfinished run on another service is resumed on this one. */
+  readonly serviceMoved?: boolean;
   /** Runs this invocation already finished (their failures wait for the next one). */
   readonly settledRuns?: ReadonlySet<string>;
   /** The model contracts: a rejected item is remade with a new seed where its model has one. */
@@ -238,7 +242,7 @@ export function itemsChanged(
 function openRunOf(
   journal: JournalReader,
   job: LoadedJob,
-  options: Pick<DecideOptions<DecisionItem>, keyof RunScope | 'runId'>,
+  options: Pick<DecideOptions<DecisionItem>, keyof RunScope | 'runId' | 'serviceMoved'>,
 ): RunRecord | undefined {
   if (options.runId !== undefined) {
     const named = journal.getRun(options.runId);
@@ -249,8 +253,13 @@ function openRunOf(
     }
     // The newest of X, X.2, X.3...: a stopped X.2 is resumed, never left behind.
     const newest = runIdFamily(journal, options.runId).at(-1);
+    // Named, it is resumed whatever service it talked to (docs/ci.md): naming it says where it goes on.
     return newest && !FINISHED_RUN_STATUSES.includes(newest.status) ? newest : undefined;
   }
+  const elsewhere = assertSameService(journal, job.name, options, {
+    moved: options.serviceMoved ?? false,
+  });
+  if (elsewhere) return elsewhere;
   // Only the job's newest run on this service is resumed: another
   // service's ids mean nothing here (an in-process emulator is a new service
   // at every start), and an older unfinished run was left behind on purpose.
@@ -281,13 +290,14 @@ export function runIdFamily(journal: Pick<JournalReader, 'getRun'>, runId: strin
 
 /** Runs on the same service base URL (the key does not matter: a rotated key is the same account). */
 const sameScope = (run: RunRecord, target: Pick<RunScope, 'service'>): boolean =>
-  serviceOfRun(run) === target.service;
+  serviceOfRun(run) === canonicalServiceUrl(target.service);
 
 export interface NextRunOptions<T extends DecisionItem>
   extends RunScope,
     Pick<DecideOptions<T>, 'identity' | 'jobItems' | 'held'> {
   readonly fresh?: true | readonly string[];
   readonly runId?: string;
+  readonly serviceMoved?: boolean;
   /** The model contracts (which models have a seed a rejected item's remake changes). */
   readonly catalog?: ModelCatalog;
 }
@@ -331,6 +341,7 @@ export function nextRun<T extends DecisionItem>(
     service: options.service,
     scope: options.scope,
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
+    ...(options.serviceMoved ? { serviceMoved: true } : {}),
     ...(options.fresh ? { fresh: freshSteps(options.fresh) } : {}),
     ...(options.catalog ? { catalog: options.catalog } : {}),
     identity: options.identity,

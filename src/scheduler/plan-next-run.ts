@@ -14,7 +14,7 @@ import {
   type QuoteClient,
   quotePriceClasses,
 } from '../plan/index.js';
-import { silentLogger } from '../shared/index.js';
+import { canonicalServiceUrl, silentLogger } from '../shared/index.js';
 import { readAdoption } from './adopt-manifest.js';
 import { adoptedReader } from './adopted-reader.js';
 import { type PreparedFiles, prepareJobFiles } from './assets.js';
@@ -41,6 +41,8 @@ export interface PlanNextRunInput {
   readonly runId?: string;
   /** `--max-spend`: a cap on what the next run may commit. */
   readonly maxSpend?: number;
+  /** `--service-moved`: the job's unfinished run on another service resumes on this one. */
+  readonly serviceMoved?: boolean;
 }
 
 export async function planNextRun(
@@ -56,11 +58,11 @@ export async function planNextRun(
     ? await openJournal(journalPath, { readonly: true })
     : undefined;
   try {
-    const service = client.baseUrl;
+    const service = canonicalServiceUrl(client.baseUrl);
     // What `run` would refuse before spending, `plan` refuses too (exit 2).
     const signal = options.signal;
     const influencers = new InfluencerDirectory(client, signal);
-    await preflight.check({ service, influencers, journal });
+    await preflight.check({ service: client.baseUrl, influencers, journal });
     const scope = scopeOf(service, input.accountFingerprint);
     // A lost journal: the next run adopts the output folder's manifest first.
     const keys = () => new Set(items.items.map((i) => i.key));
@@ -114,7 +116,8 @@ function decideNext(
 } {
   const { job, catalog, items, client } = input;
   const next = nextRun(journal, job, items.items, files, {
-    service: client.baseUrl,
+    service: canonicalServiceUrl(client.baseUrl),
+    ...(input.serviceMoved ? { serviceMoved: true } : {}),
     scope,
     catalog,
     identity: items.identity,

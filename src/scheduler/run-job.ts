@@ -10,9 +10,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { defaultJournalPath, jobInputPaths, validateJob } from '../job/index.js';
-import { type Journal, journalFiles, openJournal, type RunSpendCap } from '../journal/index.js';
+import {
+  type Journal,
+  journalFiles,
+  openJournal,
+  type RunSpendCap,
+  serviceOfRun,
+} from '../journal/index.js';
 import { assertWritableFolder } from '../outputs/index.js';
-import { EXIT, silentLogger } from '../shared/index.js';
+import { canonicalServiceUrl, EXIT, silentLogger } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
 import { assertNextRunFits } from './all-or-nothing.js';
 import { prepareJobFiles } from './assets.js';
@@ -21,13 +27,14 @@ import { recordEscapedStop } from './finish-run.js';
 import { assertFreshSteps, freshSteps } from './fresh.js';
 import { InfluencerDirectory } from './influencer-directory.js';
 import { identityOf, trainingsToSeed } from './item-identity.js';
-import { scopeOf } from './next-run.js';
+import { runIdFamily, scopeOf } from './next-run.js';
 import { nothingToDo } from './nothing-to-do.js';
 import { issuesBeforeSpending, preflightOf } from './preflight.js';
 import { runOutputDir } from './run-folder.js';
 import { assertRunId } from './run-id.js';
 import { contractHashes, persistedWait } from './run-wiring.js';
 import { markRunning, selectRun } from './select-run.js';
+import { assertSameService, IN_PROCESS_EMULATOR } from './service-move.js';
 import type { RunJobOptions, RunResult } from './types.js';
 
 type Validated = Awaited<ReturnType<typeof validateJob>>;
@@ -152,11 +159,19 @@ async function converge(inv: Invocation): Promise<RunResult> {
   const { options, journal, validated, files } = inv;
   const { job, catalog, items } = validated;
   const outputDir = options.outDir ? path.resolve(options.outDir) : job.output;
-  const service = options.client.baseUrl;
+  const service = canonicalServiceUrl(options.client.baseUrl);
   const scope = scopeOf(service, options.accountFingerprint);
   const contracts = contractHashes(catalog, items);
-  const snapshot = { service, scope, outputDir, limits: options.limits, contracts };
+  const snapshot = {
+    service,
+    scope,
+    outputDir,
+    limits: options.limits,
+    contracts,
+    ...(options.inProcessEmulator ? { served: IN_PROCESS_EMULATOR } : {}),
+  };
   const identity = identityOf(job, files);
+  moveToService(journal, job.name, snapshot, options, inv.logger);
   // A lost journal: what the output folder's manifest shows made is done.
   await adoptLostJournal(journal, job, items, {
     outputDir,
@@ -223,4 +238,32 @@ function capFor(
   if (maxSpend === undefined) return undefined;
   const baseline = journal.committedCredits(runId);
   return { maxSpend, baseline, runLimit: baseline + maxSpend - spentBefore };
+}
+
+/**
+ * The job's unfinished run on another service: refused (exit 2, both named)
+ * before anything is adopted or spent, or, with `--service-moved`, moved to
+ * this service so its keys are resumed here and its spend counts here.
+ */
+function moveToService(
+  journal: Journal,
+  jobName: string,
+  target: { readonly service: string; readonly scope: string },
+  options: Pick<RunJobOptions, 'runId' | 'serviceMoved'>,
+  logger: Logger,
+): void {
+  const named =
+    options.runId === undefined ? undefined : runIdFamily(journal, options.runId).at(-1);
+  // `--run-id` names the run to resume wherever it was made (docs/ci.md): it moves too.
+  const run = assertSameService(journal, jobName, target, {
+    moved: (options.serviceMoved ?? false) || named !== undefined,
+    ...(named ? { open: named } : {}),
+  });
+  if (!run) return;
+  const from = serviceOfRun(run);
+  logger.info(
+    { runId: run.runId, from, to: target.service },
+    `the service moved (--service-moved): run ${run.runId} resumes on ${target.service} (was ${from}) with the same idempotency keys`,
+  );
+  journal.setRunService(run.runId, target.service, target.scope);
 }

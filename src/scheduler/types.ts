@@ -57,6 +57,18 @@ export interface RunJobOptions {
   readonly trainingEstimate?: number;
   /** Overrides the job's `output`. */
   readonly outDir?: string;
+  /**
+   * `--service-moved`: the job's unfinished run was made on another base URL
+   * that is this same service at a new address: resume it here with its
+   * idempotency keys (without it, such a run is refused: `ServiceChangedError`).
+   */
+  readonly serviceMoved?: boolean;
+  /**
+   * The client talks to an emulator this process started (`--emulator`): its
+   * runs can never be resumed elsewhere, so a later run on another service
+   * is not refused for them.
+   */
+  readonly inProcessEmulator?: boolean;
   /** Wait for another process holding the journal instead of failing. */
   readonly waitForLock?: boolean;
   /** Use cached model contracts only. */

@@ -11,6 +11,7 @@ export * from './prng.js';
 export * from './redact.js';
 export * from './regexp.js';
 export * from './request-gate.js';
+export * from './service-url.js';
 export * from './sleep.js';
 export { undici } from './undici.js';
 export { clockTime, logIsQuiet, noteLogLine, WAIT_CHECK_MS, WAIT_REPORT_MS } from './waits.js';

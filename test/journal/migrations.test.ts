@@ -183,4 +183,63 @@ describe('migrations', () => {
     // The failed open released its lock.
     await expect(openJournal(path)).rejects.toBeInstanceOf(JournalVersionError);
   });
+  it('version 9 -> 10: stored spellings of one service become one, read as one before and after', async () => {
+    const old = 'http://127.0.0.1:8080/api/v1/';
+    const path = journalAt(
+      9,
+      `
+      INSERT INTO runs (run_id, job_name, job_path, job_hash, status, budget, options_json, created_at, updated_at)
+        VALUES ('r1', 'j', '/j', 'h', 'interrupted', 30,
+          '{"service":"${old}","scope":"${old}#fp01","outputDir":"/o"}', 1, 1);
+      INSERT INTO items (run_id, item_key, step_id, kind, request_json, request_hash, charged_credits,
+          created_at, updated_at)
+        VALUES ('r1', 'a', 's', 'image', '{}', 'h1', 4, 1, 1);
+      INSERT INTO influencers (scope, job_name, local_id, config_hash, status, credits_cost, created_at, updated_at)
+        VALUES ('${old}#fp01', 'j', 'mia', 'c1', 'succeeded', 50, 1, 1);
+      INSERT INTO assets (scope, sha256, mime_type, size, asset_url, uploaded_at)
+        VALUES ('${old}#fp01', 'd1', 'image/png', 1, 'http://127.0.0.1:8080/assets/d1', 1);
+    `,
+    );
+    const spelling = 'http://LOCALHOST:8080/api/v1';
+    const canonical = 'http://localhost:8080/api/v1';
+    const read = (journal: Awaited<ReturnType<typeof openJournal>>) => ({
+      net: journal.budgetStanding({ name: 'j', budget: 30 }, spelling).net,
+      latest: [...journal.latestItems('j', spelling).keys()],
+      influencer: journal.findInfluencer({
+        scope: `${spelling}#fp01`,
+        jobName: 'j',
+        localId: 'mia',
+        configHash: 'c1',
+      })?.status,
+      training: journal.lastTrainingCharge(`${canonical}#fp01`),
+      assets: journal.assetUrlsOfService(spelling),
+    });
+    const expected = {
+      net: 4,
+      latest: ['a'],
+      influencer: 'succeeded',
+      training: 50,
+      assets: ['http://127.0.0.1:8080/assets/d1'],
+    };
+    // A reader of version 9 (no migration): the same answers.
+    const reader = await openJournal(path, { readonly: true });
+    try {
+      expect(read(reader)).toEqual(expected);
+    } finally {
+      reader.close();
+    }
+    const journal = await openJournal(path);
+    try {
+      expect(read(journal)).toEqual(expected);
+      expect(journal.getRun('r1')?.options).toMatchObject({
+        service: canonical,
+        scope: `${canonical}#fp01`,
+      });
+      expect(journal.findAsset(`${canonical}#fp01`, 'd1')?.assetUrl).toBe(
+        'http://127.0.0.1:8080/assets/d1',
+      );
+    } finally {
+      journal.close();
+    }
+  });
 });

@@ -28,6 +28,7 @@ describe('influencer-batch exports', () => {
         'NetworkError',
         'PlanDoesNotFitError',
         'SERVICE_RATE_LIMITS',
+        'ServiceChangedError',
         'TimeoutError',
         'UsageError',
         'VERSION',

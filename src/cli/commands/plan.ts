@@ -92,6 +92,7 @@ export async function planCommandAction(
           ...freshOption(options),
           ...(options.runId !== undefined ? { runId: options.runId } : {}),
           ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
+          ...(options.serviceMoved ? { serviceMoved: true } : {}),
         },
         { requests: service.limits.requests, ...trainingEstimateOption(io) },
       );

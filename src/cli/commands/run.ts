@@ -229,6 +229,8 @@ export const runCommand: CommandModule = {
           ...freshOption(options),
           ...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {}),
           ...(options.allOrNothing ? { allOrNothing: true } : {}),
+          ...(options.serviceMoved ? { serviceMoved: true } : {}),
+          ...(service.emulator ? { inProcessEmulator: true } : {}),
           ...trainingEstimateOption(io),
           ...(options.out ? { outDir: path.resolve(io.cwd, options.out) } : {}),
           waitForLock: options.wait ?? false,

@@ -11,6 +11,7 @@ import { migration0006 } from './0006-deliveries.js';
 import { migration0007 } from './0007-run-tags.js';
 import { migration0008 } from './0008-attempt-requests.js';
 import { migration0009 } from './0009-drop-state-indexes.js';
+import { migration0010 } from './0010-canonical-services.js';
 
 export interface Migration {
   readonly version: number;
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0007,
   migration0008,
   migration0009,
+  migration0010,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 

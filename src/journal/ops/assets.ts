@@ -1,3 +1,4 @@
+import { canonicalServiceUrl } from '../../shared/index.js';
 import { type AssetRecord, assetRecordSchema } from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { ASSET_COLUMNS } from './columns.js';
@@ -31,9 +32,9 @@ export function recordAsset(j: JournalDb, asset: NewAsset): void {
  * in this journal: where that service serves its assets (preflight checks).
  */
 export function assetUrlsOfService(j: JournalDb, service: string): string[] {
-  const prefix = `${service}#`;
+  const prefix = `${canonicalServiceUrl(service)}#`;
   return j
-    .stmt('SELECT DISTINCT asset_url AS url FROM assets WHERE substr(scope, 1, ?) = ?')
+    .stmt('SELECT DISTINCT asset_url AS url FROM assets WHERE substr(ib_scope(scope), 1, ?) = ?')
     .all(prefix.length, prefix)
     .map((row) => (row as { url: string }).url);
 }

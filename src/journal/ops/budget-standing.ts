@@ -1,7 +1,7 @@
 /**
  * Where a job stands against its `budget`: the one home of "budget left".
- * `budget` caps a job over all its runs against one service (base URL), not
- * one run, so every figure sums the items of every run of the job there:
+ * `budget` caps a job over all its runs against one service (its canonical
+ * base URL: every spelling of it, src/shared/service-url.ts), not one run, so every figure sums the items of every run of the job there:
  * trainings too (they are items of the `influencers` step). The reservation
  * (reserve-credits.ts) checks its cap with the same SQL fragments, so what
  * `plan`, `status`, `costs`, the report and the review page call "left" is
@@ -39,7 +39,7 @@ export interface BudgetedJob {
 
 /** Every run of the job `@jobName` against the service `@service` ('' for runs older than the field). */
 export const JOB_RUNS_SQL = `SELECT run_id FROM runs
-  WHERE job_name = @jobName AND ${runServiceSql('runs')} = @service`;
+  WHERE job_name = @jobName AND ${runServiceSql('runs')} = ib_service(@service)`;
 
 /** What a set of items commits against a budget. */
 export const COMMITTED_SQL =

@@ -61,6 +61,7 @@ export {
   setRunBudget,
   setRunNotBefore,
   setRunOutputDir,
+  setRunService,
   setRunStatus,
   setRunTags,
 } from './update-run.js';

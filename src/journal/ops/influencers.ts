@@ -20,8 +20,9 @@ export function findInfluencer(j: JournalDb, key: InfluencerLookup): InfluencerR
   const row = j
     .stmt(
       `SELECT ${INFLUENCER_COLUMNS} FROM influencers
-       WHERE scope = @scope AND job_name = @jobName AND local_id = @localId
-         AND config_hash = @configHash`,
+       WHERE ib_scope(scope) = ib_scope(@scope) AND job_name = @jobName AND local_id = @localId
+         AND config_hash = @configHash
+       ORDER BY scope = @scope DESC, updated_at DESC`,
     )
     .get(key);
   return row === undefined ? undefined : influencerRecordSchema.parse(row);
@@ -98,7 +99,7 @@ export function saveInfluencer(j: JournalDb, record: InfluencerUpdate): Influenc
 export function lastTrainingCharge(j: JournalDb, scope: string): number | undefined {
   const cost = j
     .stmt(
-      `SELECT credits_cost FROM influencers WHERE scope = ? AND credits_cost IS NOT NULL
+      `SELECT credits_cost FROM influencers WHERE ib_scope(scope) = ib_scope(?) AND credits_cost IS NOT NULL
        ORDER BY updated_at DESC LIMIT 1`,
     )
     .pluck()

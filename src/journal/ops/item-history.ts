@@ -5,7 +5,7 @@
  * history decides anything.
  */
 import { ATTEMPT_STATE, OPEN_ATTEMPT_STATES, sqlStates } from '../records.js';
-import type { JournalDb } from '../sql.js';
+import { type JournalDb, runServiceSql } from '../sql.js';
 import { itemColumns, type NewItem } from './add-items.js';
 import { ofItem } from './columns.js';
 
@@ -52,7 +52,7 @@ export function latestItems(
              AND a.state = '${ATTEMPT_STATE.succeeded}'
            ORDER BY a.attempt_no DESC LIMIT 1) END AS sourceGenerationId
        FROM items i JOIN runs r ON r.run_id = i.run_id
-       WHERE r.job_name = ? AND json_extract(r.options_json, '$.service') = ?
+       WHERE r.job_name = ? AND ${runServiceSql('r')} = ib_service(?)
        ORDER BY r.created_at, r.rowid`,
     )
     .iterate(jobName, service) as Iterable<ItemHistoryRow>;
@@ -97,7 +97,7 @@ export function hasJobItems(
   const row = j
     .stmt(
       `SELECT EXISTS (SELECT 1 FROM items i JOIN runs r ON r.run_id = i.run_id
-         WHERE r.job_name = ? AND json_extract(r.options_json, '$.service') = ?
+         WHERE r.job_name = ? AND ${runServiceSql('r')} = ib_service(?)
            AND i.step_id <> ?) AS found`,
     )
     .get(jobName, service, exceptStep) as { found: number };
@@ -118,7 +118,7 @@ export function eachItemRequestHash(
     .stmt(
       `SELECT i.item_key AS itemKey, i.request_hash AS requestHash
        FROM items i JOIN runs r ON r.run_id = i.run_id
-       WHERE r.job_name = ? AND json_extract(r.options_json, '$.service') = ?`,
+       WHERE r.job_name = ? AND ${runServiceSql('r')} = ib_service(?)`,
     )
     .iterate(jobName, service) as Iterable<{ itemKey: string; requestHash: string }>;
   for (const row of rows) onRecord(row.itemKey, row.requestHash);

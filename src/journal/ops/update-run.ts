@@ -40,6 +40,17 @@ export function setRunOutputDir(j: JournalDb, runId: string, outputDir: string):
 }
 
 /**
+ * Moves a run to another service (`run --service-moved`): its spend, items
+ * and resume are counted there from now on.
+ */
+export function setRunService(j: JournalDb, runId: string, service: string, scope: string): void {
+  j.stmt(
+    `UPDATE runs SET options_json = json_set(COALESCE(options_json, '{}'), '$.service', ?, '$.scope', ?),
+       updated_at = ? WHERE run_id = ?`,
+  ).run(service, scope, j.now(), runId);
+}
+
+/**
  * Records the tags a resumed run is driven with (the job file's `tags:`
  * changed): the run's whole spend is then counted under the new ones.
  */
