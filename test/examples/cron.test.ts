@@ -15,8 +15,8 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { cleanEnv, REPO, runCommand } from '../helpers/index.js';
 import {
   downloadedFiles,
+  expectKept,
   expectOnlyTheNewRow,
-  expectUntouched,
   ledgerMark,
   ledgerSince,
   NEW_ROW,
@@ -166,7 +166,7 @@ describe('examples/cron/crontab', () => {
       expect(spent.net).toBe(12);
       for (const charge of spent.charges) expect(charge.idempotencyKey).toContain(`-${step}-`);
     }
-    expectUntouched(out, files);
+    expectKept(out, files);
     expect(downloadedFiles(out).size).toBe(files.size + 2 * 6);
   }, 150_000);
 

@@ -69,6 +69,20 @@ export function expectUntouched(outputDir: string, before: ReadonlyMap<string, s
   }
 }
 
+/**
+ * Each file an earlier night downloaded is still on disk with its bytes,
+ * under its own name or, superseded by a fresh run, moved aside under the
+ * name the manifest now gives it.
+ */
+export function expectKept(outputDir: string, before: ReadonlyMap<string, string>): void {
+  const nowBySha = new Map([...downloadedFiles(outputDir)].map(([file, sha]) => [sha, file]));
+  for (const [file, sha256] of before) {
+    const where = nowBySha.get(sha256);
+    expect(where, `${file} is listed in the manifest`).toBeDefined();
+    expect(sha256Hex(readFileSync(path.join(outputDir, where as string))), file).toBe(sha256);
+  }
+}
+
 /** The night since `mark` made NEW_ROW's three items, nothing else, and overwrote no earlier file. */
 export async function expectOnlyTheNewRow(
   em: RunningEmulator,
