@@ -7,7 +7,7 @@
  * budget decide what actually goes out. A run ends by
  * rewriting the manifest and the report from the journal, whatever stopped it.
  */
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import { defaultJournalPath, jobInputPaths, validateJob } from '../job/index.js';
 import {
@@ -126,7 +126,10 @@ async function pauseForPersistedWait(
   jobName: string,
   gate: RunJobOptions['gate'],
 ): Promise<void> {
-  if (!existsSync(journalPath)) return;
+  // SQLite gives the -wal and -shm files it makes the journal's own mode: a
+  // read-only journal read here would leave them read-only after the user
+  // fixed the journal. Such a journal is the writer's to report, below.
+  if (!existsSync(journalPath) || !writable(journalPath)) return;
   let journal: Journal | undefined;
   try {
     journal = await openJournal(journalPath, { readonly: true });
@@ -136,6 +139,15 @@ async function pauseForPersistedWait(
     // Left to openJournal below, which names the problem.
   } finally {
     journal?.close();
+  }
+}
+
+function writable(file: string): boolean {
+  try {
+    accessSync(file, constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 
