@@ -55,7 +55,7 @@ export async function describedKeysOf(job: LoadedJob): Promise<DescribedKeys> {
 export async function describedItemsOfFile(jobPath: string): Promise<DescribedItems | undefined> {
   let job: LoadedJob;
   try {
-    job = loadJob(jobPath);
+    job = loadJob(jobPath, { readsOutputsOnly: true });
   } catch {
     return undefined;
   }

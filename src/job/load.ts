@@ -48,6 +48,14 @@ export interface LoadOptions {
   readonly outDir?: string;
   /** Ceilings other than the defaults (`--max-items`, `--allow-outside-job-folder`). */
   readonly limits?: Partial<JobLimits>;
+  /**
+   * The command only reads the output folder (export, deliver, review,
+   * approve, reject): the checks of a folder a run would write into (links
+   * leading out of it, a path that cannot be made) do not apply; what it
+   * reads is checked file by file where it is read.
+   * @default false
+   */
+  readonly readsOutputsOnly?: boolean;
 }
 
 /** Reads and checks a job file; throws `JobFileError` listing every problem. */
@@ -60,7 +68,7 @@ export function loadJobText(
   text: string,
   file: string,
   display = file,
-  guard: Pick<LoadOptions, 'journalPath' | 'outDir' | 'limits'> = {},
+  guard: Pick<LoadOptions, 'journalPath' | 'outDir' | 'limits' | 'readsOutputsOnly'> = {},
 ): LoadedJob {
   return loaded(readJobText(text, file, display, guard));
 }
@@ -148,7 +156,7 @@ function readJobText(
   text: string,
   file: string,
   display: string,
-  guard: Pick<LoadOptions, 'journalPath' | 'outDir' | 'limits'>,
+  guard: Pick<LoadOptions, 'journalPath' | 'outDir' | 'limits' | 'readsOutputsOnly'>,
 ): JobReading {
   const limits = jobLimits(guard.limits);
   const parsed = parseJobYaml(display, text);
@@ -169,6 +177,7 @@ function readJobText(
       ...outputGuardIssues(job, {
         journalPath: guard.journalPath ?? defaultJournalPath(job.dir),
         outputDir: guard.outDir ?? job.output,
+        writes: guard.readsOutputsOnly !== true,
       }),
     );
   return { job, issues, text };

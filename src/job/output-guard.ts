@@ -31,7 +31,11 @@ const MEDIA_EXTS = [...new Set(Object.values(MEDIA_TYPES).map((type) => type.ext
  */
 export function outputGuardIssues(
   job: LoadedJob,
-  { journalPath, outputDir }: { journalPath: string; outputDir: string },
+  {
+    journalPath,
+    outputDir,
+    writes = true,
+  }: { journalPath: string; outputDir: string; writes?: boolean },
 ): JobIssue[] {
   const journal = journalFiles(journalPath);
   const guarded = [...journal, ...jobInputPaths(job)];
@@ -48,7 +52,7 @@ export function outputGuardIssues(
       ),
     ];
   }
-  const issues = folderShapeIssues(job, outputDir, show);
+  const issues = writes ? folderShapeIssues(job, outputDir, show) : [];
   for (const step of job.steps) {
     const hit = fixedNameHit(outputDir, step.filename, guarded);
     if (hit === undefined) continue;

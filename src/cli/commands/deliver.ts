@@ -49,7 +49,7 @@ export async function deliverJob(
   io: CliIo,
   request: DeliverRequest,
 ): Promise<DeliveryResult | undefined> {
-  const job = loadJob(request.jobPath);
+  const job = loadJob(request.jobPath, { readsOutputsOnly: true });
   const to = request.to ?? job.deliver?.to;
   if (to === undefined) return undefined;
   const destination = parseS3Url(to);

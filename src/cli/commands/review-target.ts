@@ -32,7 +32,7 @@ export async function openReviewTarget(
   write: boolean,
 ): Promise<ReviewTarget> {
   const target = resolveTarget(io, jobFile, journalOption);
-  const job = loadJob(target.jobPath ?? jobFile);
+  const job = loadJob(target.jobPath ?? jobFile, { readsOutputsOnly: true });
   const { keys: described } = await describedKeysOf(job);
   // No job name: the journal's own writer lock (for writers that run no job),
   // held for a moment, never the job's lock a `run` holds.

@@ -98,7 +98,7 @@ export const statusCommand: CommandModule = {
 async function jobFileFacts(jobPath: string): Promise<JobFileFacts | undefined> {
   let job: LoadedJob;
   try {
-    job = loadJob(jobPath);
+    job = loadJob(jobPath, { readsOutputsOnly: true });
   } catch {
     return undefined;
   }
