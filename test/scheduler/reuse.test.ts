@@ -50,9 +50,8 @@ async function runsOf(dir: string) {
           ),
         ],
         events: journal.listEvents(run.runId, { limit: 500 }).map((e) => e.type),
-        started: journal
-          .listEvents(run.runId, { limit: 500 })
-          .find((e) => e.type === 'run.started')?.message,
+        started: journal.listEvents(run.runId, { limit: 500 }).find((e) => e.type === 'run.started')
+          ?.message,
       }));
   } finally {
     journal.close();
