@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { CostsDocument } from '../../src/cli/costs-view.js';
 import type { LedgerEntry, RunningEmulator } from '../../src/emulator/index.js';
 import { openJournal } from '../../src/journal/index.js';
+import { canonicalServiceUrl } from '../../src/shared/index.js';
 import {
   emulatorEnv,
   parseCsv,
@@ -251,7 +252,12 @@ describe('ibatch costs', () => {
 
   it('--by job (the default): each job as the ledger charged it', async () => {
     const doc = await costs([]);
-    expect(doc).toMatchObject({ by: 'job', job: null, since: null, services: [em.baseUrl] });
+    expect(doc).toMatchObject({
+      by: 'job',
+      job: null,
+      since: null,
+      services: [canonicalServiceUrl(em.baseUrl)],
+    });
     expectSame(
       doc,
       fromLedger((at) => at.job),

@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEntry, RunningEmulator } from '../../src/emulator/index.js';
+import { canonicalServiceUrl } from '../../src/shared/index.js';
 import { emulatorEnv, scaledLimits, spawnCli, tempDir } from '../helpers/index.js';
 import { emulators, makeWorkspace, SCALE } from '../scheduler/fixtures/pipeline/helpers.js';
 
@@ -115,7 +116,7 @@ describe('one figure for spend, the ledger as the judge', () => {
     const { charged, refunded, net } = expected;
     expect(doc.standings).toEqual([
       {
-        service: em.baseUrl,
+        service: canonicalServiceUrl(em.baseUrl),
         budget: 2000,
         charged,
         refunded,
