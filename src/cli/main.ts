@@ -75,7 +75,7 @@ export async function main(): Promise<void> {
   // baseline tier. Must run before the first request compiles the module.
   setFlagsFromString('--liftoff-only');
   const io: CliIo = {
-    // A closed pipe or terminal stops the output, never the command (issue 13.9).
+    // A closed pipe or terminal stops the output, never the command.
     stdout: guardedOutput(process.stdout),
     stderr: guardedOutput(process.stderr),
     env: process.env,

@@ -38,7 +38,7 @@ export function addCommonOptions(command: Command): Command {
     );
 }
 
-/** Ceilings on what a job file may ask for (issue 13.6), for commands that load one. */
+/** Ceilings on what a job file may ask for, for commands that load one. */
 export interface JobLimitOptions {
   readonly maxItems?: number;
   readonly allowOutsideJobFolder?: boolean;

@@ -1,6 +1,6 @@
 /**
  * @module deliver
- * Delivery (issue 16, docs/deliver.md): a job's current or approved outputs,
+ * Delivery (docs/deliver.md): a job's current or approved outputs,
  * their provenance sidecars and their manifest copied to S3-compatible
  * storage, idempotent (sha256 in each object's metadata) and journaled so a
  * killed delivery resumes without sending anything twice.

@@ -57,7 +57,7 @@ export interface Behaviour {
    * Shape of output URLs. `hostile` adds a path segment a careless client
    * might turn into a file name (`..%2F` climbs, `%00`, a backslash, a
    * ~3,000-character name) so path-escape tests have a server to fight.
-   * The others are URLs no download can ever succeed from (issue 13.7):
+   * The others are URLs no download can ever succeed from:
    * another scheme (`data:`, `ftp:`, `file:`, `javascript:`), a 307 to the
    * upload origin (`cross-origin-redirect`), an HTML page (`html-body`) or
    * HTML bytes declared `image/png` / `video/mp4` (`not-media`). The style

@@ -1,5 +1,5 @@
 /**
- * Ceilings on what a job file may ask for (issue 13.6): how many items it
+ * Ceilings on what a job file may ask for: how many items it
  * expands into, how large the job and rows files are, and where its upload
  * globs may look. Each is checked BEFORE the work it guards (counting a
  * matrix's product instead of building it, `fstat` before reading), so a
@@ -24,7 +24,7 @@ export interface JobLimits {
  * 250,000 items: two and a half times the product's largest campaigns
  * (100,000 rows). Measured on `validate` (one core): 100,000 items take 2.5 s
  * and 150 MB, 500,000 take 7 s and 275 MB, 1,000,000 take 14 s and 390 MB,
- * beyond what issue 13.6 allows a job file to cost (< 10 s, < 300 MB).
+ * beyond what a job file may cost to check (< 10 s, < 300 MB).
  * 1 MB of YAML is thousands of steps. 64 MB of rows is 100,000 rows of 640
  * bytes; the whole file is read before its rows are counted, so this bounds
  * the memory a rows file can take.

@@ -1,7 +1,7 @@
 /**
  * The files a job owns beside its job file: the default journal in the
  * job's `.ibatch/` folder, and the inputs it reads (the job file, rows files,
- * upload-set files). Outputs may never land on any of them (issue 13.3).
+ * upload-set files). Outputs may never land on any of them.
  */
 import { join } from 'node:path';
 import { defaultModelCachePath } from './model-catalog.js';

@@ -1,5 +1,5 @@
 /**
- * `validate`'s half of issue 13.3: a job whose outputs can land on the
+ * `validate`'s half of the output guard: a job whose outputs can land on the
  * journal, the model cache, the job file or its inputs is refused before
  * anything is spent. Precise on purpose: an output folder that merely
  * contains inputs is fine; what is refused is the journal's own folder, an

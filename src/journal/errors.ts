@@ -85,7 +85,7 @@ export type JournalFaultKind = 'full' | 'read-only' | 'io' | 'cannot-open';
 /**
  * The journal could not be written (or opened for writing): a full disk, a
  * read-only file, folder or file system, an I/O error, a path that cannot
- * hold a file (issue 13.8). The journal is written ahead of every request, so
+ * hold a file. The journal is written ahead of every request, so
  * such a failure loses nothing: every commit before it stands and nothing was
  * sent that the journal does not know. At `open` nothing was sent at all
  * (exit 2, like the other refusals to open a journal); during a `run` the run

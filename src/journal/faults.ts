@@ -1,6 +1,6 @@
 /**
  * Which failures of SQLite or of the file system are the journal's disk
- * failing (issue 13.8), as opposed to a bug or a damaged database: those
+ * failing, as opposed to a bug or a damaged database: those
  * become a `JournalWriteError` naming the journal, what failed and the fix.
  * Anything else is left as it is.
  */

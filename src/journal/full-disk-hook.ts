@@ -1,6 +1,6 @@
 /**
- * Test-only: a full disk under the journal, on any machine and without root
- * (issue 13.8). `IBATCH_JOURNAL_FULL_AFTER=N` gives a writer's journal room
+ * Test-only: a full disk under the journal, on any machine and without root.
+ * `IBATCH_JOURNAL_FULL_AFTER=N` gives a writer's journal room
  * for N more pages (4 KiB each) once opened and migrated, its free pages
  * counted (a fresh journal has some: migration 9 dropped three indexes); the
  * write that needs one more page fails with SQLITE_FULL, the code SQLite returns

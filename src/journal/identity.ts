@@ -1,7 +1,7 @@
 /**
  * Which file a journal path names, and where its locks live. Every spelling
  * of one journal (relative or absolute, `x/../journal.db`, a symlink) must be
- * one lock, or two processes resume one run and pay twice (issue 13.1). So
+ * one lock, or two processes resume one run and pay twice. So
  * the lock is keyed by the resolved file, never by the path as given: the
  * file is created first if needed (O_CREAT without O_EXCL, so two racing
  * openers end up with the same inode), then `realpath`ed and `stat`ed.
@@ -63,7 +63,7 @@ export function lockPathFor(journalPath: string, job?: string): string {
 /**
  * Every path that belongs to the journal at `journalPath`: the database, the
  * files SQLite keeps beside it (`-wal`, `-shm`, `-journal`) and the lock
- * folder. Nothing else may ever be written there (issue 13.3).
+ * folder. Nothing else may ever be written there.
  */
 export function journalFiles(journalPath: string): string[] {
   const db = canonicalPath(journalPath);

@@ -4,7 +4,7 @@
  * are single transactions. Reads parse rows into the zod records of
  * records.ts. Methods delegate to `ops.<same name>(this.#j, ...)` (see
  * ops/index.ts), each through `#guard`, which turns the disk failing into a
- * JournalWriteError (issue 13.8); they are prototype methods, not bound
+ * JournalWriteError; they are prototype methods, not bound
  * properties, so wrap one in an arrow before passing it as a callback.
  */
 import type Database from 'better-sqlite3';
@@ -53,7 +53,7 @@ export class Journal {
     this.readonly = lock === undefined;
   }
 
-  // Reviews (issue 15)
+  // Reviews
   /** Appends a review decision, committed at once. */
   recordReview(review: NewReview) {
     return this.#guard(() => ops.recordReview(this.#j, review));
@@ -63,7 +63,7 @@ export class Journal {
     return this.#guard(() => ops.latestReviews(this.#j, jobName));
   }
 
-  // Deliveries (issue 16)
+  // Deliveries
   /** The journal's last word on one delivered object, or undefined. */
   getDelivery(target: DeliveryTarget) {
     return this.#guard(() => ops.getDelivery(this.#j, target));

@@ -84,7 +84,7 @@ export async function openJournal(
     return await openWriter(fullPath, options);
   } catch (error) {
     // A path that cannot hold the journal, a read-only file or folder, a full
-    // disk: said as such, before anything is sent (issue 13.8).
+    // disk: said as such, before anything is sent.
     throw openFault(error, fullPath) ?? error;
   }
 }

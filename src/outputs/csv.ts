@@ -5,7 +5,7 @@
  * first) get a leading `'` (OWASP "CSV injection"): a prompt or a server error
  * message must not execute in someone's spreadsheet. Spreadsheets also trim
  * leading spaces and read the full-width forms (`＝＋－＠`) as the ASCII ones,
- * so those count too (issue 13.10). Numbers are not touched.
+ * so those count too. Numbers are not touched.
  */
 const FORMULA_START = /^[\t\r]|^[\p{Zs}\t\r\n]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]/u;
 

@@ -50,7 +50,7 @@ export class ManifestWriter {
   /**
    * A digest of each recorded row's JSON by key, not the rows: a 20,000-item
    * run appends 20,000 rows, and only "same as recorded?" is asked of them
-   * (a rewrite, rare, reads the rows back from the file; issue 17.2).
+   * (a rewrite, rare, reads the rows back from the file).
    */
   private readonly digests = new Map<string, string>();
   private jsonlFd: number | undefined;
@@ -69,7 +69,7 @@ export class ManifestWriter {
    * empty files are written here; existing rows are read and both files
    * repaired (a torn last line, a CSV that lagged behind the JSONL) before
    * the first `append`, not here: a resume's first create does not wait for
-   * 20,000 rows to be read and rewritten (issue 17.2), and a run that appends
+   * 20,000 rows to be read and rewritten, and a run that appends
    * nothing leaves the files to its end's rebuild.
    */
   static open(outputDir: string): ManifestWriter {

@@ -1,5 +1,5 @@
 /**
- * Paths an output may never land on (issue 13.3): the journal and its
+ * Paths an output may never land on: the journal and its
  * companions, the model cache, the job file and its inputs. A PNG written
  * over the journal destroys the only record of what was charged, so the
  * check is made twice: by `validate` on what the job file can name, and by

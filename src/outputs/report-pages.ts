@@ -33,7 +33,7 @@ export type PageSink = (name: string, text: string) => void;
 /**
  * Splits the lists of one render into inline rows and page files, a list
  * filled row by row (`list(...).add`): a full page goes to the sink at once,
- * so a render holds at most a page of each list (issue 17.2).
+ * so a render holds at most a page of each list.
  */
 export class ReportPager {
   /** Names this render's files, so a rewrite never mixes with an older one. */

@@ -73,7 +73,7 @@ export interface ReviewCounts {
  * every manifest row, with the same runs (`folderRuns`), the same `current`
  * rule (`markCurrentRows`, with `described`: the items the job file
  * describes now) and the decision in force (`ReviewIndex`). The full rows of
- * a 20,000-output folder took 0.6 s of `status` (issue 17.2).
+ * a 20,000-output folder took 0.6 s of `status`.
  */
 export function reviewCounts(
   journal: Journal,

@@ -1,6 +1,6 @@
 /**
  * @module review
- * Review decisions (issue 15, docs/review.md): which outputs a person or a
+ * Review decisions (docs/review.md): which outputs a person or a
  * script names, recording approve / reject in the journal's review log, the
  * counts `status` shows, and `export` (and delivery) of the current or
  * approved outputs.

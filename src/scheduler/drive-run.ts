@@ -44,7 +44,7 @@ export interface StartedRun extends Invocation {
  * finishes it. What only driving needs (the driven items, the graph, the
  * manifest writer's digests, the download stage) lives in `driveItems` and is
  * garbage once it returns: the run-end writing, the run's peak, does not
- * carry it (issue 17.2).
+ * carry it.
  */
 export async function driveRun(started: StartedRun): Promise<RunResult> {
   const { options, journal, validated, logger, selection, outputDir } = started;
@@ -125,7 +125,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     itemSnapshots.cancel();
   }
   // The journal's disk failed: what finishing writes (status, manifest) would
-  // fail too or tell the wrong story; the fault is the run's end (issue 13.8).
+  // fail too or tell the wrong story; the fault is the run's end.
   if (journal.fault) throw journal.fault;
   snapshot();
   const result = await finishRun({
@@ -247,7 +247,7 @@ function inputsPending(
   return item.influencer ? influencers.pendingTraining(item.influencer) : undefined;
 }
 
-/** What changed in the job file since a resumed run started, by step and field (issue 12.8). */
+/** What changed in the job file since a resumed run started, by step and field. */
 function changeMessages(selection: StartedRun['selection']): string[] {
   if (selection.changes.length === 0) return [];
   const shown = selection.changes.slice(0, 10);

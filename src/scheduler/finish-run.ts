@@ -106,7 +106,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
 /**
  * An error escaped the run (a refused key at the first request, a full disk,
  * a bug) instead of stopping it through the StopController: the run must not
- * stay `running` (issue 12.8), so `status` shows what stopped it. A failure to
+ * stay `running`, so `status` shows what stopped it. A failure to
  * record that is logged, never allowed to hide the error itself.
  */
 export function recordEscapedStop(
@@ -227,7 +227,7 @@ export function countsOf(steps: readonly StepProgress[]): RunResult['counts'] {
  * `gapMs`, the last of a burst trailing, so what shows is never more than
  * `gapMs` behind the journal. A snapshot counts the run's items (time that
  * grows with the run): taken per item end it made a 20,000-item run's cost
- * per item grow with its size (issue 17.2).
+ * per item grow with its size.
  */
 export function snapshotThrottle(take: () => void, gapMs = 250) {
   let lastAt = Number.NEGATIVE_INFINITY;

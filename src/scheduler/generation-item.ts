@@ -311,7 +311,7 @@ export function settleGraph(
     // A failed copy (no URL) is no source a `from:` item could use. The
     // item's own outputs by key: a resume settles every done item of the run
     // here, and reading the run's outputs for each kept a 15,000-done resume
-    // from creating for minutes (issue 17.2).
+    // from creating for minutes.
     const outputs = ctx.journal
       .listOutputs(ctx.runId, undefined, itemKey)
       .filter((o) => o.url !== null);

@@ -21,7 +21,7 @@ const NOT_ENDED = Object.values(ITEM_STATE).filter((s) => !isStateIn(TERMINAL_IT
  * items of the run that ended already: they, like every other job item,
  * settle only for the items that wait on them (`settleSources`). Only the
  * items not ended are read whole: a resume at item 15,000 of 20,000 parsed
- * 15,000 requests it does not send (issue 17.2).
+ * 15,000 requests it does not send.
  */
 export function itemsToDrive(
   journal: Journal,
@@ -55,7 +55,7 @@ export function itemsToDrive(
  * make now: items of the run that ended already, done ones with their
  * recorded outputs, and job items this run does not make. Only those: a
  * resume at item 15,000 of 20,000 read every ended item's outputs before its
- * first create (issue 17.2).
+ * first create.
  */
 export function settleSources(
   journal: Journal,

@@ -1,5 +1,5 @@
 /**
- * What a run id may be (issue 13.10): it names the run in the journal, in
+ * What a run id may be: it names the run in the journal, in
  * every idempotency key and in messages, so it must be visible, one line and
  * short. The one rule for `--run-id` and `runJob({ runId })`.
  */

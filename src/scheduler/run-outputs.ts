@@ -22,7 +22,7 @@ import { describedOrRetiredOnDisk, folderRowSource, isForeignRow } from './manif
  * `status` shows). `status` overrides the journal's (the engine writes the
  * outputs before it commits the final status, so a kill in between leaves the
  * run resumable). Rows are read from the journal a page at a time and the
- * files written as they come, never all in memory (issue 17.2). Returns the
+ * files written as they come, never all in memory. Returns the
  * number of the run's own rows. All of it is one read of the journal: the
  * two passes over the rows (and the report) see the same state even while a
  * `run` in another process commits.

@@ -162,7 +162,7 @@ export function timelineRecorder(
 /**
  * Logged, not kept in the timeline: an item's success is the routine case,
  * and its item row already says it (state, time). One event row per item was
- * an eighth of a 20,000-item journal (issue 17.2), and it buried the retries,
+ * an eighth of a 20,000-item journal, and it buried the retries,
  * waits and stops the timeline is for under the report's event limit.
  */
 const LOG_ONLY_EVENTS: ReadonlySet<string> = new Set(['item.succeeded']);

@@ -1,8 +1,8 @@
 /**
  * undici (HTTP client), required on first use rather than imported: loading
  * it is ~50 ms of every start-up, which the commands that never connect
- * (`status`, `report`, `costs`, `validate --offline`...) need not pay
- * (issue 17.2). The same module instance an `import 'undici'` gives.
+ * (`status`, `report`, `costs`, `validate --offline`...) need not pay.
+ * The same module instance an `import 'undici'` gives.
  */
 import { createRequire } from 'node:module';
 

@@ -1,5 +1,5 @@
 /**
- * Migration 5: review decisions (issue 15). An append-only log: each approve,
+ * Migration 5: review decisions. An append-only log: each approve,
  * reject or clear of one output (`n`) or a whole item (`n` NULL) is a row;
  * the latest row for an output wins. A decision names the run that made the
  * output, so a later regeneration of the item starts unreviewed. `prompt` is

@@ -1,5 +1,5 @@
 /**
- * Migration 6: deliveries (issue 16). One row per object a delivery sends to
+ * Migration 6: deliveries. One row per object a delivery sends to
  * a store: `store` is the endpoint (the origin of AWS_ENDPOINT_URL_S3 /
  * AWS_ENDPOINT_URL, or 'aws'), so one bucket name on two stores stays two
  * destinations. Written `sending` before the object goes out and `delivered`

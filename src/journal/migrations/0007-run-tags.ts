@@ -1,5 +1,5 @@
 /**
- * Migration 7: a run's `tags:` (issue 16.3), as a JSON object of name ->
+ * Migration 7: a run's `tags:`, as a JSON object of name ->
  * text, so `ibatch costs --by tag:NAME` groups spend without the job file.
  * Runs of earlier journals get `{}`: their spend shows under "(none)".
  * (0006 is the delivery record's number.)

@@ -1,5 +1,5 @@
 /**
- * Migration 8 (issue 17.2): an attempt whose request (or request hash) is its
+ * Migration 8: an attempt whose request (or request hash) is its
  * item's stores '' instead of a second copy, and reads put the item's back
  * (ops/columns.ts). The copies of earlier journals are elided here too. The
  * version bump also keeps older releases, which would read '' as a request,

@@ -1,5 +1,5 @@
 /**
- * Migration 9 (issue 17.2): drops the (run_id, state) indexes of items,
+ * Migration 9: drops the (run_id, state) indexes of items,
  * attempts and outputs. Every read that filters by state is a per-run read
  * made once at a run's start or end (a resume's open attempts and pending
  * downloads, a run's counts), which the primary key's run_id prefix serves as

@@ -1,7 +1,7 @@
 /**
  * Records items made before the journal was lost (found in the output
  * folder's manifest, files checked) as one finished run, so the desired-state
- * comparison sees them done and no run pays for them again (issue 12.6).
+ * comparison sees them done and no run pays for them again.
  */
 import { ATTEMPT_STATE, ITEM_STATE, RUN_STATUS, type RunRecord } from '../records.js';
 import type { JournalDb } from '../sql.js';

@@ -1,5 +1,5 @@
 /**
- * The review server's guards (issue 15.6). The page can change what the next
+ * The review server's guards. The page can change what the next
  * run spends, so: a random token per session on every request (any other
  * local process or web page cannot guess it), compared in constant time;
  * decisions only by POST with the token in a header and a JSON body (a form
