@@ -9,13 +9,14 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { lockPathFor, openJournal, type RunRecord } from '../../src/journal/index.js';
+import { lockPathFor } from '../../src/journal/index.js';
 import { runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
 import {
   charges,
   envFor,
   expectOneChargePerItem,
   imageJob,
+  readRuns,
   slowEnv,
   type Workspace,
   workspace,
@@ -24,16 +25,6 @@ import {
 const SCALE = 30;
 let em: RunningEmulator | undefined;
 let ws: Workspace | undefined;
-
-async function readRuns(journalPath: string): Promise<RunRecord[]> {
-  if (!existsSync(journalPath)) return [];
-  const journal = await openJournal(journalPath, { readonly: true });
-  try {
-    return journal.listRuns();
-  } finally {
-    journal.close();
-  }
-}
 
 describe('ibatch run semantics', () => {
   it('SIGINT exits 130 saying how to resume; the next run resumes the same run with no double charge', async () => {

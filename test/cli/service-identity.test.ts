@@ -8,10 +8,9 @@
  * `--service-moved` resumes it at the new address with the same keys, which
  * the service deduplicates. Spawned processes need `npm run build`.
  */
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { openJournal, type RunRecord } from '../../src/journal/index.js';
+import type { RunRecord } from '../../src/journal/index.js';
 import { startContractProxy } from '../helpers/contract-proxy.js';
 import { defer, runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
 import {
@@ -20,6 +19,7 @@ import {
   expectOneChargePerItem,
   imageJob,
   ledgerNet,
+  readRuns,
   slowEnv,
   type Workspace,
   workspace,
@@ -29,16 +29,6 @@ const SCALE = 30;
 /** sdxl-lite items at 2 credits each: 20 in all, so paying them twice (40) passes the budget. */
 const N = 10;
 const BUDGET = 30;
-
-async function readRuns(journalPath: string): Promise<RunRecord[]> {
-  if (!existsSync(journalPath)) return [];
-  const journal = await openJournal(journalPath, { readonly: true });
-  try {
-    return journal.listRuns();
-  } finally {
-    journal.close();
-  }
-}
 
 /** Starts `run`, kills it (-9) once the service has charged a few items, leaving the rest in flight. */
 async function killedMidway(em: RunningEmulator, ws: Workspace): Promise<RunRecord> {

@@ -7,23 +7,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/index.js';
-import { connect } from '../../src/library/connect.js';
 import { PlanDoesNotFitError } from '../../src/plan/index.js';
-import { defer, emulatorEnv, scaledLimits, testEmulator } from '../helpers/index.js';
-import { charges, imageJob, workspace } from './helpers.js';
+import { charges, connectedEmulator, imageJob, workspace } from './helpers.js';
 
 const SCALE = 30;
 
 describe('runJob({ allOrNothing })', () => {
   it('refuses a run over the budget with the plan, nothing recorded or charged; false overrides the job', async () => {
-    const em = await testEmulator({ timeScale: SCALE });
-    const env = emulatorEnv(em);
-    const connection = connect({
-      baseUrl: env.IBATCH_BASE_URL ?? '',
-      apiKey: env.IBATCH_API_KEY ?? '',
-      limits: scaledLimits(SCALE),
-    });
-    defer(() => connection.close());
+    const { em, connection } = await connectedEmulator(SCALE);
     // Three 2-credit images against a budget of 5.
     const ws = workspace(imageJob({ name: 'aon-lib', n: 3, budget: 5 }));
 

@@ -4,11 +4,20 @@
  * Emulators, CLI runs and polling come from the test kit (test/helpers/).
  */
 
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { LedgerEntry, RunningEmulator } from '../../src/emulator/index.js';
-import { emulatorEnv, runCliCaptured, scaledLimits, tempDir } from '../helpers/index.js';
+import { openJournal, type RunRecord } from '../../src/journal/index.js';
+import { connect } from '../../src/library/connect.js';
+import {
+  defer,
+  emulatorEnv,
+  runCliCaptured,
+  scaledLimits,
+  tempDir,
+  testEmulator,
+} from '../helpers/index.js';
 
 export interface Workspace {
   readonly dir: string;
@@ -107,4 +116,28 @@ export async function statusOf(w: Workspace): Promise<{ status: string; finished
   const result = await runCliCaptured(['status', w.jobPath, '--json'], {}, w.dir);
   expect(result.code, result.stderr).toBe(0);
   return (JSON.parse(result.stdout) as { run: { status: string; finished: boolean } }).run;
+}
+
+/** Every run the journal holds (none when the file is not there yet), read-only. */
+export async function readRuns(journalPath: string): Promise<RunRecord[]> {
+  if (!existsSync(journalPath)) return [];
+  const journal = await openJournal(journalPath, { readonly: true });
+  try {
+    return journal.listRuns();
+  } finally {
+    journal.close();
+  }
+}
+
+/** An emulator at `scale` and a library connection to it with limits scaled alike (closed after the test). */
+export async function connectedEmulator(scale: number) {
+  const em = await testEmulator({ timeScale: scale });
+  const env = emulatorEnv(em);
+  const connection = connect({
+    baseUrl: env.IBATCH_BASE_URL ?? '',
+    apiKey: env.IBATCH_API_KEY ?? '',
+    limits: scaledLimits(scale),
+  });
+  defer(() => connection.close());
+  return { em, connection };
 }

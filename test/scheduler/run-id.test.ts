@@ -5,24 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { connect } from '../../src/library/connect.js';
 import { UsageError } from '../../src/shared/index.js';
-import { defer, emulatorEnv, scaledLimits, testEmulator } from '../helpers/index.js';
-import { charges, imageJob, workspace } from './helpers.js';
+import { charges, connectedEmulator, imageJob, workspace } from './helpers.js';
 
 const SCALE = 30;
-
-async function connected() {
-  const em = await testEmulator({ timeScale: SCALE });
-  const env = emulatorEnv(em);
-  const connection = connect({
-    baseUrl: env.IBATCH_BASE_URL ?? '',
-    apiKey: env.IBATCH_API_KEY ?? '',
-    limits: scaledLimits(SCALE),
-  });
-  defer(() => connection.close());
-  return { em, connection };
-}
 
 describe('runJob({ runId })', () => {
   for (const [what, id] of [
@@ -33,7 +19,7 @@ describe('runJob({ runId })', () => {
     ['5,000 characters', 'x'.repeat(5000)],
   ] as const) {
     it(`refuses ${what} with a UsageError; nothing sent, no journal`, async () => {
-      const { em, connection } = await connected();
+      const { em, connection } = await connectedEmulator(SCALE);
       const ws = workspace(imageJob({ name: 'lib-run-id', n: 1 }));
       const error = await connection.run(ws.jobPath, { runId: id }).then(
         () => undefined,
@@ -49,7 +35,7 @@ describe('runJob({ runId })', () => {
   }
 
   it('accepts 100 printable characters', async () => {
-    const { em, connection } = await connected();
+    const { em, connection } = await connectedEmulator(SCALE);
     const ws = workspace(imageJob({ name: 'lib-run-id-ok', n: 1 }));
     const id = `lib-${'é'.repeat(96)}`;
     const result = await connection.run(ws.jobPath, { runId: id });
