@@ -7,7 +7,6 @@
  */
 import path from 'node:path';
 import {
-  ATTEMPT_STATE,
   type AttemptRecord,
   FAILED_ITEM_STATES,
   ITEM_STATE,
@@ -25,6 +24,17 @@ import {
   markCurrentRows,
   retiredItemsOnDisk,
 } from '../outputs/index.js';
+import {
+  failedOutputRow,
+  fileRow,
+  generationCharge,
+  isoOf,
+  itemColumns,
+  type JobInfluencers,
+  jobInfluencers,
+  type RowSource,
+  succeededAttempt,
+} from './manifest-row-of-item.js';
 
 /** More runs than any journal holds: `listRuns` then returns all of them. */
 const EVERY_RUN = 1_000_000;
@@ -247,11 +257,6 @@ function itemRows(
   }
 }
 
-/** The attempt whose generation made an item's outputs. */
-export function succeededAttempt(attempts: readonly AttemptRecord[]): AttemptRecord | undefined {
-  return attempts.find((a) => a.state === ATTEMPT_STATE.succeeded);
-}
-
 /** Records by item key, in their order. */
 function groupByItem<T extends { readonly itemKey: string }>(
   records: readonly T[],
@@ -282,180 +287,4 @@ function withReviews(rows: ManifestRow[], index: ReviewIndex): ManifestRow[] {
       ...(review.note ? { note: review.note } : {}),
     };
   });
-}
-
-/**
- * The row of one output just downloaded (what the download stage appends
- * while the run goes on): the row the end-of-run rebuild will write, marked
- * `current` (the rows it supersedes are marked at that rebuild).
- */
-export function downloadedOutputRow(
-  journal: Journal,
-  output: Pick<OutputRecord, 'runId' | 'itemKey' | 'n'>,
-): ManifestRow | undefined {
-  const item = journal.getItem(output.runId, output.itemKey);
-  const record = journal.getOutput(output.runId, output.itemKey, output.n);
-  if (!item || !record) return undefined;
-  const winning = succeededAttempt(journal.listAttempts(output.runId, output.itemKey));
-  // The job's influencers are read only for a row that was made with one.
-  const jobName = influencerIdOf(winning) && journal.getRun(output.runId)?.jobName;
-  const influencers = jobName ? jobInfluencers(journal, jobName) : NO_INFLUENCERS;
-  const common = {
-    ...itemColumns({ journal, influencers }, item, winning),
-    attempt: winning?.attemptNo,
-  };
-  const row = fileRow(common, generationCharge(winning), record);
-  return row ? { ...row, current: true } : undefined;
-}
-
-type ItemColumns = ReturnType<typeof itemColumns>;
-
-/** The row of an output with no file: a copy the service failed, or a download that failed. */
-function failedOutputRow(
-  common: ItemColumns & { attempt: number | undefined },
-  creditsCost: number | null,
-  output: OutputRecord,
-  refunded: boolean,
-  error: string,
-): ManifestRow {
-  return {
-    ...common,
-    n: output.n,
-    generationId: output.generationId,
-    status: ITEM_STATE.failed,
-    creditsCost,
-    refunded,
-    url: output.url,
-    error,
-    at: isoOf(output.updatedAt),
-  };
-}
-
-/** The row of a downloaded output file, or undefined when it is not downloaded. */
-function fileRow(
-  common: ItemColumns & { attempt: number | undefined },
-  creditsCost: number | null,
-  output: OutputRecord,
-): ManifestRow | undefined {
-  if (output.state !== OUTPUT_STATE.downloaded || !output.file || !output.sha256) return undefined;
-  return {
-    ...common,
-    n: output.n,
-    generationId: output.generationId,
-    status: ITEM_STATE.succeeded,
-    creditsCost,
-    refunded: false,
-    url: output.url,
-    file: output.file,
-    sha256: output.sha256,
-    ...(output.bytes !== null ? { bytes: output.bytes } : {}),
-    ...(output.contentType ? { contentType: output.contentType } : {}),
-    at: isoOf(output.updatedAt),
-  };
-}
-
-/** What a row is built from: the journal, and the job's trained influencers by influencerId. */
-interface RowSource {
-  readonly journal: Journal;
-  readonly influencers: JobInfluencers;
-}
-
-/** A job's job-local influencers by the service's influencerId (what the manifest names them by). */
-type JobInfluencers = ReadonlyMap<
-  string,
-  { readonly localId: string; readonly configHash: string }
->;
-const NO_INFLUENCERS: JobInfluencers = new Map();
-
-function jobInfluencers(journal: Journal, jobName: string): JobInfluencers {
-  const byId = new Map<string, { localId: string; configHash: string }>();
-  for (const record of journal.listJobInfluencers(jobName))
-    if (record.influencerId && record.status === 'succeeded')
-      byId.set(record.influencerId, { localId: record.localId, configHash: record.configHash });
-  return byId;
-}
-
-/**
- * The job-local influencer an attempt was sent with (its request's
- * influencerId, when the job trained it): what adoption needs to reuse it.
- */
-function influencerColumns(influencers: JobInfluencers, attempt: AttemptRecord | undefined) {
-  const id = influencerIdOf(attempt);
-  const local = id === undefined ? undefined : influencers.get(id);
-  if (id === undefined || !local) return {};
-  return { influencer: local.localId, influencerId: id, influencerConfig: local.configHash };
-}
-
-/** The influencerId an attempt's request carried, if any. */
-function influencerIdOf(attempt: AttemptRecord | undefined): string | undefined {
-  const id = (attempt?.request as { influencerId?: unknown } | null)?.influencerId;
-  return typeof id === 'string' ? id : undefined;
-}
-
-/** What every row of an item says: where it belongs, its values, its prompt, its source file. */
-function itemColumns(
-  { journal, influencers }: RowSource,
-  item: ItemRecord,
-  attempt: AttemptRecord | undefined,
-) {
-  const prompt = promptOf(item);
-  const vars = varsOf(item);
-  const sourceFile = item.sourceItemKey ? sourceFileOf(journal, item.runId, attempt) : undefined;
-  return {
-    runId: item.runId,
-    step: item.stepId,
-    item: item.itemKey,
-    kind: item.kind === 'video' ? ('video' as const) : ('image' as const),
-    modelId: item.modelId ?? '',
-    label: item.label,
-    ...(vars ? { vars } : {}),
-    ...(prompt ? { prompt } : {}),
-    ...(sourceFile ? { sourceFile } : {}),
-    ...influencerColumns(influencers, attempt),
-  };
-}
-
-/**
- * The charge of one generation of an attempt: a request for N copies makes N
- * generations charged together, each its share (what the service reports per
- * id); totals count each generation once.
- */
-function generationCharge(attempt: AttemptRecord | undefined): number | null {
-  if (!attempt) return null;
-  return attempt.chargedCost / Math.max(1, attempt.generationIds.length);
-}
-
-/** The file of the output a `from:` attempt was made from (its request's `generationId`). */
-function sourceFileOf(
-  journal: Journal,
-  runId: string,
-  attempt: AttemptRecord | undefined,
-): string | undefined {
-  const id = (attempt?.request as { generationId?: unknown } | null)?.generationId;
-  if (typeof id !== 'string') return undefined;
-  return journal.findDownloadedOutput(id, runId)?.file ?? undefined;
-}
-
-type VarValue = string | number | boolean | null;
-
-/** The item's template values as the manifest stores them (null for items of older journals). */
-function varsOf(item: ItemRecord): Record<string, VarValue> | undefined {
-  if (!item.vars) return undefined;
-  const vars: Record<string, VarValue> = {};
-  for (const [name, value] of Object.entries(item.vars)) {
-    const plain =
-      value === null || ['string', 'number', 'boolean'].includes(typeof value)
-        ? (value as VarValue)
-        : JSON.stringify(value);
-    vars[name] = plain;
-  }
-  return vars;
-}
-
-const isoOf = (ms: number): string => new Date(ms).toISOString();
-
-function promptOf(item: ItemRecord): string | undefined {
-  const request = item.request as { input?: { prompt?: unknown } } | null;
-  const prompt = request?.input?.prompt;
-  return typeof prompt === 'string' ? prompt : undefined;
 }

@@ -18,7 +18,7 @@ import {
 } from '../provenance/index.js';
 import { redactDeep } from '../shared/index.js';
 import { VERSION } from '../version.js';
-import { downloadedOutputRow, succeededAttempt } from './manifest-rows.js';
+import { downloadedOutputRow, succeededAttempt } from './manifest-row-of-item.js';
 
 type OutputKey = Pick<OutputRecord, 'runId' | 'itemKey' | 'n' | 'generationId'>;
 
