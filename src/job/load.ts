@@ -6,35 +6,20 @@
  * reported at once in one `JobFileError`; model-dependent checks happen
  * later, in `scanJob`, and `checkJobFile` reports both together.
  */
-import { basename, dirname, relative, resolve } from 'node:path';
-import { LIMITS, TRAINING_IMAGE_TYPES, uploadTypeOfFileName } from '../contract/index.js';
+import { dirname, resolve } from 'node:path';
 import { type NotifyTarget, notifyTarget } from '../notify/index.js';
 import { sha256Hex } from '../shared/index.js';
-import { expandGlobs } from '../uploads/index.js';
 import { parseDuration } from './duration.js';
-import { uploadableProblem } from './files.js';
 import { JobFileError, type JobIssue } from './issues.js';
-import {
-  globRootProblem,
-  InputFileRefused,
-  type JobLimits,
-  jobLimits,
-  readRegularFile,
-} from './limits.js';
+import { InputFileRefused, type JobLimits, jobLimits, readRegularFile } from './limits.js';
+import { loadInfluencers, loadUploads } from './load-sections.js';
 import { defaultJournalPath } from './local-files.js';
 import { outputGuardIssues } from './output-guard.js';
 import { NOTHING_REFUSED, type Refused, salvageJobFile } from './salvage.js';
 import { type JobFile, JobFileSchema } from './schema.js';
 import { issueAt, type JobSource, type KeyPath, parseJobYaml } from './source-map.js';
 import { decodeText, TextDecodeProblem } from './text-encoding.js';
-import type {
-  InfluencerRef,
-  LoadedInfluencer,
-  LoadedJob,
-  LoadedStep,
-  RowsFormat,
-  UploadSet,
-} from './types.js';
+import type { InfluencerRef, LoadedJob, LoadedStep, RowsFormat } from './types.js';
 import { zodIssuesToJobIssues } from './zod-issues.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -270,107 +255,6 @@ function normalise(
   };
 }
 
-function loadUploads(
-  spec: JobFile,
-  source: JobSource,
-  dir: string,
-  limits: JobLimits,
-  issues: JobIssue[],
-): Map<string, UploadSet> {
-  const uploads = new Map<string, UploadSet>();
-  for (const [id, set] of Object.entries(spec.uploads ?? {})) {
-    const path = ['uploads', id, 'files'];
-    // Refused before scanning: `/**/*.png` would walk the whole disk.
-    const refused = set.files.flatMap((glob, index) => {
-      const problem = globRootProblem(glob, limits);
-      return problem ? [issueAt(source, [...path, index], problem)] : [];
-    });
-    if (refused.length > 0) {
-      issues.push(...refused);
-      uploads.set(id, { id, globs: set.files, files: [], refused: true });
-      continue;
-    }
-    const { files } = expandGlobs(dir, set.files);
-    if (files.length === 0)
-      issues.push(
-        issueAt(
-          source,
-          path,
-          `no file matches ${set.files.join(', ')} (relative to ${basename(dir) || dir}/)`,
-        ),
-      );
-    for (const f of files) {
-      const problem = uploadableProblem(f);
-      if (problem) issues.push(issueAt(source, path, `${relative(dir, f)} ${problem}`));
-    }
-    uploads.set(id, { id, globs: set.files, files });
-  }
-  return uploads;
-}
-
-function loadInfluencers(
-  spec: JobFile,
-  source: JobSource,
-  uploads: ReadonlyMap<string, UploadSet>,
-  issues: JobIssue[],
-  refused: Refused,
-): Map<string, LoadedInfluencer> {
-  const influencers = new Map<string, LoadedInfluencer>();
-  for (const [id, inf] of Object.entries(spec.influencers ?? {})) {
-    const path = ['influencers', id, 'images'];
-    let images: LoadedInfluencer['images'];
-    if (typeof inf.images === 'string') {
-      images = { uploadSet: inf.images };
-      const set = uploads.get(inf.images);
-      if (!set && !refused.rootKeys.has('uploads')) {
-        const known = [...uploads.keys()];
-        issues.push(
-          issueAt(
-            source,
-            path,
-            `no upload set \`${inf.images}\`${known.length ? ` (known: ${known.join(', ')})` : ' (add it under `uploads`)'}`,
-          ),
-        );
-      } else if (set) {
-        if (set.files.length > LIMITS.trainingImagesMax) {
-          issues.push(
-            issueAt(
-              source,
-              path,
-              `upload set \`${inf.images}\` has ${set.files.length} files; training takes 1 to ${LIMITS.trainingImagesMax} images`,
-            ),
-          );
-        }
-        for (const f of set.files) {
-          const mime = uploadTypeOfFileName(f)?.mime;
-          if (mime && !TRAINING_IMAGE_TYPES.some((t) => t.mime === mime)) {
-            issues.push(
-              issueAt(
-                source,
-                path,
-                `${basename(f)} is ${mime}; training takes JPEG, PNG or WebP images only`,
-              ),
-            );
-          }
-        }
-      }
-    } else {
-      images = { urls: inf.images };
-    }
-    influencers.set(id, {
-      id,
-      name: inf.name,
-      ...(inf.username !== undefined ? { username: inf.username } : {}),
-      style: inf.style,
-      gender: inf.gender,
-      images,
-      consentAcknowledged: true,
-    });
-  }
-  return influencers;
-}
-
-/** Unique ids, known `from:` sources, no cycles; sources ordered before dependants. */
 function orderSteps(steps: LoadedStep[], source: JobSource, issues: JobIssue[]): LoadedStep[] {
   const byId = new Map<string, LoadedStep>();
   for (const step of steps) {
