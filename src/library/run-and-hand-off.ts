@@ -87,9 +87,9 @@ export async function runAndHandOff(
   jobPath: string,
   options: ConnectionRunOptions = {},
 ): Promise<RunOutcome> {
-  const { deliverTo, notify, resumeCommand: resume, onEnd, ...runOptions } = options;
+  const { deliverTo, notify, env: givenEnv, resumeCommand: resume, onEnd, ...runOptions } = options;
   assertHandOffTargets(deliverTo, notify);
-  const env = options.env ?? process.env;
+  const env = givenEnv ?? process.env;
   const logger = options.logger ?? silentLogger();
   const displayPath = options.displayPath ?? jobPath;
   const notifier = new RunNotifier({

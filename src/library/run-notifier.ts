@@ -1,8 +1,8 @@
 /**
- * The job's `notify:` and the run's own receivers (`run --notify URL`): when
- * a run invocation ends, its end goes to each receiver (src/notify), whatever ended it: a result
- * (finished, items failed, or a stop the run recorded) or an error that
- * escaped (a stop before any run existed, such as a key refused or the
+ * The job's `notify:` and the invocation's own receivers (`run --notify URL`,
+ * `connect().run`'s `notify`): when a run invocation ends, its end goes to
+ * each receiver (src/notify), whatever ended it: a result (finished, items
+ * failed, or a stop the run recorded) or an error that escaped (a stop before any run existed, such as a key refused or the
  * service unreachable at the start, or an interrupt while waiting). An
  * invalid job file or invalid arguments (exit 2) announce nothing: nothing
  * ran, and the one who started it reads the message.
