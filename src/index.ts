@@ -39,7 +39,8 @@ export { planJob } from './plan/index.js';
  * Runs a job, resuming its unfinished run from the journal. Resolves with a
  * {@link RunResult} whose `exitCode` follows the CLI's exit codes; rejects only
  * on problems that stop the run before or outside its items (invalid job,
- * refused key, locked journal...).
+ * refused key, locked journal...). The run alone: `connect().run` also
+ * delivers (`deliver:`) and notifies (`notify:`), as `ibatch run` does.
  */
 export { runJob } from './scheduler/index.js';
 
