@@ -12,11 +12,13 @@
  * try {
  *   const plan = await service.plan('jobs/launch.yaml');
  *   if (plan.verdict === 'ok') {
- *     const result = await service.run('jobs/launch.yaml', {
+ *     // The run, then its `deliver:` (when it finished), then its `notify:`, as `ibatch run` does.
+ *     const { result, delivery, exitCode } = await service.run('jobs/launch.yaml', {
  *       runId: 'nightly-2024-06-01',
  *       onEvent: (event) => { if (event.type === 'item-done') console.log(event.label, event.state); },
  *     });
- *     process.exitCode = result.exitCode;
+ *     console.log(result.message, delivery && 'error' in delivery ? delivery.error.message : '');
+ *     process.exitCode = exitCode;
  *   }
  * } finally {
  *   await service.close();
@@ -37,7 +39,8 @@ export { planJob } from './plan/index.js';
  * Runs a job, resuming its unfinished run from the journal. Resolves with a
  * {@link RunResult} whose `exitCode` follows the CLI's exit codes; rejects only
  * on problems that stop the run before or outside its items (invalid job,
- * refused key, locked journal...).
+ * refused key, locked journal...). The run alone: `connect().run` also
+ * delivers (`deliver:`) and notifies (`notify:`), as `ibatch run` does.
  */
 export { runJob } from './scheduler/index.js';
 
@@ -62,6 +65,7 @@ export type {
   ServiceClient,
 } from './api/index.js';
 export type { Bucket, RateLimits, RateWindow } from './contract/index.js';
+export type { DeliveryResult } from './deliver/index.js';
 export type {
   AccountSeed,
   Behaviour,
@@ -97,6 +101,7 @@ export type {
   LocalGateOptions,
   RateGate,
 } from './limits/index.js';
+export type { Delivery as NotifyDelivery, RunEndEvent } from './notify/index.js';
 export type {
   Plan,
   PlanOptions,
@@ -139,10 +144,18 @@ export { VERSION } from './version.js';
 
 // --- connect(): the short way in ----------------------------------------------
 
-// Connecting in one call
+// Connecting in one call, and what a run hands off (delivery, notification)
 export {
   type Connection,
+  type ConnectionPlanOptions,
   type ConnectionRunOptions,
+  type ConnectionValidateOptions,
   type ConnectOptions,
   connect,
-} from './library/connect.js';
+  type FailedDelivery,
+  type HandOffOptions,
+  type RunDelivery,
+  type RunHandOff,
+  type RunNotification,
+  type RunOutcome,
+} from './library/index.js';

@@ -107,7 +107,8 @@ try {
     console.error(`not running: ${plan.verdict}`);
     process.exitCode = 3;
   } else {
-    const result = await service.run(jobPath, {
+    // The run, then the job's `deliver:` and `notify:`, as `ibatch run` does.
+    const { result, delivery, notification, exitCode } = await service.run(jobPath, {
       ...(values.out ? { outDir: values.out } : {}),
       ...(values.journal ? { journalPath: values.journal } : {}),
       ...(values['run-id'] ? { runId: values['run-id'] } : {}),
@@ -115,11 +116,22 @@ try {
       onEvent,
     });
     console.error(result.message);
+    if (delivery) {
+      console.error(
+        'error' in delivery
+          ? `delivery failed: ${delivery.error.message}`
+          : `delivered ${delivery.outputs} output(s) to ${delivery.destination}`,
+      );
+    }
+    if (notification) {
+      const told = notification.receivers.filter((receiver) => receiver.delivered).length;
+      console.error(`${notification.event.event} sent to ${told} receiver(s)`);
+    }
     console.log(
       JSON.stringify({
         runId: result.runId,
         status: result.status,
-        exitCode: result.exitCode,
+        exitCode,
         counts: result.counts,
         spend: result.spend,
         planned: plan.total,
@@ -127,7 +139,7 @@ try {
         events: seen,
       }),
     );
-    process.exitCode = result.exitCode;
+    process.exitCode = exitCode;
   }
 } catch (error) {
   // Typed errors carry a stable code and the CLI's exit code.

@@ -5,7 +5,9 @@
  */
 import path from 'node:path';
 import { type Command, Option } from 'commander';
+import { s3UrlProblem } from '../deliver/index.js';
 import { DEFAULT_JOB_LIMITS, type JobLimits } from '../job/index.js';
+import { notifyUrlProblem } from '../notify/index.js';
 import { TRAINING_ESTIMATE_ENV } from '../plan/index.js';
 import { assertRunId } from '../scheduler/index.js';
 import { LOG_FORMATS, type LogFormat, UsageError } from '../shared/index.js';
@@ -179,6 +181,23 @@ export function runIdValue(flag: string): (value: string) => string {
     assertRunId(value, flag);
     return value;
   };
+}
+
+/** `--deliver` / `--to` values: an `s3://BUCKET/PREFIX` URL, else exit 2 naming the flag. */
+export function s3UrlValue(flag: string): (value: string) => string {
+  return (value) => {
+    const problem = s3UrlProblem(value);
+    if (problem) throw new UsageError(`\`${flag}\` ${problem}`);
+    return value;
+  };
+}
+
+/** The repeatable `--notify URL`: a bad URL is exit 2 before anything runs. */
+export function notifyFlag(value: string, previous: string[] | undefined): string[] {
+  const problem = notifyUrlProblem(value);
+  // The value is not quoted back: a refused URL may carry a user name and password.
+  if (problem) throw new UsageError(`\`--notify\` ${problem}`);
+  return [...(previous ?? []), value];
 }
 
 function badFlag(flag: string, expected: string, got: string): UsageError {

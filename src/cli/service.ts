@@ -10,7 +10,7 @@
  */
 import type { ClientEvent, ServiceClient } from '../api/index.js';
 import type { RateLimits } from '../contract/index.js';
-import { type Connection, connect } from '../library/connect.js';
+import { type Connection, connect } from '../library/index.js';
 import type { RateGate } from '../limits/index.js';
 import {
   createLogger,
@@ -53,6 +53,8 @@ export interface OpenedService {
   readonly accountFingerprint: string;
   /** Present with `--emulator`: the running emulator (admin API, accounts). */
   readonly emulator: { readonly baseUrl: string; stop(): Promise<void> } | undefined;
+  /** The library's `connect().run` through this service: `ibatch run` runs, delivers and notifies with it. */
+  readonly run: Connection['run'];
   /** Closes the gate and the client and stops an in-process emulator. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -132,6 +134,7 @@ function opened(
     logger,
     accountFingerprint: connection.accountFingerprint,
     emulator,
+    run: (jobPath, options) => connection.run(jobPath, options),
     close() {
       closing ??= (async () => {
         await connection.close();

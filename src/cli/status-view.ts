@@ -18,6 +18,7 @@ import {
   scopeOfRun,
   serviceOfRun,
 } from '../journal/index.js';
+import { resumeCommand } from '../library/index.js';
 import { type TrainingPrice, trainingPrice, trainingPriceText } from '../plan/index.js';
 import { type ReviewCounts, reviewCounts } from '../review/index.js';
 import {
@@ -28,7 +29,6 @@ import {
 } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { countsText, formatWait, stepCounts } from './progress-format.js';
-import { resumeCommand } from './resume-command.js';
 
 export interface StatusRunSummary {
   readonly runId: string;

@@ -13,7 +13,14 @@ export {
 } from './contract-check.js';
 export { CsvSyntaxError, detectDelimiter, formatCsv, parseCsv } from './csv.js';
 export { parseDuration } from './duration.js';
-export { type Expansion, expandJob, type JobScan, type StepCount, scanJob } from './expand.js';
+export {
+  type Expansion,
+  expandJob,
+  expansionOf,
+  type JobScan,
+  type StepCount,
+  scanJob,
+} from './expand.js';
 export {
   type FormatOptions,
   formatIssues,

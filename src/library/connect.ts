@@ -7,20 +7,17 @@
  */
 import { type ClientEvent, createClient, type ServiceClient } from '../api/index.js';
 import { type RateLimits, SERVICE_RATE_LIMITS } from '../contract/index.js';
-import { defaultJournalPath, type ValidatedJob, validateJob } from '../job/index.js';
+import type { ValidatedJob } from '../job/index.js';
 import { createGate, parseLimitsSpec, type RateGate } from '../limits/index.js';
 import type { Plan, PlanOptions } from '../plan/index.js';
 import {
-  issuesBeforeSpending,
   PlanItems,
   planNextRun,
-  preflightOf,
   type RunEvent,
-  type RunJobOptions,
-  type RunResult,
-  runJob,
+  validateBeforeSpending,
 } from '../scheduler/index.js';
 import { accountFingerprint, type Logger } from '../shared/index.js';
+import { type ConnectionRunOptions, type RunOutcome, runAndHandOff } from './run-and-hand-off.js';
 
 export interface ConnectOptions {
   /** Service base URL including `/api/v1`; https unless loopback. */
@@ -49,11 +46,14 @@ export interface ConnectOptions {
   readonly onEvent?: (event: ClientEvent) => void;
 }
 
-/** `runJob` options without what the connection already provides. */
-export type ConnectionRunOptions = Omit<
-  RunJobOptions,
-  'jobPath' | 'client' | 'gate' | 'limits' | 'accountFingerprint'
->;
+/** `validate`'s options. */
+export interface ConnectionValidateOptions {
+  /** The journal the preflight reads (asset URLs, this job's trainings). @default `.ibatch/journal.db` beside the job file */
+  readonly journalPath?: string;
+}
+
+/** `plan`'s options: the quote's, and the journal it reads. */
+export interface ConnectionPlanOptions extends PlanOptions, ConnectionValidateOptions {}
 
 export interface Connection {
   readonly client: ServiceClient;
@@ -61,18 +61,25 @@ export interface Connection {
   readonly limits: RateLimits;
   /** Identifies the account without the key (the same value the CLI uses). */
   readonly accountFingerprint: string;
-  /** Validates the job against the live model contracts and expands it into items. */
-  validate(jobPath: string): Promise<ValidatedJob>;
+  /**
+   * Validates the job against the live model contracts and expands it into
+   * items; a file with mistakes gets the preflight's too, in the one report.
+   */
+  validate(jobPath: string, options?: ConnectionValidateOptions): Promise<ValidatedJob>;
   /**
    * Validates then quotes what the next `run` would charge given the job's
    * journal (never charges; the journal is only read).
    */
-  plan(jobPath: string, options?: PlanOptions): Promise<Plan>;
+  plan(jobPath: string, options?: ConnectionPlanOptions): Promise<Plan>;
   /**
-   * `runJob` through this connection. The client's retries arrive in
+   * Runs the job through this connection as `ibatch run` does: `runJob`,
+   * then, when the run finished, the delivery its `deliver:` (or
+   * `deliverTo`) names, then its end announced to the job's `notify:` and
+   * `notify` receivers, whatever ended it. The client's retries arrive in
    * `onEvent` as `{ type: 'retry' }` events alongside the engine's own.
+   * Rejects with what `runJob` rejects with (after announcing it).
    */
-  run(jobPath: string, options?: ConnectionRunOptions): Promise<RunResult>;
+  run(jobPath: string, options?: ConnectionRunOptions): Promise<RunOutcome>;
   /** Closes the gate and the client. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -117,33 +124,32 @@ export function connect(options: ConnectOptions): Connection {
   }
   let closing: Promise<void> | undefined;
 
-  // A file with mistakes gets the preflight's too, in the one report `run` gives.
-  const validate = (jobPath: string) =>
-    validateJob(jobPath, {
-      lister: client,
-      baseUrl: client.baseUrl,
-      serviceChecks: (job, catalog, items) =>
-        issuesBeforeSpending(preflightOf(job, catalog, items), client, defaultJournalPath(job.dir)),
-    });
+  const validate = (jobPath: string, validateOptions: ConnectionValidateOptions = {}) =>
+    validateBeforeSpending(jobPath, client, validateOptions);
 
   return {
     client,
     gate,
     limits,
     accountFingerprint: fingerprint,
-    validate,
+    async validate(jobPath, validateOptions) {
+      const { preflight: _, ...validated } = await validate(jobPath, validateOptions);
+      return validated;
+    },
     async plan(jobPath, planOptions = {}) {
-      const { job, catalog, items } = await validate(jobPath);
+      const { journalPath, ...quoteOptions } = planOptions;
+      const { job, catalog, items, preflight } = await validate(jobPath, { journalPath });
       return planNextRun(
         {
           job,
           catalog,
           items: PlanItems.of(job, catalog, items),
-          preflight: preflightOf(job, catalog, items),
+          preflight,
           client,
           accountFingerprint: fingerprint,
+          ...(journalPath ? { journalPath } : {}),
         },
-        { requests: limits.requests, ...planOptions },
+        { requests: limits.requests, ...quoteOptions },
       );
     },
     async run(jobPath, runOptions = {}) {
@@ -151,15 +157,14 @@ export function connect(options: ConnectOptions): Connection {
       const forward = (event: ClientEvent) => onEvent?.(retryEventOf(event));
       listeners.add(forward);
       try {
-        return await runJob({
-          ...runOptions,
+        return await runAndHandOff(
+          { client, gate, limits, accountFingerprint: fingerprint },
           jobPath,
-          client,
-          gate,
-          limits,
-          accountFingerprint: fingerprint,
-          ...(options.logger && !runOptions.logger ? { logger: options.logger } : {}),
-        });
+          {
+            ...runOptions,
+            ...(options.logger && !runOptions.logger ? { logger: options.logger } : {}),
+          },
+        );
       } finally {
         listeners.delete(forward);
       }

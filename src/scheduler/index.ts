@@ -5,6 +5,13 @@
  */
 
 export {
+  type CheckJobOptions,
+  checkJobBeforeSpending,
+  type JobCheckedBeforeSpending,
+  type PreflightClient,
+  validateBeforeSpending,
+} from './check-job.js';
+export {
   CompletionWatcher,
   GenerationDeadlineError,
   type GenerationReader,
@@ -22,12 +29,7 @@ export {
 export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './next-run.js';
 export { PlanItems, recordedItems } from './plan-items.js';
 export { type PlanNextRunInput, planNextRun } from './plan-next-run.js';
-export {
-  checkBeforeSpending,
-  issuesBeforeSpending,
-  Preflight,
-  preflightOf,
-} from './preflight.js';
+export { checkBeforeSpending, Preflight } from './preflight.js';
 export { assertRunId, MAX_RUN_ID_LENGTH, RUN_ID_RULE } from './run-id.js';
 export { runJob } from './run-job.js';
 export { writeRunOutputs } from './run-outputs.js';

@@ -9,7 +9,7 @@
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
-import { defaultJournalPath, jobInputPaths, validateJob } from '../job/index.js';
+import { defaultJournalPath, jobInputPaths } from '../job/index.js';
 import {
   type Journal,
   journalFiles,
@@ -22,6 +22,7 @@ import { canonicalServiceUrl, EXIT, silentLogger } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
 import { assertNextRunFits } from './all-or-nothing.js';
 import { prepareJobFiles } from './assets.js';
+import { validateBeforeSpending } from './check-job.js';
 import { driveRun } from './drive-run.js';
 import { recordEscapedStop } from './finish-run.js';
 import { assertFreshSteps, freshSteps } from './fresh.js';
@@ -29,7 +30,6 @@ import { InfluencerDirectory } from './influencer-directory.js';
 import { identityOf, trainingsToSeed } from './item-identity.js';
 import { runIdFamily, scopeOf } from './next-run.js';
 import { nothingToDo } from './nothing-to-do.js';
-import { issuesBeforeSpending, preflightOf } from './preflight.js';
 import { runOutputDir } from './run-folder.js';
 import { assertRunId } from './run-id.js';
 import { contractHashes, persistedWait } from './run-wiring.js';
@@ -37,7 +37,7 @@ import { markRunning, selectRun } from './select-run.js';
 import { assertSameService, IN_PROCESS_EMULATOR } from './service-move.js';
 import type { RunJobOptions, RunResult } from './types.js';
 
-type Validated = Awaited<ReturnType<typeof validateJob>>;
+type Validated = Awaited<ReturnType<typeof validateBeforeSpending>>;
 type Files = Awaited<ReturnType<typeof prepareJobFiles>>;
 type Logger = NonNullable<RunJobOptions['logger']>;
 
@@ -48,22 +48,13 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   // Everything that can reject the job happens before the journal opens:
   // a bad job file, a bad local file or a refused key spends nothing and
   // leaves no run behind.
-  const validated = await validateJob(options.jobPath, {
-    lister: client,
-    baseUrl: client.baseUrl,
+  const validated = await validateBeforeSpending(options.jobPath, client, {
     offline: options.offline ?? false,
     ...(options.displayPath ? { displayPath: options.displayPath } : {}),
     ...(options.journalPath ? { journalPath: options.journalPath } : {}),
     ...(options.outDir ? { outDir: path.resolve(options.outDir) } : {}),
     ...(options.jobLimits ? { limits: options.jobLimits } : {}),
     ...(options.onJobLoaded ? { onLoaded: options.onJobLoaded } : {}),
-    // A file with mistakes gets the preflight's in the same report, as `validate` does.
-    serviceChecks: (job, catalog, items) =>
-      issuesBeforeSpending(
-        preflightOf(job, catalog, items),
-        client,
-        options.journalPath ?? defaultJournalPath(job.dir),
-      ),
   });
   const { job, items } = validated;
   assertFreshSteps(options.fresh, job.steps);
@@ -93,8 +84,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   try {
     // What the job names on the service must be there before the first create.
     const influencers = new InfluencerDirectory(client, options.signal);
-    const preflight = preflightOf(job, validated.catalog, items);
-    await preflight.check({ service: client.baseUrl, influencers, journal });
+    await validated.preflight.check({ service: client.baseUrl, influencers, journal });
     // Asked for all or nothing: the plan's total must fit before a run is recorded.
     if (options.allOrNothing ?? job.allOrNothing) await assertNextRunFits(options, validated);
     const protectedPaths = [

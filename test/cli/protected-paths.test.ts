@@ -55,6 +55,20 @@ describe('outputs never land on the journal or the inputs (13.3)', () => {
     expect(result.code, result.stderr).toBe(0);
   });
 
+  it('plan refuses a `--journal` inside the output folder, as run does (exit 2, nothing spent)', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(jobWith('out', '{item}.{ext}'));
+    const env = envFor(em, SCALE);
+    const args = ['job.yaml', '--journal', 'out/journal.db'];
+    const plan = await runCliCaptured(['plan', ...args], env, ws.dir);
+    const run = await runCliCaptured(['run', ...args], env, ws.dir);
+    for (const result of [plan, run]) {
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/output folder out is or is inside out/);
+    }
+    expect(await charges(em)).toHaveLength(0);
+  });
+
   it('run refuses `--out .ibatch` (the journal folder) before spending anything', async () => {
     const em = await testEmulator({ timeScale: SCALE });
     const ws = workspace(jobWith('out', 'journal.db'));

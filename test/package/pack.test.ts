@@ -122,7 +122,7 @@ describe('npm pack and install', () => {
       "import { connect, EXIT, type RunEvent, type RunResult, startEmulator } from 'influencer-batch';",
       'const emulator = await startEmulator({ timeScale: 20 });',
       "const service = connect({ baseUrl: emulator.baseUrl, apiKey: emulator.accounts[0]?.apiKey ?? '' });",
-      "const result: RunResult = await service.run('jobs/quickstart.yaml', { onEvent: (e: RunEvent) => void e.type });",
+      "const { result }: { result: RunResult } = await service.run('jobs/quickstart.yaml', { onEvent: (e: RunEvent) => void e.type });",
       'export const ok: boolean = result.exitCode === EXIT.ok;',
     ].join('\n');
     writeFileSync(path.join(app, 'good.ts'), good);

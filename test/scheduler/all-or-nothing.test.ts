@@ -42,7 +42,7 @@ describe('runJob({ allOrNothing })', () => {
       ),
     );
     await expect(connection.run(ws.jobPath)).rejects.toBeInstanceOf(PlanDoesNotFitError);
-    const result = await connection.run(ws.jobPath, { allOrNothing: false });
+    const { result } = await connection.run(ws.jobPath, { allOrNothing: false });
     expect(result.exitCode).toBe(3);
     expect((await charges(em)).length).toBe(2);
   }, 60_000);

@@ -167,7 +167,7 @@ describe('a run starts its items lazily', () => {
         .get() as { n: number };
       waiting.push(row.n);
     };
-    const result = await connection.run(ws.jobPath, { onEvent });
+    const { result } = await connection.run(ws.jobPath, { onEvent });
     expect(result.exitCode, result.message).toBe(0);
     expect(result.counts.succeeded).toBe(n);
     expect(waiting).toHaveLength(n);

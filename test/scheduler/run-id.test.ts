@@ -38,7 +38,7 @@ describe('runJob({ runId })', () => {
     const { em, connection } = await connectedEmulator(SCALE);
     const ws = workspace(imageJob({ name: 'lib-run-id-ok', n: 1 }));
     const id = `lib-${'é'.repeat(96)}`;
-    const result = await connection.run(ws.jobPath, { runId: id });
+    const { result } = await connection.run(ws.jobPath, { runId: id });
     expect(result.runId).toBe(id);
     expect(await charges(em)).toHaveLength(1);
   });

@@ -12,7 +12,7 @@ import { recordDecisions, resolveOutputs } from '../../review/index.js';
 import { printable } from '../../shared/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
-import { manifestWithDecisions, openReviewTarget } from './review-target.js';
+import { manifestWithDecisions, openReviewTarget } from '../review-target.js';
 
 interface DecisionCliOptions {
   readonly reviewer?: string;

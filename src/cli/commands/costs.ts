@@ -18,7 +18,7 @@ import {
 } from '../costs-view.js';
 import { withExamples } from '../help.js';
 import { useColor } from '../options.js';
-import { resolveTarget } from './status.js';
+import { resolveTarget } from '../status-target.js';
 
 interface CostsOptions {
   readonly by: string;

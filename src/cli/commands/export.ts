@@ -8,7 +8,7 @@ import path from 'node:path';
 import { exportOutputs, outputRows } from '../../review/index.js';
 import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
-import { openReviewTarget } from './review-target.js';
+import { openReviewTarget } from '../review-target.js';
 
 interface ExportCliOptions {
   readonly approved?: boolean;

@@ -6,12 +6,12 @@
  */
 import path from 'node:path';
 import { openJournal } from '../../journal/index.js';
+import { describedItemsOfFile } from '../../library/index.js';
 import { recordedOutputDir, writeRunOutputs } from '../../scheduler/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
-import { describedItemsOfFile } from '../described-items.js';
 import { withExamples } from '../help.js';
-import { resolveTarget } from './status.js';
+import { resolveTarget } from '../status-target.js';
 
 interface ReportOptions {
   readonly journal?: string;

@@ -14,15 +14,15 @@
  */
 import { spawn } from 'node:child_process';
 import { openJournal } from '../../journal/index.js';
+import { describedItemsOfFile } from '../../library/index.js';
 import { defaultReviewer } from '../../review/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
-import { describedItemsOfFile } from '../described-items.js';
 import { withExamples } from '../help.js';
 import { integerAtLeast } from '../options.js';
+import { manifestWithDecisions, reviewOutputDir } from '../review-target.js';
+import { resolveTarget } from '../status-target.js';
 import { waitForSignal } from '../wait-for-signal.js';
-import { manifestWithDecisions, reviewOutputDir } from './review-target.js';
-import { resolveTarget } from './status.js';
 
 interface ReviewOptions {
   readonly journal?: string;

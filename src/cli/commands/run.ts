@@ -8,19 +8,14 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { Option } from 'commander';
 import { type Bucket, type RateLimits, SERVICE_RATE_LIMITS } from '../../contract/index.js';
-import { DeliveryError, type DeliveryResult, s3EndpointOf } from '../../deliver/index.js';
+import { type RunDelivery, resumeCommand } from '../../library/index.js';
 import { parseLimitsSpec } from '../../limits/index.js';
 import { formatPlan, PlanDoesNotFitError, planJson } from '../../plan/index.js';
-import { RESUME_AFTER_INTERRUPT, type RunResult, runJob } from '../../scheduler/index.js';
-import {
-  EXIT,
-  InterruptedError,
-  isIbatchError,
-  printable,
-  redactDeep,
-  type StopReason,
-} from '../../shared/index.js';
+import { RESUME_AFTER_INTERRUPT, type RunResult } from '../../scheduler/index.js';
+import { InterruptedError, printable, redactDeep } from '../../shared/index.js';
+import { reportJobErrors } from '../check-job.js';
 import type { CommandModule } from '../command.js';
+import { describeDelivery } from '../delivery-view.js';
 import { withExamples, withRunReference } from '../help.js';
 import {
   addCommonOptions,
@@ -32,16 +27,15 @@ import {
   jobLimitsOf,
   journalOption,
   type NextRunOptions,
+  notifyFlag,
   positiveNumber,
+  s3UrlValue,
   trainingEstimateOption,
   useColor,
 } from '../options.js';
+import { planCommandAction } from '../plan-action.js';
 import { progressRenderer } from '../progress.js';
 import { openService } from '../service.js';
-import { deliverJob, describeDelivery, s3UrlValue } from './deliver.js';
-import { planCommandAction } from './plan.js';
-import { notifyFlag, type RunEnd, RunNotifier } from './run-notify.js';
-import { reportJobErrors } from './validate.js';
 
 interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly out?: string;
@@ -57,18 +51,6 @@ interface RunOptions extends CommonOptions, JobLimitOptions, NextRunOptions {
   readonly forgetLost?: boolean;
   readonly allOrNothing?: boolean;
 }
-
-/** A delivery that failed: how far it got, and the error that stopped it. */
-interface FailedDelivery {
-  readonly destination: string | null;
-  readonly objects: number;
-  readonly sent: number;
-  readonly unchanged: number;
-  readonly error: { readonly code: string; readonly message: string };
-}
-
-/** What `run` says about delivery: the result, or the failure that stopped it. */
-type RunDelivery = DeliveryResult | FailedDelivery;
 
 /**
  * Signals that interrupt a run (status `interrupted`, exit 130, lock
@@ -177,7 +159,6 @@ export const runCommand: CommandModule = {
       const onSignal = () =>
         abort.abort(new InterruptedError(`interrupted. ${RESUME_AFTER_INTERRUPT}`));
       const offSignals = onStopSignals(onSignal);
-      const notifier = new RunNotifier(job, options, io);
       const renderer = progressRenderer(io.stderr, { color: useColor(io.stderr, io.env) });
       const service = await openService(io, {
         ...options,
@@ -194,36 +175,9 @@ export const runCommand: CommandModule = {
         throw error;
       });
 
-      let end: RunEnd | undefined;
       try {
-        end = await runAndReport();
-      } catch (error) {
-        end = { error };
-        // All or nothing refused: the plan's figures, as `plan` prints them.
-        if (error instanceof PlanDoesNotFitError) {
-          const { plan, jobName } = error;
-          io.stdout.write(
-            options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, jobName),
-          );
-        }
-        if (!reportJobErrors(io, error, options.json)) throw error;
-      } finally {
-        // A signal now ends the process at once (Node's default): the user
-        // who presses ^C during the notifications does not wait for them.
-        offSignals();
-        if (end) await notifier.announce(end, service.logger);
-        renderer.close();
-        await service.close();
-      }
-
-      async function runAndReport(): Promise<RunEnd> {
-        const result = await runJob({
-          jobPath: path.resolve(io.cwd, job),
+        await service.run(path.resolve(io.cwd, job), {
           displayPath: job,
-          client: service.client,
-          gate: service.gate,
-          limits: service.limits,
-          accountFingerprint: service.accountFingerprint,
           ...journalOption(io, options),
           ...(options.runId !== undefined ? { runId: options.runId } : {}),
           ...freshOption(options),
@@ -239,69 +193,38 @@ export const runCommand: CommandModule = {
           jobLimits: jobLimitsOf(options),
           signal: abort.signal,
           logger: service.logger,
-          onEvent: (event) => {
-            notifier.observe(event);
-            renderer.onEvent(event);
-          },
-          onJobLoaded: (loaded) => {
-            // A store endpoint that cannot work fails now, before anything is spent.
-            if ((options.deliver ?? loaded.deliver?.to) !== undefined) s3EndpointOf(io.env);
-            notifier.onJobLoaded(loaded);
+          onEvent: (event) => renderer.onEvent(event),
+          ...(options.deliver ? { deliverTo: options.deliver } : {}),
+          ...(options.notify ? { notify: options.notify } : {}),
+          env: io.env,
+          resumeCommand: resumeCommand(job, options),
+          onEnd: (end) => {
+            // A signal now ends the process at once (Node's default): the user
+            // who presses ^C during the notifications does not wait for them.
+            offSignals();
+            if ('error' in end) return;
+            report(
+              io,
+              { ...end.result, exitCode: end.exitCode },
+              end.delivery,
+              options.json ?? false,
+            );
+            io.exitCode = end.exitCode;
           },
         });
-        const { delivery, exitCode, stopReason } = await deliverAfter(result);
-        report(io, { ...result, exitCode }, delivery, options.json ?? false);
-        io.exitCode = exitCode;
-        if (!delivery) return { result };
-        if (!('error' in delivery)) {
-          const { destination, outputs, sent, unchanged } = delivery;
-          return { result, delivery: { destination, outputs, sent, unchanged } };
+      } catch (error) {
+        // All or nothing refused: the plan's figures, as `plan` prints them.
+        if (error instanceof PlanDoesNotFitError) {
+          const { plan, jobName } = error;
+          io.stdout.write(
+            options.json ? `${JSON.stringify(planJson(plan))}\n` : formatPlan(plan, jobName),
+          );
         }
-        // A failed delivery is the invocation's stop (its own reason); the run stays as it is.
-        return {
-          result: { ...result, exitCode, message: `${result.message}; ${delivery.error.message}` },
-          delivery,
-          ...(stopReason ? { stopReason } : {}),
-        };
-      }
-
-      /**
-       * A run that finished (items failed or not) delivers; one that stopped
-       * delivers nothing: the run that finishes it will. A delivery failure
-       * keeps the run as it is and becomes the exit code (4, stop reason
-       * `delivery`); anything else ibatch did not raise on purpose is rethrown.
-       */
-      async function deliverAfter(result: RunResult): Promise<{
-        delivery?: RunDelivery;
-        exitCode: RunResult['exitCode'];
-        stopReason?: StopReason | null;
-      }> {
-        const { exitCode } = result;
-        if (exitCode !== EXIT.ok && exitCode !== EXIT.itemsFailed) return { exitCode };
-        try {
-          const delivery = await deliverJob(io, {
-            jobPath: path.resolve(io.cwd, job),
-            displayPath: job,
-            ...journalOption(io, options),
-            outDir: result.outputDir,
-            ...(options.deliver ? { to: options.deliver } : {}),
-            verify: false,
-            signal: abort.signal,
-            logger: service.logger,
-          });
-          return delivery ? { delivery, exitCode } : { exitCode };
-        } catch (error) {
-          if (!isIbatchError(error)) throw error;
-          const progress = error instanceof DeliveryError ? error.progress : undefined;
-          const failed: FailedDelivery = {
-            destination: progress?.destination ?? null,
-            objects: progress?.objects ?? 0,
-            sent: progress?.sent ?? 0,
-            unchanged: progress?.unchanged ?? 0,
-            error: { code: error.code, message: error.message },
-          };
-          return { delivery: failed, exitCode: error.exitCode, stopReason: error.stopReason };
-        }
+        if (!reportJobErrors(io, error, options.json)) throw error;
+      } finally {
+        offSignals();
+        renderer.close();
+        await service.close();
       }
     });
   },
@@ -322,7 +245,7 @@ function resolveLimits(spec: string | undefined, scale: number): RateLimits {
 function report(
   io: Parameters<CommandModule['register']>[1],
   result: RunResult,
-  delivery: RunDelivery | undefined,
+  delivery: RunDelivery | null,
   json: boolean,
 ): void {
   // The message can quote the service (a stop reason) and the job's values:

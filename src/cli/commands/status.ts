@@ -2,52 +2,21 @@
  * `ibatch status [JOB.yaml|RUN_ID]`: progress and spend of runs, from the
  * journal alone. Opens it read-only (no lock, no network), so it works while
  * a run holds the journal and when the service is unreachable.
- *
- * Which journal: `--journal` / IBATCH_JOURNAL, else `.ibatch/journal.db`
- * beside JOB.yaml, else (a run id or nothing) `.ibatch/journal.db` of the cwd.
+ * Which journal: src/cli/status-target.ts.
  */
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { defaultJournalPath, type LoadedJob, loadJob } from '../../job/index.js';
+import { type LoadedJob, loadJob } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
+import { describedKeysOf } from '../../library/index.js';
 import { printableLines, redactDeep } from '../../shared/index.js';
-import type { CliIo, CommandModule } from '../command.js';
-import { describedKeysOf } from '../described-items.js';
+import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
 import { trainingEstimateOption } from '../options.js';
-import { buildStatus, type JobFileFacts, jobNameOf, renderStatus } from '../status-view.js';
+import { resolveTarget } from '../status-target.js';
+import { buildStatus, type JobFileFacts, renderStatus } from '../status-view.js';
 
 interface StatusOptions {
   readonly journal?: string;
   readonly json?: boolean;
-}
-
-export interface StatusTarget {
-  readonly journalPath: string;
-  readonly jobName?: string;
-  readonly jobPath?: string;
-  readonly runId?: string;
-}
-
-/** A job file is a path ending in .yaml/.yml or an existing file; anything else is a run id. */
-export function resolveTarget(
-  io: CliIo,
-  target: string | undefined,
-  journal: string | undefined,
-): StatusTarget {
-  const explicit = journal ?? io.env.IBATCH_JOURNAL;
-  const fromCwd = path.resolve(io.cwd, explicit ?? defaultJournalPath('.'));
-  if (!target) return { journalPath: fromCwd };
-  const asPath = path.resolve(io.cwd, target);
-  const isFile = existsSync(asPath) && statSync(asPath).isFile();
-  if (isFile || /\.ya?ml$/i.test(target)) {
-    const jobName = jobNameOf(asPath);
-    const journalPath = explicit
-      ? path.resolve(io.cwd, explicit)
-      : defaultJournalPath(path.dirname(asPath));
-    return { journalPath, jobName, jobPath: asPath };
-  }
-  return { journalPath: fromCwd, runId: target };
 }
 
 export const statusCommand: CommandModule = {

@@ -3,128 +3,18 @@
  * the model contracts. Never spends credits: the only request is GET /models
  * (none with `--offline`, which reads the cached contracts).
  */
-import { resolve } from 'node:path';
+import { defaultJournalPath } from '../../job/index.js';
+import { checkBeforeSpending } from '../../scheduler/index.js';
 import {
-  checkJobFile,
-  defaultJournalPath,
-  defaultModelCachePath,
-  formatIssues,
-  isJobFileError,
-  type JobIssue,
-  type JobItem,
-  type JobScan,
-  type LoadedJob,
-  loadModelCatalog,
-  type ModelCatalog,
-} from '../../job/index.js';
-import { checkBeforeSpending, issuesBeforeSpending, Preflight } from '../../scheduler/index.js';
-import { EXIT, printableLines } from '../../shared/index.js';
-import type { CliIo, CommandModule } from '../command.js';
+  checkJob,
+  printWarnings,
+  reportJobErrors,
+  type ValidateCommandOptions,
+} from '../check-job.js';
+import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
-import {
-  addCommonOptions,
-  addJobLimitOptions,
-  type CommonOptions,
-  type JobLimitOptions,
-  jobLimitsOf,
-  journalOption,
-  type NextRunOptions,
-} from '../options.js';
-import { type OpenedService, openService } from '../service.js';
-
-export interface ValidateCommandOptions extends CommonOptions, JobLimitOptions {
-  readonly offline?: boolean;
-}
-
-/** A job that passed every check: what `validate` prints and `plan` quotes. */
-export interface CheckedJob {
-  readonly job: LoadedJob;
-  readonly catalog: ModelCatalog;
-  readonly scan: JobScan;
-}
-
-/**
- * Loads, fetches contracts and expands (`checkJobFile`: every mistake at
- * once). With a `service` the contracts come from it (cached beside the job
- * unless it is the in-process emulator), and a file with mistakes gets the
- * preflight's too, in the same report. The items are not kept: the
- * function `onItemOf` gives for the job, its contracts and the service receives each one,
- * so a 100,000-row job is counted or grouped without holding its items;
- * `preflight` (online) has noted their URLs.
- */
-export async function checkJob(
-  io: CliIo,
-  jobPath: string,
-  options: ValidateCommandOptions & NextRunOptions,
-  openServiceFor: () => Promise<OpenedService>,
-  onItemOf?: (
-    job: LoadedJob,
-    catalog: ModelCatalog,
-    service: OpenedService | undefined,
-  ) => Promise<(item: JobItem) => void>,
-): Promise<{ checked: CheckedJob; service: OpenedService | undefined; preflight?: Preflight }> {
-  let service: OpenedService | undefined;
-  let preflight: Preflight | undefined;
-  let onItem: ((item: JobItem) => void) | undefined;
-  const journalPathOf = (job: LoadedJob) =>
-    journalOption(io, options).journalPath ?? defaultJournalPath(job.dir);
-  try {
-    const checked = await checkJobFile(resolve(io.cwd, jobPath), {
-      displayPath: jobPath,
-      limits: jobLimitsOf(options),
-      catalog: async (job) => {
-        if (!options.offline) service = await openServiceFor();
-        const { catalog } = await loadModelCatalog({
-          cacheFile: options.emulator ? null : defaultModelCachePath(job.dir),
-          offline: Boolean(options.offline),
-          ...(service ? { lister: service.client, baseUrl: service.baseUrl } : {}),
-        });
-        if (service) preflight = new Preflight(job, catalog);
-        onItem = await onItemOf?.(job, catalog, service);
-        return catalog;
-      },
-      onItem: (item) => {
-        preflight?.add(item);
-        onItem?.(item);
-      },
-      serviceChecks: async (job) =>
-        service && preflight
-          ? issuesBeforeSpending(preflight, service.client, journalPathOf(job))
-          : [],
-    });
-    return {
-      checked,
-      service,
-      ...(preflight ? { preflight } : {}),
-    };
-  } catch (error) {
-    await service?.close();
-    throw error;
-  }
-}
-
-/** Prints a JobFileError's issues (caret excerpts on a TTY) and sets exit 2. */
-export function reportJobErrors(io: CliIo, error: unknown, json: boolean | undefined): boolean {
-  if (!isJobFileError(error)) return false;
-  if (json) io.stdout.write(`${JSON.stringify({ valid: false, issues: error.issues })}\n`);
-  const errors = error.issues.filter((i) => i.severity === 'error').length;
-  // Issues quote the job's values (a CSV cell): escaped for the terminal.
-  io.stderr.write(
-    `${printableLines(formatIssues(error.issues, { excerpt: Boolean(io.stderr.isTTY), source: error.source ?? '' }))}\n`,
-  );
-  io.stderr.write(
-    `ibatch: invalid job file (${errors} problem${errors === 1 ? '' : 's'}); nothing was spent\n`,
-  );
-  io.exitCode = EXIT.invalid;
-  return true;
-}
-
-export function printWarnings(io: CliIo, warnings: readonly JobIssue[], source: string): void {
-  if (warnings.length === 0) return;
-  io.stderr.write(
-    `${printableLines(formatIssues(warnings, { excerpt: Boolean(io.stderr.isTTY), source }))}\n`,
-  );
-}
+import { addCommonOptions, addJobLimitOptions, journalOption } from '../options.js';
+import { openService } from '../service.js';
 
 export const validateCommand: CommandModule = {
   register(program, io) {

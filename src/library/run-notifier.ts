@@ -1,48 +1,34 @@
 /**
- * `run --notify URL` and the job's `notify:`: when the invocation ends, the
- * run's end goes to each receiver (src/notify), whatever ended it: a result
- * (finished, items failed, or a stop the run recorded) or an error that
- * escaped (a stop before any run existed, such as a key refused or the
+ * The job's `notify:` and the invocation's own receivers (`run --notify URL`,
+ * `connect().run`'s `notify`): when a run invocation ends, its end goes to
+ * each receiver (src/notify), whatever ended it: a result (finished, items
+ * failed, or a stop the run recorded) or an error that escaped (a stop before any run existed, such as a key refused or the
  * service unreachable at the start, or an interrupt while waiting). An
  * invalid job file or invalid arguments (exit 2) announce nothing: nothing
  * ran, and the one who started it reads the message.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { LoadedJob } from '../../job/index.js';
-import type { Spend, StepProgress } from '../../journal/index.js';
+import type { LoadedJob } from '../job/index.js';
+import type { Spend, StepProgress } from '../journal/index.js';
 import {
+  type Delivery,
   mergeTargets,
-  notifyUrlProblem,
   type RunDeliveryFacts,
+  type RunEndEvent,
   type RunEndFacts,
   runEndEvent,
   sendNotifications,
-} from '../../notify/index.js';
-import { REPORT_FILE } from '../../outputs/index.js';
-import {
-  countsOf,
-  type RunEvent,
-  type RunResult,
-  runStatusOfError,
-} from '../../scheduler/index.js';
+} from '../notify/index.js';
+import { REPORT_FILE } from '../outputs/index.js';
+import { countsOf, type RunEvent, type RunResult, runStatusOfError } from '../scheduler/index.js';
 import {
   EXIT,
   ensureIbatchError,
   type Logger,
   registerSecret,
   type StopReason,
-  UsageError,
-} from '../../shared/index.js';
-import { type ResumeFlags, resumeCommand } from '../resume-command.js';
-
-/** Commander's parser of the repeatable `--notify URL`: a bad URL is exit 2 before anything runs. */
-export function notifyFlag(value: string, previous: string[] | undefined): string[] {
-  const problem = notifyUrlProblem(value);
-  // The value is not quoted back: a refused URL may carry a user name and password.
-  if (problem) throw new UsageError(`\`--notify\` ${problem}`);
-  return [...(previous ?? []), value];
-}
+} from '../shared/index.js';
 
 /**
  * How the invocation ended: the run's result (with what its delivery did,
@@ -56,6 +42,27 @@ export type RunEnd =
     }
   | { readonly error: unknown };
 
+/** What a run's end sent: the event, and what each receiver made of it. */
+export interface RunNotification {
+  /** The payload (the JSON event; a Slack receiver got its message made from it). */
+  readonly event: RunEndEvent;
+  /** One per receiver: its URL, whether it took the event, after how many attempts. */
+  readonly receivers: readonly Delivery[];
+}
+
+export interface RunNotifierOptions {
+  /** The job file as the user named it (`jobFile` in the event). */
+  readonly displayPath: string;
+  /** The command that resumes the run (`resume` in the event of a stop). */
+  readonly resumeCommand: string;
+  /** Receivers added to the job's `notify:`. */
+  readonly notify?: readonly string[];
+  /** The output folder instead of the job's `output`, absolute. */
+  readonly outDir?: string;
+  /** Where `IBATCH_NOTIFY_SECRET` (signs each body) is read. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
 export class RunNotifier {
   readonly #startedAt = new Date();
   #job: LoadedJob | undefined;
@@ -63,16 +70,12 @@ export class RunNotifier {
   #steps: readonly StepProgress[] | undefined;
   #spend: Spend | undefined;
 
-  constructor(
-    private readonly jobArg: string,
-    private readonly flags: ResumeFlags & { readonly notify?: readonly string[] },
-    private readonly io: { readonly env: NodeJS.ProcessEnv; readonly cwd: string },
-  ) {
+  constructor(private readonly options: RunNotifierOptions) {
     registerSecret(this.#secret);
   }
 
   get #secret(): string | undefined {
-    return this.io.env.IBATCH_NOTIFY_SECRET || undefined;
+    return this.options.env.IBATCH_NOTIFY_SECRET || undefined;
   }
 
   readonly onJobLoaded = (job: LoadedJob): void => {
@@ -88,18 +91,25 @@ export class RunNotifier {
     } else if (event.type === 'spend') this.#spend = event.spend;
   }
 
-  /** Sends the end to every receiver; never throws, never takes longer than the notify bound. */
-  async announce(end: RunEnd, logger: Logger): Promise<void> {
+  /**
+   * Sends the end to every receiver; never throws, never takes longer than
+   * the notify bound. Null when nothing was sent: no receiver, a job that
+   * never loaded, an invalid job (exit 2), or a failure logged as a warning.
+   */
+  async announce(end: RunEnd, logger: Logger): Promise<RunNotification | null> {
     const job = this.#job;
-    if (!job) return;
-    const targets = mergeTargets(job.notify, this.flags.notify ?? []);
-    if (targets.length === 0) return;
+    if (!job) return null;
+    const targets = mergeTargets(job.notify, this.options.notify ?? []);
+    if (targets.length === 0) return null;
     const facts = 'result' in end ? this.#ofResult(job, end) : this.#ofError(job, end.error);
-    if (!facts) return;
+    if (!facts) return null;
+    const event = runEndEvent(facts);
     try {
-      await sendNotifications(targets, runEndEvent(facts), { secret: this.#secret, logger });
+      const receivers = await sendNotifications(targets, event, { secret: this.#secret, logger });
+      return { event, receivers };
     } catch (error) {
       logger.warn({ err: String(error) }, 'notifications not sent; the exit code is unchanged');
+      return null;
     }
   }
 
@@ -125,7 +135,7 @@ export class RunNotifier {
   #ofError(job: LoadedJob, error: unknown): RunEndFacts | undefined {
     const failure = ensureIbatchError(error);
     if (failure.exitCode === EXIT.invalid) return undefined;
-    const outputDir = this.flags.out ? path.resolve(this.io.cwd, this.flags.out) : job.output;
+    const outputDir = this.options.outDir ?? job.output;
     return {
       ...this.#common(job),
       runId: this.#runId,
@@ -145,8 +155,8 @@ export class RunNotifier {
   #common(job: LoadedJob) {
     return {
       job: job.name,
-      jobFile: this.jobArg,
-      resumeCommand: resumeCommand(this.jobArg, this.flags),
+      jobFile: this.options.displayPath,
+      resumeCommand: this.options.resumeCommand,
       startedAt: this.#startedAt,
       endedAt: new Date(),
     };

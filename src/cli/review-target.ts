@@ -7,14 +7,14 @@
  * WAL); `export` opens it read-only. `approve`, `reject` and `review` put
  * their decisions into the manifest the same way (manifestWithDecisions).
  */
-import { loadJob } from '../../job/index.js';
-import { type Journal, openJournal, RUN_STATUS } from '../../journal/index.js';
-import type { DescribedItems } from '../../outputs/index.js';
-import { newestRunOf } from '../../review/index.js';
-import { recordedOutputDir, writeRunOutputs } from '../../scheduler/index.js';
-import type { CliIo } from '../command.js';
-import { describedKeysOf } from '../described-items.js';
-import { resolveTarget } from './status.js';
+import { loadJob } from '../job/index.js';
+import { type Journal, openJournal, RUN_STATUS } from '../journal/index.js';
+import { describedKeysOf } from '../library/index.js';
+import type { DescribedItems } from '../outputs/index.js';
+import { newestRunOf } from '../review/index.js';
+import { recordedOutputDir, writeRunOutputs } from '../scheduler/index.js';
+import type { CliIo } from './command.js';
+import { resolveTarget } from './status-target.js';
 
 export interface ReviewTarget {
   readonly jobName: string;

@@ -3,7 +3,7 @@
  * (src/cli/resume-command.ts): one builder, so both say the same thing.
  */
 import { describe, expect, it } from 'vitest';
-import { resumeCommand } from '../../src/cli/resume-command.js';
+import { resumeCommand } from '../../src/library/index.js';
 
 describe('resumeCommand', () => {
   it('repeats the job and the flags that pick the run, quoted for a shell', () => {
