@@ -14,7 +14,10 @@
  * job's rows. A run whose journal is not the recorded owner says whose rows it
  * finds and takes them over: what the manifest shows made with intact files
  * is adopted rather than paid again (adopt-manifest.ts), and the folder's
- * rows of the job are this journal's from then on.
+ * rows of the job are this journal's from then on. Unless the owner still
+ * has an unfinished run of the job (killed, interrupted, stopped at its
+ * budget): what that run paid for and has not downloaded is known to its
+ * journal only, so the run is refused and pointed to that journal.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -23,8 +26,11 @@ import {
   acquireLock,
   describeHolder,
   type HeldLock,
+  type Journal,
   type LockHolder,
   lockFileName,
+  openJournal,
+  type RunRecord,
 } from '../journal/index.js';
 import { writeFileAtomicSync } from '../outputs/index.js';
 import { canonicalPath, EXIT, IbatchError, type Logger, makeFolderSync } from '../shared/index.js';
@@ -60,6 +66,24 @@ export class OutputFolderLockedError extends IbatchError {
     );
     this.holder = holder;
     this.lockPath = lockPath;
+  }
+}
+
+/**
+ * The journal that owns the job's rows in this folder has an unfinished run
+ * of it: only that journal knows what the run has paid for and not yet
+ * downloaded, so another journal would pay for it again. Exit 2, nothing spent.
+ */
+export class OutputFolderOwnedError extends IbatchError {
+  constructor(folder: string, job: string, owner: FolderOwner, run: RunRecord) {
+    super(
+      'output_folder_owned',
+      `The job "${job}" has an unfinished run ${run.runId} (${run.status}) in the journal ` +
+        `${owner.journal}, which owns its rows in ${folder}: only that journal knows what the run ` +
+        `has paid for and not downloaded yet. Resume it with --journal ${owner.journal}; or move ` +
+        'that journal away to go on with this one (what the run paid for and did not download is then paid again).',
+      EXIT.invalid,
+    );
   }
 }
 
@@ -132,7 +156,7 @@ export class OutputFolderLocks {
     });
     this.#held.set(key, lock);
     try {
-      this.#recordOwner(folder);
+      await this.#takeOwnership(folder);
     } catch (error) {
       this.#held.delete(key);
       lock.release();
@@ -146,12 +170,14 @@ export class OutputFolderLocks {
     this.#held.clear();
   }
 
-  #recordOwner(folder: string): void {
+  async #takeOwnership(folder: string): Promise<void> {
     const { job, logger } = this.#options;
     const previous = folderOwner(folder, job);
     const host = hostname();
     if (previous?.journal === this.#journal && previous.hostname === host) return;
     if (previous) {
+      const unfinished = previous.hostname === host && (await unfinishedRun(previous.journal, job));
+      if (unfinished) throw new OutputFolderOwnedError(folder, job, previous, unfinished);
       logger.info(
         {
           previousJournal: previous.journal,
@@ -168,5 +194,23 @@ export class OutputFolderLocks {
       since: new Date().toISOString(),
     };
     writeFileAtomicSync(ownerPath(folder, job), `${JSON.stringify(owner, null, 2)}\n`);
+  }
+}
+
+/**
+ * The job's unfinished run in the journal at `file` (this host), if it can be
+ * read. A journal that is gone or cannot be read keeps nothing from anyone:
+ * what the manifest shows made is adopted (a lost journal).
+ */
+async function unfinishedRun(file: string, job: string): Promise<RunRecord | undefined> {
+  if (!existsSync(file)) return undefined;
+  let journal: Journal | undefined;
+  try {
+    journal = await openJournal(file, { readonly: true });
+    return journal.findUnfinishedRun(job);
+  } catch {
+    return undefined;
+  } finally {
+    journal?.close();
   }
 }

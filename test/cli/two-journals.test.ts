@@ -181,4 +181,40 @@ describe('two journals, one output folder', () => {
     expect((await a.exited).code, a.stderr()).toBe(0);
     expectOneChargePerItem(await charges(s.em), N + 2);
   }, 60_000);
+
+  it("another journal is refused while the owner's run is unfinished: it would pay again for what is in flight", async () => {
+    const s = await setup();
+    const env = slowEnv(s.em, SCALE);
+    const a = await startHolder(s);
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const paid = (await charges(s.em)).length;
+    expect(paid).toBeLessThan(N);
+
+    const refused = await runCliCaptured(runArgs(s, s.journalB), env, s.ws.dir);
+    expect(refused.code, said(refused)).toBe(2);
+    expect(refused.stderr).toMatch(/has an unfinished run \S+ \(running\) in the journal/);
+    expect(refused.stderr).toContain(`--journal ${realpathSync(s.journalA)}`);
+    expect(await charges(s.em)).toHaveLength(paid);
+
+    // The owner's journal finishes its run; then the other journal adopts it all.
+    const resumed = await runCliCaptured(runArgs(s, s.journalA), env, s.ws.dir);
+    expect(resumed.code, said(resumed)).toBe(0);
+    const adopted = await runCliCaptured(runArgs(s, s.journalB), env, s.ws.dir);
+    expect(adopted.code, said(adopted)).toBe(0);
+    await expectPaidOnce(s);
+  }, 60_000);
+
+  it('a run stopped at its budget keeps the folder: another journal does not spend a second budget', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(imageJob({ name: JOB, n: 10, budget: 8 })); // 4 items fit
+    const env = envFor(em, SCALE);
+    const journal = (name: string) => ['--journal', path.join(ws.dir, name)];
+    const first = await runCliCaptured(['run', ws.jobPath, ...journal('jA.db')], env, ws.dir);
+    expect(first.code, said(first)).toBe(3);
+    const second = await runCliCaptured(['run', ws.jobPath, ...journal('jB.db')], env, ws.dir);
+    expect(second.code, said(second)).toBe(2);
+    expect(second.stderr).toMatch(/unfinished run \S+ \(stopped_credits\)/);
+    expect(await ledgerNet(em)).toBe(8);
+  }, 60_000);
 });
