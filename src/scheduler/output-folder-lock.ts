@@ -33,7 +33,7 @@ import {
   type RunRecord,
 } from '../journal/index.js';
 import { writeFileAtomicSync } from '../outputs/index.js';
-import { canonicalPath, EXIT, IbatchError, type Logger, makeFolderSync } from '../shared/index.js';
+import { canonicalPath, EXIT, IbatchError, type Logger } from '../shared/index.js';
 
 /** The folder inside an output folder that holds the jobs' locks and owner records. */
 export const OWNERS_FOLDER = '.ibatch-owners';
@@ -94,7 +94,7 @@ export interface FolderLockOptions {
   /** As the journal's lock: false fails at once, true waits (bounded), a number waits that many ms. */
   readonly wait: boolean | number;
   readonly signal?: AbortSignal;
-  readonly logger: Pick<Logger, 'info' | 'warn'>;
+  readonly logger: Pick<Logger, 'info'>;
 }
 
 function ownerPath(folder: string, job: string): string {
@@ -135,9 +135,8 @@ export class OutputFolderLocks {
     const key = canonicalPath(folder);
     if (this.#held.has(key)) return;
     const { job, logger } = this.#options;
-    const dir = path.join(folder, OWNERS_FOLDER);
-    makeFolderSync(dir);
-    const lock = await acquireLock(path.join(dir, lockFileName(job)), {
+    // acquireLock makes the owners folder as it makes a journal's lock folder.
+    const lock = await acquireLock(path.join(folder, OWNERS_FOLDER, lockFileName(job)), {
       wait: this.#options.wait,
       job,
       journal: this.#journal,
