@@ -130,7 +130,11 @@ export {
 } from './journal/index.js';
 export { GateClosedError } from './limits/index.js';
 export { PlanDoesNotFitError } from './plan/index.js';
-export { ServiceChangedError } from './scheduler/index.js';
+export {
+  OutputFolderLockedError,
+  OutputFolderOwnedError,
+  ServiceChangedError,
+} from './scheduler/index.js';
 export { IbatchError, InterruptedError, isIbatchError, UsageError } from './shared/index.js';
 
 // --- Building blocks ------------------------------------------------------------

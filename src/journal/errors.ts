@@ -6,6 +6,8 @@ export interface LockHolder {
   readonly pid: number;
   readonly hostname: string;
   readonly startedAt: number;
+  /** The journal the holder writes (the output folder's lock records it). */
+  readonly journal?: string;
 }
 
 /** `2024-05-01 14:03:07` in local time: what a person compares with their clock. */
@@ -13,6 +15,17 @@ function localTime(ms: number): string {
   const d = new Date(ms);
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/**
+ * Who holds a lock, as a refusal names it: `process 123 on host (since
+ * 2024-05-01 14:03:07, 40 s ago)`, and the journal it writes when it said.
+ */
+export function describeHolder(holder: LockHolder | undefined, now = Date.now()): string {
+  if (!holder) return 'another process';
+  const ago = Math.max(0, Math.round((now - holder.startedAt) / 1000));
+  const journal = holder.journal === undefined ? '' : ` with the journal ${holder.journal}`;
+  return `process ${holder.pid} on ${holder.hostname}${journal} (since ${localTime(holder.startedAt)}, ${ago} s ago)`;
 }
 
 /**
@@ -27,10 +40,7 @@ export class JournalLockedError extends IbatchError {
   readonly job: string | undefined;
 
   constructor(lockPath: string, holder: LockHolder | undefined, job?: string, now = Date.now()) {
-    const who = holder
-      ? `process ${holder.pid} on ${holder.hostname} (since ${localTime(holder.startedAt)}, ` +
-        `${Math.max(0, Math.round((now - holder.startedAt) / 1000))} s ago)`
-      : 'another process';
+    const who = describeHolder(holder, now);
     const what = job === undefined ? 'The journal is in use' : `The job "${job}" is being run`;
     const rule =
       job === undefined

@@ -44,8 +44,11 @@ export function prepareJournalFile(path: string): JournalFile {
   return { path: real, dev: stat.dev, ino: stat.ino };
 }
 
-/** Readable and collision-free: `job-<slug>-<hash>` (two names never share a file). */
-function lockFileName(job: string | undefined): string {
+/**
+ * Readable and collision-free: `job-<slug>-<hash>.lock` (two names never
+ * share a file). The output folder's lock of a job has the same name.
+ */
+export function lockFileName(job: string | undefined): string {
   if (job === undefined) return 'journal.lock';
   const slug = job.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 40);
   const hash = sha256Hex(job).slice(0, 12);

@@ -1,19 +1,21 @@
 /**
  * @module journal
  * The durable record of runs: a better-sqlite3 database (WAL, synchronous
- * FULL) with one lock per job (one process runs a job at a time). The engine commits each attempt's intent
+ * FULL) with one lock per job (one process runs a job at a time); its lock
+ * also serves the output folder's per-job lock. The engine commits each attempt's intent
  * before sending it and each response before acting on it, so a run killed at
  * any instant resumes without paying twice. See docs/journal.md.
  */
 
 export * from './errors.js';
-export { journalFiles, lockPathFor } from './identity.js';
+export { journalFiles, lockFileName, lockPathFor } from './identity.js';
 export { Journal } from './journal.js';
 export {
   type IdempotencyKeyParts,
   idempotencyKey,
   newRunId,
 } from './keys.js';
+export { acquireLock, type HeldLock, type LockOptions } from './lock.js';
 export { LATEST_SCHEMA_VERSION } from './migrations/index.js';
 export { type OpenJournalOptions, openJournal } from './open.js';
 export type { AddItemsResult, NewItem } from './ops/add-items.js';

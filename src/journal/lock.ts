@@ -1,6 +1,8 @@
 /**
- * One process at a time per lock file (one per job of a journal, see
- * identity.ts for where they live), holding `{pid, hostname, startedAt}`. It is created atomically with complete
+ * One process at a time per lock file, holding `{pid, hostname, startedAt}`
+ * (and the journal the holder writes, when it says). The journal takes one per
+ * job (identity.ts says where they live); a run takes one more per job in
+ * its output folder (src/scheduler/output-folder-lock.ts). It is created atomically with complete
  * content (written to a temp file, then `link`ed into place, which fails if
  * the lock exists), so a reader never sees a half-written lock.
  *
@@ -30,6 +32,10 @@ export interface LockOptions {
   readonly retryIntervalMs?: number;
   /** The job the lock is for: named in the refusal. */
   readonly job?: string;
+  /** The journal the holder writes: recorded in the lock, so a refusal can name it. */
+  readonly journal?: string;
+  /** The error when a live holder keeps the lock. @default JournalLockedError */
+  readonly refuse?: (path: string, holder: LockHolder | undefined) => Error;
 }
 
 export interface HeldLock {
@@ -42,7 +48,9 @@ function readHolder(path: string): LockHolder | undefined {
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockHolder>;
     if (typeof parsed.pid === 'number' && typeof parsed.hostname === 'string') {
-      return { pid: parsed.pid, hostname: parsed.hostname, startedAt: Number(parsed.startedAt) };
+      const { pid, hostname: host, journal } = parsed;
+      const holder = { pid, hostname: host, startedAt: Number(parsed.startedAt) };
+      return typeof journal === 'string' ? { ...holder, journal } : holder;
     }
   } catch {
     // Unreadable or vanished: handled by the caller as "no valid holder".
@@ -112,7 +120,16 @@ function tryAcquire(path: string, holder: LockHolder, options: LockOptions): boo
 export const LONGEST_LOCK_WAIT_MS = LONGEST_RETRY_AFTER_MS;
 
 export async function acquireLock(path: string, options: LockOptions = {}): Promise<HeldLock> {
-  const holder: LockHolder = { pid: process.pid, hostname: hostname(), startedAt: Date.now() };
+  const holder: LockHolder = {
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: Date.now(),
+    ...(options.journal !== undefined ? { journal: options.journal } : {}),
+  };
+  const refuse =
+    options.refuse ??
+    ((at: string, current: LockHolder | undefined) =>
+      new JournalLockedError(at, current, options.job));
   const wait = options.wait ?? false;
   const deadline = Date.now() + (wait === true ? LONGEST_LOCK_WAIT_MS : wait === false ? 0 : wait);
   const interval = options.retryIntervalMs ?? 200;
@@ -120,8 +137,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   for (let waited = false; ; waited = true) {
     options.signal?.throwIfAborted();
     if (tryAcquire(path, holder, options)) break;
-    if (Date.now() + interval > deadline)
-      throw new JournalLockedError(path, readHolder(path), options.job);
+    if (Date.now() + interval > deadline) throw refuse(path, readHolder(path));
     if (options.onWait && (!waited || logIsQuiet())) {
       options.onWait(readHolder(path));
       // Counted even when the caller logs through a logger of its own.

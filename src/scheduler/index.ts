@@ -27,6 +27,7 @@ export {
   recordedOutputDir,
 } from './manifest-rows.js';
 export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './next-run.js';
+export { OutputFolderLockedError, OutputFolderOwnedError } from './output-folder-lock.js';
 export { PlanItems, recordedItems } from './plan-items.js';
 export { type PlanNextRunInput, planNextRun } from './plan-next-run.js';
 export { checkBeforeSpending, Preflight } from './preflight.js';

@@ -30,6 +30,7 @@ import { InfluencerDirectory } from './influencer-directory.js';
 import { identityOf, trainingsToSeed } from './item-identity.js';
 import { runIdFamily, scopeOf } from './next-run.js';
 import { nothingToDo } from './nothing-to-do.js';
+import { OutputFolderLocks } from './output-folder-lock.js';
 import { runOutputDir } from './run-folder.js';
 import { assertRunId } from './run-id.js';
 import { contractHashes, persistedWait } from './run-wiring.js';
@@ -81,7 +82,18 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
         `waiting for ${holder ? `process ${holder.pid} on ${holder.hostname}` : 'another process'} to release the journal`,
       ),
   });
+  // Another journal may be running this job into the same folder: its lock
+  // there refuses (or, with --wait, waits for) this run before anything is
+  // adopted or spent. Taken after the journal's, always in that order.
+  const folders = new OutputFolderLocks({
+    job: job.name,
+    journalPath,
+    wait: options.waitForLock ?? false,
+    ...(options.signal ? { signal: options.signal } : {}),
+    logger,
+  });
   try {
+    await folders.hold(options.outDir ? path.resolve(options.outDir) : job.output);
     // What the job names on the service must be there before the first create.
     const influencers = new InfluencerDirectory(client, options.signal);
     await validated.preflight.check({ service: client.baseUrl, influencers, journal });
@@ -100,8 +112,10 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
       logger,
       protectedPaths,
       influencers,
+      folders,
     });
   } finally {
+    folders.release();
     journal.close();
   }
 }
@@ -150,6 +164,8 @@ export interface Invocation {
   readonly protectedPaths: readonly string[];
   /** The account's influencers, as the preflight read them. */
   readonly influencers: InfluencerDirectory;
+  /** The output folders this invocation holds for the job (output-folder-lock.ts). */
+  readonly folders: OutputFolderLocks;
 }
 
 /**
@@ -206,6 +222,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
     const spendCap = capFor(journal, runId, options.maxSpend, spent.before);
     // A run never changes folder midway (run-folder.ts): a resumed one finishes where it started.
     const runDir = runOutputDir(journal, selection.run, outputDir, inv.logger);
+    await inv.folders.hold(runDir);
     markRunning(journal, runId);
     try {
       last = await driveRun({

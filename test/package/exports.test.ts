@@ -26,6 +26,8 @@ describe('influencer-batch exports', () => {
         'JournalVersionError',
         'ModelCatalogError',
         'NetworkError',
+        'OutputFolderLockedError',
+        'OutputFolderOwnedError',
         'PlanDoesNotFitError',
         'SERVICE_RATE_LIMITS',
         'ServiceChangedError',

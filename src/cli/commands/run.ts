@@ -107,7 +107,10 @@ export const runCommand: CommandModule = {
             .argParser(positiveNumber('--share'))
             .default(1),
         )
-        .option('--wait', 'wait for another process using the same journal instead of failing')
+        .option(
+          '--wait',
+          'wait for another run of the job (same journal, or same output folder) instead of failing',
+        )
         .option('--offline', 'use cached model contracts only')
         .option(
           '--forget-lost',
