@@ -28,6 +28,11 @@ import { acquireLock } from './lock.js';
 import { assertCurrentSchema, migrate } from './migrate.js';
 import { registerServiceFunctions } from './sql.js';
 
+/** The defaults of {@link OpenJournalOptions} that are values, written once. */
+export const JOURNAL_OPEN_DEFAULTS = {
+  busyTimeoutMs: 5000,
+} as const;
+
 export interface OpenJournalOptions {
   /**
    * When another process holds the journal: false fails at once with
@@ -45,15 +50,16 @@ export interface OpenJournalOptions {
    * The job this writer runs: the lock is that job's, so other jobs may use
    * the journal at the same time. Without it the writer takes the journal's
    * own writer lock (one such writer at a time).
+   * @default none: the journal's own writer lock
    */
   readonly job?: string;
-  /** Aborts a `wait`. */
+  /** Aborts a `wait`. @default none */
   readonly signal?: AbortSignal;
-  /** Told once when `wait` starts waiting for a live holder (log it). */
+  /** Told once when `wait` starts waiting for a live holder (log it). @default none */
   readonly onLockWait?: (holder: LockHolder | undefined) => void;
-  /** Told when the lock of a dead process was taken over (log it). */
+  /** Told when the lock of a dead process was taken over (log it). @default none */
   readonly onStaleLock?: (holder: LockHolder | undefined) => void;
-  /** @default 5000 */
+  /** How long SQLite waits for another connection's write before failing. @default 5000 */
   readonly busyTimeoutMs?: number;
   /** Clock for record timestamps (tests). @default Date.now */
   readonly now?: () => number;
@@ -68,7 +74,7 @@ export async function openJournal(
     if (!existsSync(fullPath)) throw new JournalMissingError(fullPath);
     const db = new Database(fullPath, { readonly: true, fileMustExist: true });
     try {
-      db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? JOURNAL_OPEN_DEFAULTS.busyTimeoutMs}`);
       // A reader (plan, status, report) reads most pages once: SQLite's own
       // 2 MB page cache, not the 16 MB better-sqlite3 sets (a plan reading a
       // 100,000-item journal filled all of it, 14 MB more peak RSS).
@@ -120,7 +126,7 @@ async function openWriter(fullPath: string, options: OpenJournalOptions): Promis
   let db: Database.Database | undefined;
   try {
     db = new Database(file.path);
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? JOURNAL_OPEN_DEFAULTS.busyTimeoutMs}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');

@@ -27,7 +27,7 @@ import { contractDrift, seedRateGate, timelineRecorder, wireStops } from './run-
 import type { RunSelection } from './select-run.js';
 import { RunStoppedError, StopController } from './stop-control.js';
 import { InfluencerResolver } from './trainings.js';
-import type { RunEvent, RunResult } from './types.js';
+import { RUN_DEFAULTS, type RunEvent, type RunResult } from './types.js';
 
 export interface StartedRun extends Invocation {
   readonly selection: Extract<RunSelection, { kind: 'run' }>;
@@ -73,7 +73,9 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   const speed = SERVICE_RATE_LIMITS.generations.windowMs / options.limits.generations.windowMs;
   const record = timelineRecorder(journal, runId, logger);
   const stop = new StopController();
-  const createQueue = new PQueue({ concurrency: options.createConcurrency ?? 4 });
+  const createQueue = new PQueue({
+    concurrency: options.createConcurrency ?? RUN_DEFAULTS.createConcurrency,
+  });
   const watcher = new CompletionWatcher(options.client, {
     // Once nothing waits to be created (the campaign's tail), polls come every
     // minGapMs while something is overdue: L/5 for a ~20 s model (measured).
@@ -191,7 +193,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     manifest,
     byKey,
     steps,
-    options.downloadConcurrency ?? 4,
+    options.downloadConcurrency ?? RUN_DEFAULTS.downloadConcurrency,
     selection.state.verdicts,
   );
   const assets = new AssetResolver(ctx, files);
@@ -221,7 +223,10 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
       }),
     );
     const window = new ItemWindow<Driven>({
-      bound: itemWindowBound(options.limits.generations.count, options.createConcurrency ?? 4),
+      bound: itemWindowBound(
+        options.limits.generations.count,
+        options.createConcurrency ?? RUN_DEFAULTS.createConcurrency,
+      ),
       drive: ({ item, step }, slot) => runGenerationItem(ctx, deps, step, item, slot),
       blocker: ({ item }) => inputsPending(item, graph, influencers),
     });
