@@ -7,13 +7,12 @@
  * set before anything else, since switching a fresh file to WAL and
  * migrating it take the database's write lock too.
  *
- * Durability: WAL with `synchronous = FULL`. Measured on this project's machine, WAL +
- * NORMAL already survives kill -9, but a power loss or OS crash may roll back
- * the last commits; losing a committed attempt intent could make us send a
- * create the journal does not know about, or forget a charge. FULL fsyncs the
- * WAL on every commit and still does ~3.6k commits/s, three orders of
- * magnitude above the ~2 requests/s the service allows, so safety costs
- * nothing that matters.
+ * Durability: WAL with `synchronous = FULL`. WAL + NORMAL already survives
+ * kill -9, but a power loss or OS crash may roll back the last commits;
+ * losing a committed attempt intent could make us send a create the journal
+ * does not know about, or forget a charge. FULL fsyncs the WAL on every
+ * commit and still commits far faster than the service accepts requests
+ * (`npm run bench -- journalThroughput`), so safety costs nothing that matters.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -76,8 +75,8 @@ export async function openJournal(
     try {
       db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? JOURNAL_OPEN_DEFAULTS.busyTimeoutMs}`);
       // A reader (plan, status, report) reads most pages once: SQLite's own
-      // 2 MB page cache, not the 16 MB better-sqlite3 sets (a plan reading a
-      // 100,000-item journal filled all of it, 14 MB more peak RSS).
+      // default page cache, not the larger one better-sqlite3 sets, which a
+      // plan reading a large journal fills for nothing.
       db.pragma('cache_size = -2000');
       assertCurrentSchema(db, fullPath);
     } catch (error) {

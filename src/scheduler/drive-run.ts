@@ -78,10 +78,11 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   });
   const watcher = new CompletionWatcher(options.client, {
     // Once nothing waits to be created (the campaign's tail), polls come every
-    // minGapMs while something is overdue: L/5 for a ~20 s model (measured).
+    // minGapMs while something is overdue: a fraction of a typical model's
+    // latency, so a finished item is seen soon without polling in a loop.
     minGapMs: 4000 / speed,
-    // While creates flow the request budget (pollsPerCreate) sets the gap,
-    // about 25 s at 20 creates a minute; a shorter cap would only add polls.
+    // While creates flow the request budget (pollsPerCreate) sets the gap;
+    // a cap below what the budget gives would only add polls.
     maxGapMs: 30_000 / speed,
     createsWaiting: () => createQueue.size + createQueue.pending > 0,
     ...(options.completeFromHistory === false ? { completeFromHistory: false } : {}),
