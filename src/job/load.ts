@@ -27,7 +27,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export interface LoadOptions {
   /** Path shown in messages. @default the path as given */
   readonly displayPath?: string;
-  /** The journal the job runs with, which outputs must never overwrite. @default `.ibatch/journal.db` beside the job */
+  /** The journal the job runs with, which outputs must never overwrite. @default `.ibatch/journal.db` beside the job (`defaultJournalPath`) */
   readonly journalPath?: string;
   /** The output folder the run uses instead of `output:` (`--out`), checked the same way. @default the job's `output:` */
   readonly outDir?: string;

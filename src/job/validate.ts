@@ -76,7 +76,7 @@ export interface ValidateOptions extends LoadOptions, Omit<CatalogOptions, 'cach
   readonly models?: ModelCatalog;
   /** As `CheckJobFileOptions.onLoaded`. @default none */
   readonly onLoaded?: (job: LoadedJob) => void;
-  /** @default `.ibatch/models.json` beside the job file; `null` disables it */
+  /** @default `.ibatch/models.json` beside the job file (`defaultModelCachePath`); `null` disables it */
   readonly cacheFile?: string | null;
   /** As `CheckJobFileOptions.serviceChecks`, given the items made. @default none */
   readonly serviceChecks?: (

@@ -48,7 +48,7 @@ export interface ConnectOptions {
 
 /** `validate`'s options. */
 export interface ConnectionValidateOptions {
-  /** The journal the preflight reads (asset URLs, this job's trainings). @default `.ibatch/journal.db` beside the job file */
+  /** The journal the preflight reads (asset URLs, this job's trainings). @default `.ibatch/journal.db` beside the job file (`defaultJournalPath`) */
   readonly journalPath?: string;
 }
 

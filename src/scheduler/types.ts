@@ -41,7 +41,7 @@ export interface RunJobOptions {
    * value means earlier uploads and trainings are not reused).
    */
   readonly accountFingerprint: string;
-  /** @default `.ibatch/journal.db` beside the job file */
+  /** @default `.ibatch/journal.db` beside the job file (`defaultJournalPath`) */
   readonly journalPath?: string;
   /** Names the run: reproducible idempotency keys on another machine. @default a new random id (`newRunId`) */
   readonly runId?: string;
