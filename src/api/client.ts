@@ -47,7 +47,7 @@ import { type UploadOptions, type UploadResult, type UploadSource, uploadAsset }
 
 /** Per-call options every method accepts. */
 export interface CallOptions {
-  /** Cancels this call, including any retry wait. */
+  /** Cancels this call, including any retry wait. @default the client's `signal` only */
   readonly signal?: AbortSignal;
 }
 

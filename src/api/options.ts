@@ -12,9 +12,9 @@ export interface ClientOptions {
   readonly gate?: RequestGate;
   /** @default a silent logger */
   readonly logger?: Logger;
-  /** Observes retries (progress, tests). */
+  /** Observes retries (progress, tests). @default none */
   readonly onEvent?: (event: ClientEvent) => void;
-  /** Cancels every request and wait of this client. */
+  /** Cancels every request and wait of this client. @default none */
   readonly signal?: AbortSignal;
   /** TCP/TLS connect timeout. @default 10000 */
   readonly connectTimeoutMs?: number;
@@ -26,7 +26,7 @@ export interface ClientOptions {
   readonly maxResponseBytes?: number;
   /** Keep-alive connections to the service. @default 8 */
   readonly connections?: number;
-  /** Retry tuning; see retry-policy.ts. */
+  /** Retry tuning; see retry-policy.ts. @default DEFAULT_RETRY_OPTIONS */
   readonly retry?: Partial<RetryOptions>;
   /** Injected for tests. @default sleep (deadline-based, abortable) */
   readonly sleep?: Sleep;

@@ -69,8 +69,8 @@ export async function main(): Promise<void> {
   // Keep the process title free of arguments (and so of anything secret).
   process.title = 'ibatch';
   // undici parses HTTP with a WebAssembly build of llhttp. V8 re-compiles hot
-  // WebAssembly with its optimising tier in the background, which took ~28 MB
-  // of peak RSS for the first response parsed (measured on `ibatch account`).
+  // WebAssembly with its optimising tier in the background, which costs
+  // memory at the first response parsed (figures: docs/benchmarks.md).
   // A CLI making at most 120 requests a minute gains nothing from it: keep the
   // baseline tier. Must run before the first request compiles the module.
   setFlagsFromString('--liftoff-only');

@@ -54,7 +54,7 @@ export async function openS3Store(options: S3StoreOptions): Promise<ObjectStore>
   // stderr, from @aws-sdk/core's emitWarningIfUnsupportedVersion); this is its
   // own switch. A user who set it either way keeps their choice.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  // Loaded here, not at startup: the SDK is ~25 MB of RSS every other command would carry.
+  // Loaded here, not at startup: every other command would carry the SDK's memory.
   const sdk = await loadSdk();
   const { S3Client } = sdk;
   const config = {

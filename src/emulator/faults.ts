@@ -4,7 +4,7 @@
  */
 import type { EndpointId } from '../contract/index.js';
 import { type FaultKind, OUTCOME_FAULTS, POST_FAULTS, PRE_FAULTS } from './fault-kinds.js';
-import type { FaultConfig, FaultScript } from './options.js';
+import { FAULT_DEFAULTS, type FaultConfig, type FaultScript } from './options.js';
 import type { Prng } from './prng.js';
 
 const STATUS_ENDPOINTS: ReadonlySet<EndpointId> = new Set([
@@ -55,15 +55,15 @@ export class FaultPicker {
   ) {}
 
   get slowMs(): number {
-    return this.config.slowMs ?? 1500;
+    return this.config.slowMs ?? FAULT_DEFAULTS.slowMs;
   }
 
   get hugeBodyBytes(): number {
-    return this.config.hugeBodyBytes ?? 16 * 1024 * 1024;
+    return this.config.hugeBodyBytes ?? FAULT_DEFAULTS.hugeBodyBytes;
   }
 
   get retryAfter(): string {
-    return this.config.retryAfter ?? '1';
+    return this.config.retryAfter ?? FAULT_DEFAULTS.retryAfter;
   }
 
   setConfig(config: FaultConfig): void {
@@ -71,7 +71,7 @@ export class FaultPicker {
   }
 
   addScripts(scripts: readonly FaultScript[]): void {
-    for (const s of scripts) this.scripts.push({ ...s, left: s.times ?? 1 });
+    for (const s of scripts) this.scripts.push({ ...s, left: s.times ?? FAULT_DEFAULTS.times });
   }
 
   pendingScripts(): FaultScript[] {

@@ -100,15 +100,23 @@ export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
   imageFormat: 'png',
 };
 
+/** The defaults of {@link FaultConfig} and {@link FaultScript} that are values, written once. */
+export const FAULT_DEFAULTS = {
+  slowMs: 1500,
+  hugeBodyBytes: 16 * 1024 * 1024,
+  retryAfter: '1',
+  times: 1,
+} as const;
+
 /** Probabilistic faults: a probability 0..1 per fault kind, optionally per endpoint. */
 export interface FaultConfig {
-  /** Probability of each fault on every endpoint where it applies. */
+  /** Probability of each fault on every endpoint where it applies. @default none: no fault */
   rates?: Partial<Record<FaultKind, number>>;
-  /** Per-endpoint probabilities; they replace `rates` for that endpoint. */
+  /** Per-endpoint probabilities; they replace `rates` for that endpoint. @default none */
   perEndpoint?: Partial<Record<EndpointId, Partial<Record<FaultKind, number>>>>;
   /** Delay of the `slow` fault, real ms. @default 1500 */
   slowMs?: number;
-  /** Size of the `huge-body` response. @default 16 MiB */
+  /** Size of the `huge-body` response. @default 16777216 (16 MiB) */
   hugeBodyBytes?: number;
   /**
    * The `Retry-After` header of the `rate-limit-burst` fault, verbatim
@@ -120,24 +128,44 @@ export interface FaultConfig {
 /** "The next `times` matching requests get `fault`." */
 export interface FaultScript {
   fault: FaultKind;
-  /** Endpoint id from `ENDPOINTS`; any endpoint where the fault applies when absent. */
+  /** Endpoint id from `ENDPOINTS`. @default any endpoint where the fault applies */
   endpoint?: EndpointId;
-  /** Only requests of this account. */
+  /** Only requests of this account. @default every account */
   accountId?: string;
   /** @default 1 */
   times?: number;
 }
 
+/** The defaults of {@link AccountSeed} that are values, written once. */
+export const ACCOUNT_SEED_DEFAULTS = {
+  credits: 25_000,
+  plan: 'pro',
+} as const;
+
 export interface AccountSeed {
+  /** @default `acct_N_` and random hex (from `seed`) */
   id?: string;
+  /** @default the key prefix and random hex (from `seed`) */
   apiKey?: string;
   /** @default 25000 */
   credits?: number;
   /** @default 'pro' */
   plan?: string;
+  /** @default `creatorN@example.test` */
   email?: string;
+  /** @default `Creator N` */
   name?: string;
 }
+
+/** The defaults of {@link EmulatorOptions} that are values, written once. */
+export const EMULATOR_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 0,
+  uploadPort: 0,
+  timeScale: 1,
+  trainingMs: { queued: 2000, characterSheet: 10_000, lora: 20_000 },
+  presignLifetimeSeconds: 120,
+} as const;
 
 export interface EmulatorOptions {
   /** @default '127.0.0.1' */
@@ -148,18 +176,19 @@ export interface EmulatorOptions {
   uploadPort?: number;
   /** Rate-limit windows and job latencies are divided by it. @default 1 */
   timeScale?: number;
-  /** Seed of latencies, outcomes, faults, ids and keys; random when absent. */
+  /** Seed of latencies, outcomes, faults, ids and keys. @default a random seed */
   seed?: number;
-  /** @default two accounts with 25,000 credits each */
+  /** @default two accounts, each with the {@link AccountSeed} defaults */
   accounts?: AccountSeed[];
   /** Overrides of the four buckets (before scaling). @default SERVICE_RATE_LIMITS */
   rateLimits?: Partial<Record<Bucket, RateWindow>>;
-  /** Total latency range [min, max] in ms (before scaling) per model id. */
+  /** Total latency range [min, max] in ms (before scaling) per model id. @default each model's own range (models.ts) */
   latency?: Record<string, readonly [number, number]>;
   /** Training phase durations in ms (before scaling). @default { queued: 2000, characterSheet: 10000, lora: 20000 } */
   trainingMs?: { queued?: number; characterSheet?: number; lora?: number };
-  /** Probabilistic faults; off by default. */
+  /** Probabilistic faults. @default none */
   faults?: FaultConfig;
+  /** Switches for what the reference leaves unshown. @default DEFAULT_BEHAVIOUR */
   behaviour?: Partial<Behaviour>;
   /** Presigned URL lifetime in real seconds (not scaled). @default 120 */
   presignLifetimeSeconds?: number;
@@ -195,20 +224,20 @@ export function resolveOptions(
   serviceLimits: Record<Bucket, RateWindow>,
 ): ResolvedOptions {
   return {
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
-    uploadPort: options.uploadPort ?? 0,
-    timeScale: expectPositive('timeScale', options.timeScale ?? 1),
+    host: options.host ?? EMULATOR_DEFAULTS.host,
+    port: options.port ?? EMULATOR_DEFAULTS.port,
+    uploadPort: options.uploadPort ?? EMULATOR_DEFAULTS.uploadPort,
+    timeScale: expectPositive('timeScale', options.timeScale ?? EMULATOR_DEFAULTS.timeScale),
     seed: options.seed ?? Math.floor(Math.random() * 2 ** 31),
     accounts: options.accounts ?? [{}, {}],
     rateLimits: { ...serviceLimits, ...options.rateLimits },
     latency: { ...options.latency },
-    trainingMs: { queued: 2000, characterSheet: 10_000, lora: 20_000, ...options.trainingMs },
+    trainingMs: { ...EMULATOR_DEFAULTS.trainingMs, ...options.trainingMs },
     faults: options.faults ?? {},
     behaviour: { ...DEFAULT_BEHAVIOUR, ...options.behaviour },
     presignLifetimeSeconds: expectPositive(
       'presignLifetimeSeconds',
-      options.presignLifetimeSeconds ?? 120,
+      options.presignLifetimeSeconds ?? EMULATOR_DEFAULTS.presignLifetimeSeconds,
     ),
     clock: options.clock ?? Date.now,
   };

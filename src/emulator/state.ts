@@ -7,7 +7,7 @@
  * credits them back at the moment a charged generation or training fails.
  */
 import { API_KEY_PREFIX, type Kind } from '../contract/index.js';
-import type { AccountSeed } from './options.js';
+import { ACCOUNT_SEED_DEFAULTS, type AccountSeed } from './options.js';
 import type { Prng } from './prng.js';
 
 export interface LedgerEntry {
@@ -117,8 +117,8 @@ export class Store {
       const account: AccountState = {
         id,
         apiKeys: [apiKey],
-        credits: seed.credits ?? 25_000,
-        plan: seed.plan ?? 'pro',
+        credits: seed.credits ?? ACCOUNT_SEED_DEFAULTS.credits,
+        plan: seed.plan ?? ACCOUNT_SEED_DEFAULTS.plan,
         email: seed.email ?? `creator${i + 1}@example.test`,
         name: seed.name ?? `Creator ${i + 1}`,
         generations: new Map(),

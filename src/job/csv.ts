@@ -96,8 +96,8 @@ function forEachCsvRecord(
           fail(`unexpected ${JSON.stringify(text[i])} after a closing quote`);
         const value = text.slice(from, i - 1);
         // split/join, not replaceAll: one flat string rather than a rope of its
-        // pieces (about 100 bytes less per such field; a rows file's fields are
-        // all held while its step expands).
+        // pieces, which is larger, and a rows file's fields are all held while
+        // its step expands.
         fields.push(doubled ? value.split('""').join('"') : value);
         lastQuoted = true;
       } else {

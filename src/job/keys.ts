@@ -34,8 +34,8 @@ export function itemKey(basis: string, vars: TemplateVars, occurrence: number): 
   const hashed = occurrence <= 1 ? basis : `${basis}#${occurrence}`;
   const hash = sha256Hex(hashed).slice(0, 10);
   const slug = slugOf(vars);
-  // `join` makes one flat string: a template literal would keep a rope of
-  // its parts (about 110 bytes more per key), and a plan or a run holds every key.
+  // `join` makes one flat string: a template literal would keep a larger rope
+  // of its parts, and a plan or a run holds every key.
   return slug ? [slug, hash].join('-') : hash;
 }
 

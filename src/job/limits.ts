@@ -22,9 +22,9 @@ export interface JobLimits {
 
 /**
  * 250,000 items: two and a half times the product's largest campaigns
- * (100,000 rows). Measured on `validate` (one core): 100,000 items take 2.5 s
- * and 150 MB, 500,000 take 7 s and 275 MB, 1,000,000 take 14 s and 390 MB,
- * beyond what a job file may cost to check (< 10 s, < 300 MB).
+ * (100,000 rows), and within what checking a job file may cost in time and
+ * memory; far larger jobs cost more to `validate` than that (figures:
+ * docs/benchmarks.md, "Figures behind choices in the code").
  * 1 MB of YAML is thousands of steps. 64 MB of rows is 100,000 rows of 640
  * bytes; the whole file is read before its rows are counted, so this bounds
  * the memory a rows file can take.

@@ -25,13 +25,13 @@ import { zodIssuesToJobIssues } from './zod-issues.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface LoadOptions {
-  /** Path shown in messages (default: the path as given). */
+  /** Path shown in messages. @default the path as given */
   readonly displayPath?: string;
-  /** The journal the job runs with, which outputs must never overwrite. @default `.ibatch/journal.db` beside the job */
+  /** The journal the job runs with, which outputs must never overwrite. @default `.ibatch/journal.db` beside the job (`defaultJournalPath`) */
   readonly journalPath?: string;
-  /** The output folder the run uses instead of `output:` (`--out`), checked the same way. */
+  /** The output folder the run uses instead of `output:` (`--out`), checked the same way. @default the job's `output:` */
   readonly outDir?: string;
-  /** Ceilings other than the defaults (`--max-items`, `--allow-outside-job-folder`). */
+  /** Ceilings other than the defaults (`--max-items`, `--allow-outside-job-folder`). @default DEFAULT_JOB_LIMITS */
   readonly limits?: Partial<JobLimits>;
   /**
    * The command only reads the output folder (export, deliver, review,

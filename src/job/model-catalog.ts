@@ -10,6 +10,7 @@ import { type Model, type ModelList, ModelSchema } from '../contract/index.js';
 import { EXIT, IbatchError, makeFolderSync } from '../shared/index.js';
 import type { ModelCatalog } from './types.js';
 
+/** How long cached model contracts are used before they are read again: one hour. */
 export const DEFAULT_MODEL_CACHE_TTL_MS = 3_600_000;
 
 export interface ModelLister {
@@ -17,15 +18,15 @@ export interface ModelLister {
 }
 
 export interface CatalogOptions {
-  /** Where contracts come from when the cache is missing or stale. */
+  /** Where contracts come from when the cache is missing or stale. @default none: the cache only */
   readonly lister?: ModelLister;
-  /** Service the contracts belong to (the cache keeps one entry per base URL). */
+  /** Service the contracts belong to (the cache keeps one entry per base URL). @default none: one entry for every service */
   readonly baseUrl?: string;
-  /** Cache file; `null` disables the disk cache. */
+  /** Cache file; `null` disables the disk cache. @default null */
   readonly cacheFile?: string | null;
-  /** Use the cache only (any age); never call the service. */
+  /** Use the cache only (any age); never call the service. @default false */
   readonly offline?: boolean;
-  /** @default 3600000 (1 hour) */
+  /** @default 3600000 (DEFAULT_MODEL_CACHE_TTL_MS, one hour) */
   readonly ttlMs?: number;
   /** @default Date.now */
   readonly now?: () => number;

@@ -100,8 +100,8 @@ type Source =
 /**
  * A rows file read and checked whole (every row, so a mistake anywhere is
  * found before any item is made), its rows made again on each `forEach`
- * rather than held: a 100,000-row file's rows were about 24 MB for as long
- * as its step expanded. The text read once is what every pass parses (a
+ * rather than held: held rows would stay in memory for as long as the
+ * step expands. The text read once is what every pass parses (a
  * workbook's cells are held instead: unzipping it again on each pass would
  * cost more than they do).
  */

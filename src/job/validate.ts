@@ -72,13 +72,13 @@ export interface ValidatedJob extends Expansion {
 }
 
 export interface ValidateOptions extends LoadOptions, Omit<CatalogOptions, 'cacheFile'> {
-  /** Model contracts given directly (tests, benchmarks): no service, no cache. */
+  /** Model contracts given directly (tests, benchmarks): no service, no cache. @default none: read through the cache */
   readonly models?: ModelCatalog;
-  /** As `CheckJobFileOptions.onLoaded`. */
+  /** As `CheckJobFileOptions.onLoaded`. @default none */
   readonly onLoaded?: (job: LoadedJob) => void;
-  /** @default `.ibatch/models.json` beside the job file; `null` disables it */
+  /** @default `.ibatch/models.json` beside the job file (`defaultModelCachePath`); `null` disables it */
   readonly cacheFile?: string | null;
-  /** As `CheckJobFileOptions.serviceChecks`, given the items made. */
+  /** As `CheckJobFileOptions.serviceChecks`, given the items made. @default none */
   readonly serviceChecks?: (
     job: LoadedJob,
     catalog: ModelCatalog,

@@ -7,13 +7,12 @@
  * set before anything else, since switching a fresh file to WAL and
  * migrating it take the database's write lock too.
  *
- * Durability: WAL with `synchronous = FULL`. Measured on this project's machine, WAL +
- * NORMAL already survives kill -9, but a power loss or OS crash may roll back
- * the last commits; losing a committed attempt intent could make us send a
- * create the journal does not know about, or forget a charge. FULL fsyncs the
- * WAL on every commit and still does ~3.6k commits/s, three orders of
- * magnitude above the ~2 requests/s the service allows, so safety costs
- * nothing that matters.
+ * Durability: WAL with `synchronous = FULL`. WAL + NORMAL already survives
+ * kill -9, but a power loss or OS crash may roll back the last commits;
+ * losing a committed attempt intent could make us send a create the journal
+ * does not know about, or forget a charge. FULL fsyncs the WAL on every
+ * commit and still commits far faster than the service accepts requests
+ * (`npm run bench -- journalThroughput`), so safety costs nothing that matters.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -27,6 +26,11 @@ import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { assertCurrentSchema, migrate } from './migrate.js';
 import { registerServiceFunctions } from './sql.js';
+
+/** The defaults of {@link OpenJournalOptions} that are values, written once. */
+export const JOURNAL_OPEN_DEFAULTS = {
+  busyTimeoutMs: 5000,
+} as const;
 
 export interface OpenJournalOptions {
   /**
@@ -45,15 +49,16 @@ export interface OpenJournalOptions {
    * The job this writer runs: the lock is that job's, so other jobs may use
    * the journal at the same time. Without it the writer takes the journal's
    * own writer lock (one such writer at a time).
+   * @default none: the journal's own writer lock
    */
   readonly job?: string;
-  /** Aborts a `wait`. */
+  /** Aborts a `wait`. @default none */
   readonly signal?: AbortSignal;
-  /** Told once when `wait` starts waiting for a live holder (log it). */
+  /** Told once when `wait` starts waiting for a live holder (log it). @default none */
   readonly onLockWait?: (holder: LockHolder | undefined) => void;
-  /** Told when the lock of a dead process was taken over (log it). */
+  /** Told when the lock of a dead process was taken over (log it). @default none */
   readonly onStaleLock?: (holder: LockHolder | undefined) => void;
-  /** @default 5000 */
+  /** How long SQLite waits for another connection's write before failing. @default 5000 */
   readonly busyTimeoutMs?: number;
   /** Clock for record timestamps (tests). @default Date.now */
   readonly now?: () => number;
@@ -68,10 +73,10 @@ export async function openJournal(
     if (!existsSync(fullPath)) throw new JournalMissingError(fullPath);
     const db = new Database(fullPath, { readonly: true, fileMustExist: true });
     try {
-      db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? JOURNAL_OPEN_DEFAULTS.busyTimeoutMs}`);
       // A reader (plan, status, report) reads most pages once: SQLite's own
-      // 2 MB page cache, not the 16 MB better-sqlite3 sets (a plan reading a
-      // 100,000-item journal filled all of it, 14 MB more peak RSS).
+      // default page cache, not the larger one better-sqlite3 sets, which a
+      // plan reading a large journal fills for nothing.
       db.pragma('cache_size = -2000');
       assertCurrentSchema(db, fullPath);
     } catch (error) {
@@ -120,7 +125,7 @@ async function openWriter(fullPath: string, options: OpenJournalOptions): Promis
   let db: Database.Database | undefined;
   try {
     db = new Database(file.path);
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? JOURNAL_OPEN_DEFAULTS.busyTimeoutMs}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');

@@ -30,7 +30,7 @@ export interface ConnectOptions {
    * @default the service's published limits (SERVICE_RATE_LIMITS)
    */
   readonly limits?: RateLimits | string;
-  /** `redis://HOST:PORT`: share the limits with every runner of the account. @default local limits */
+  /** `redis://HOST:PORT`: share the limits with every runner of the account. @default none: local limits */
   readonly limitsStore?: string;
   /**
    * With `limitsStore`: this runner's weight in the shared buckets; while
@@ -40,15 +40,15 @@ export interface ConnectOptions {
   readonly share?: number;
   /** @default a silent logger */
   readonly logger?: Logger;
-  /** Cancels every request and wait of the connection. */
+  /** Cancels every request and wait of the connection. @default none */
   readonly signal?: AbortSignal;
-  /** Observes the client's retries (also delivered to `run`'s `onEvent`). */
+  /** Observes the client's retries (also delivered to `run`'s `onEvent`). @default none */
   readonly onEvent?: (event: ClientEvent) => void;
 }
 
 /** `validate`'s options. */
 export interface ConnectionValidateOptions {
-  /** The journal the preflight reads (asset URLs, this job's trainings). @default `.ibatch/journal.db` beside the job file */
+  /** The journal the preflight reads (asset URLs, this job's trainings). @default `.ibatch/journal.db` beside the job file (`defaultJournalPath`) */
   readonly journalPath?: string;
 }
 

@@ -12,15 +12,17 @@ import { storeUrlWithoutCredentials } from './store-url.js';
 import { reportLongWaits } from './wait-report.js';
 
 export interface CreateGateOptions {
-  /** `redis://HOST:PORT` or `rediss://...`; local limits when absent or empty. */
+  /** `redis://HOST:PORT` or `rediss://...`; local limits when absent or empty. @default none: local limits */
   readonly store?: string | undefined;
   /** A fingerprint of the account (`accountFingerprint` of src/shared), never the API key. */
   readonly accountKey: string;
+  /** Logs long waits at the gate and Redis fail-overs. @default none: nothing logged */
   readonly logger?: Logger;
   /** While Redis is unreachable each runner takes 1/peers of every bucket. @default 2 */
   readonly fallbackPeers?: number;
   /** With a store: this runner's weight in the shared buckets. @default 1 */
   readonly share?: number | undefined;
+  /** Told when Redis becomes unreachable and when it is back. @default none */
   readonly onFallback?: (event: FallbackEvent) => void;
 }
 

@@ -28,10 +28,24 @@ import {
 } from './gate-events.js';
 import { SlidingWindowLog } from './sliding-window-log.js';
 
+/**
+ * Extra life of each slot beyond its window, against network jitter: the
+ * larger of 25 ms and 1% of the window.
+ */
+export function defaultSlotMarginMs(windowMs: number): number {
+  return Math.max(25, windowMs * 0.01);
+}
+
+/** The defaults of {@link LocalGateOptions}, written once; the Redis gate falls back to the same. */
+export const LOCAL_GATE_DEFAULTS = {
+  marginMs: defaultSlotMarginMs,
+  defaultRetryAfterMs: 1000,
+} as const;
+
 export interface LocalGateOptions {
   /**
    * Extra life of each slot beyond the window, against network jitter.
-   * @default (windowMs) => Math.max(25, windowMs * 0.01)
+   * @default defaultSlotMarginMs
    */
   readonly marginMs?: (windowMs: number) => number;
   /** Pause after a 429 that carried no Retry-After. @default 1000 */
@@ -41,6 +55,7 @@ export interface LocalGateOptions {
   /**
    * Expiry times of slots already taken elsewhere (e.g. by other runners,
    * seen in Redis before it went away), held as phantom slots.
+   * @default none
    */
   readonly occupied?: Partial<Record<Bucket, readonly number[]>>;
 }
@@ -103,10 +118,11 @@ class LocalGate implements RateGate {
   #closed = false;
 
   constructor(limits: RateLimits, options: LocalGateOptions) {
-    const margin = options.marginMs ?? ((windowMs: number) => Math.max(25, windowMs * 0.01));
+    const margin = options.marginMs ?? LOCAL_GATE_DEFAULTS.marginMs;
     this.#limits = limits;
     this.#now = options.now ?? Date.now;
-    this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? 1000;
+    this.#defaultRetryAfterMs =
+      options.defaultRetryAfterMs ?? LOCAL_GATE_DEFAULTS.defaultRetryAfterMs;
     const logs = {} as Record<Bucket, SlidingWindowLog>;
     for (const bucket of BUCKETS) {
       const { count, windowMs } = limits[bucket];

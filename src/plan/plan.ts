@@ -30,11 +30,17 @@ export interface QuoteClient extends PreviewClient {
   getAccount(options?: { signal?: AbortSignal }): Promise<{ credits: number }>;
 }
 
+/** The defaults of {@link PlanOptions} that are values, written once (read by `planJob` and by the `@default` tags). */
+export const PLAN_DEFAULTS = {
+  concurrency: 4,
+} as const;
+
 export interface PlanOptions {
   /** Quotes in flight at once. @default 4 */
   readonly concurrency?: number;
-  /** Request budget for quotes. @default the service's 120 per 60 s */
+  /** Request budget for quotes. @default SERVICE_RATE_LIMITS.requests */
   readonly requests?: RateWindow;
+  /** Stops quoting. @default none */
   readonly signal?: AbortSignal;
   /**
    * The estimate of a training's price from the environment
@@ -169,7 +175,7 @@ export async function quotePriceClasses(
   const { next } = options;
   const window = options.requests ?? SERVICE_RATE_LIMITS.requests;
   const queue = new PQueue({
-    concurrency: options.concurrency ?? 4,
+    concurrency: options.concurrency ?? PLAN_DEFAULTS.concurrency,
     intervalCap: Math.max(1, window.count - 1), // one request left for the balance read
     interval: window.windowMs,
   });

@@ -1,7 +1,6 @@
 /**
  * The (key, request hash) pairs a job's journal records, compactly: a sorted
- * array of 32-bit fingerprints (400 KB for 100,000 records, not the 25 MB of
- * the records). `plan` reads them before it scans a job, so it can keep, as
+ * array of 32-bit fingerprints, a small fraction of the records' memory. `plan` reads them before it scans a job, so it can keep, as
  * it scans, the first item of each price class the next run surely makes and
  * quote it without scanning a 100,000-row job again.
  *

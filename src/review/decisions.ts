@@ -72,8 +72,8 @@ export interface ReviewCounts {
  * a file and `current`, read lean: the files alone (`listOutputFiles`), not
  * every manifest row, with the same runs (`folderRuns`), the same `current`
  * rule (`markCurrentRows`, with `described`: the items the job file
- * describes now) and the decision in force (`ReviewIndex`). The full rows of
- * a 20,000-output folder took 0.6 s of `status`.
+ * describes now) and the decision in force (`ReviewIndex`). The full rows
+ * would make `status` of a large folder wait on building every row.
  */
 export function reviewCounts(
   journal: Journal,

@@ -2,7 +2,7 @@
  * What an error from a service call means for the run: stop everything (and
  * why), or give up on this one item only. The error says so itself
  * (`IbatchError.stopReason`, set from the failure table in
- * api/failure-meaning.ts); this only adds the run's own interruption.
+ * contract/failure-meaning.ts); this only adds the run's own interruption.
  */
 import { ApiError } from '../api/index.js';
 import { ensureIbatchError, isIbatchError } from '../shared/index.js';

@@ -30,6 +30,7 @@ import { IbatchError } from '../shared/errors.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { sleep } from '../shared/sleep.js';
 import { isNotFound, NOT_FOUND_READS, NotKnownToServiceError } from './not-known.js';
+import { RUN_DEFAULTS } from './types.js';
 
 /** The two reads the watcher needs (the service client satisfies it). */
 export interface GenerationReader {
@@ -142,7 +143,7 @@ export class CompletionWatcher {
       maxGapMs: options.maxGapMs ?? 20_000,
       pollsPerCreate: options.pollsPerCreate ?? 0.12,
       historyLimit: options.historyLimit ?? 50,
-      completeFromHistory: options.completeFromHistory ?? true,
+      completeFromHistory: options.completeFromHistory ?? RUN_DEFAULTS.completeFromHistory,
       missesBeforeDirectRead: options.missesBeforeDirectRead ?? 2,
       notFoundReads: options.notFoundReads ?? NOT_FOUND_READS,
       now: options.now ?? Date.now,

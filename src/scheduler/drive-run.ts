@@ -27,7 +27,7 @@ import { contractDrift, seedRateGate, timelineRecorder, wireStops } from './run-
 import type { RunSelection } from './select-run.js';
 import { RunStoppedError, StopController } from './stop-control.js';
 import { InfluencerResolver } from './trainings.js';
-import type { RunEvent, RunResult } from './types.js';
+import { RUN_DEFAULTS, type RunEvent, type RunResult } from './types.js';
 
 export interface StartedRun extends Invocation {
   readonly selection: Extract<RunSelection, { kind: 'run' }>;
@@ -73,13 +73,16 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   const speed = SERVICE_RATE_LIMITS.generations.windowMs / options.limits.generations.windowMs;
   const record = timelineRecorder(journal, runId, logger);
   const stop = new StopController();
-  const createQueue = new PQueue({ concurrency: options.createConcurrency ?? 4 });
+  const createQueue = new PQueue({
+    concurrency: options.createConcurrency ?? RUN_DEFAULTS.createConcurrency,
+  });
   const watcher = new CompletionWatcher(options.client, {
     // Once nothing waits to be created (the campaign's tail), polls come every
-    // minGapMs while something is overdue: L/5 for a ~20 s model (measured).
+    // minGapMs while something is overdue: a fraction of a typical model's
+    // latency, so a finished item is seen soon without polling in a loop.
     minGapMs: 4000 / speed,
-    // While creates flow the request budget (pollsPerCreate) sets the gap,
-    // about 25 s at 20 creates a minute; a shorter cap would only add polls.
+    // While creates flow the request budget (pollsPerCreate) sets the gap;
+    // a cap below what the budget gives would only add polls.
     maxGapMs: 30_000 / speed,
     createsWaiting: () => createQueue.size + createQueue.pending > 0,
     ...(options.completeFromHistory === false ? { completeFromHistory: false } : {}),
@@ -191,7 +194,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     manifest,
     byKey,
     steps,
-    options.downloadConcurrency ?? 4,
+    options.downloadConcurrency ?? RUN_DEFAULTS.downloadConcurrency,
     selection.state.verdicts,
   );
   const assets = new AssetResolver(ctx, files);
@@ -221,7 +224,10 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
       }),
     );
     const window = new ItemWindow<Driven>({
-      bound: itemWindowBound(options.limits.generations.count, options.createConcurrency ?? 4),
+      bound: itemWindowBound(
+        options.limits.generations.count,
+        options.createConcurrency ?? RUN_DEFAULTS.createConcurrency,
+      ),
       drive: ({ item, step }, slot) => runGenerationItem(ctx, deps, step, item, slot),
       blocker: ({ item }) => inputsPending(item, graph, influencers),
     });

@@ -43,3 +43,4 @@ export type {
   RunJobOptions,
   RunResult,
 } from './types.js';
+export { RUN_DEFAULTS } from './types.js';

@@ -2,9 +2,9 @@
  * Starts a run's generation items lazily, a window over their order: at most
  * `bound` items are between their start and their create (inputs resolved,
  * quoted, queued for the rate gate) at once, and each that gets past its
- * create, or ends, lets the next one in. A 20,000-item run used to start all
- * its items at once, 20,000 tasks waiting in the create queue (about 1.5 KB
- * each) and a resume read every item before its first create.
+ * create, or ends, lets the next one in. Starting every item at once would
+ * keep one waiting task per item in the create queue, and make a resume read
+ * every item before its first create.
  *
  * An item whose inputs are not there yet (its `from:` source, its training)
  * is parked beside the window, not in it: the window keeps filling with ready

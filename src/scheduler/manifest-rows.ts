@@ -169,8 +169,8 @@ function* itemPages(journal: Journal, runId: string): Generator<ItemRecord[]> {
 
 /**
  * The rows of one run, a page of items at a time (each page's attempts and
- * outputs read in one query each: per item, a 20,000-item run's rows took
- * seconds; the whole run at once held all of it in memory).
+ * outputs read in one query each: a query per item is slow on a large run,
+ * and the whole run at once would hold all of it in memory).
  */
 function* runManifestRowPages(
   journal: Journal,

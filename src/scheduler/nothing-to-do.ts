@@ -14,7 +14,7 @@ import { writeRunOutputs } from './run-outputs.js';
 import { timelineRecorder } from './run-wiring.js';
 import type { RunSelection } from './select-run.js';
 import { StopController } from './stop-control.js';
-import type { RunResult } from './types.js';
+import { RUN_DEFAULTS, type RunResult } from './types.js';
 
 /** The job file describes nothing the journal does not show done: nothing is created. */
 export async function nothingToDo(
@@ -80,7 +80,7 @@ async function repairDoneFiles(
       manifest,
       new Map(validated.items.map((item) => [item.key, item])),
       new Map(validated.job.steps.map((step) => [step.id, step])),
-      options.downloadConcurrency ?? 4,
+      options.downloadConcurrency ?? RUN_DEFAULTS.downloadConcurrency,
     );
     const result = await stage.verifyAndRepair(outputs);
     await stage.drain();

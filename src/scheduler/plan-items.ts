@@ -1,15 +1,14 @@
 /**
  * What `plan` keeps of each job item: a lean record (key, step, source,
- * influencer, identity hash, price class, outputs; about 250 bytes) instead
- * of the whole `JobItem` (about 850 bytes: a 100,000-row job's items alone
- * were 85 MB). The decision (next-run.ts) works on these records, by `run`'s
+ * influencer, identity hash, price class, outputs) instead of the whole
+ * `JobItem`, several times larger, which a large job holds per row. The decision (next-run.ts) works on these records, by `run`'s
  * rule; where something needs whole items (a rejected item's remake, a
  * resumed run's changed items, a price class's first charged item, the
  * identity of an item naming local files) the job is scanned again for just
- * those keys (about 1 s per 100,000 rows, and only when there are any). A
+ * those keys (only when there are any). A
  * price class's first item the next run surely makes is kept as the scan
  * goes (RecordedItems): the nightly case (rows added to a done job) quotes
- * it without a second scan, which took 16 MB of peak RSS.
+ * it without a second scan and its memory (figures: docs/benchmarks.md, "Figures behind choices in the code").
  */
 import { existsSync } from 'node:fs';
 import {

@@ -14,6 +14,17 @@ import type {
 import type { RateGate } from '../limits/index.js';
 import type { ExitCode, Logger } from '../shared/index.js';
 
+/**
+ * The defaults of {@link RunJobOptions} that are values, written once: the
+ * engine reads them here and each field's `@default` states them (a test
+ * compares the two).
+ */
+export const RUN_DEFAULTS = {
+  downloadConcurrency: 4,
+  createConcurrency: 4,
+  completeFromHistory: true,
+} as const;
+
 export interface RunJobOptions {
   /** Path of the job file. */
   readonly jobPath: string;
@@ -30,17 +41,18 @@ export interface RunJobOptions {
    * value means earlier uploads and trainings are not reused).
    */
   readonly accountFingerprint: string;
-  /** @default `.ibatch/journal.db` beside the job file */
+  /** @default `.ibatch/journal.db` beside the job file (`defaultJournalPath`) */
   readonly journalPath?: string;
-  /** Names the run: reproducible idempotency keys on another machine. */
+  /** Names the run: reproducible idempotency keys on another machine. @default a new random id (`newRunId`) */
   readonly runId?: string;
   /**
    * `--fresh [STEP...]`: make the done items of these steps again, with new
    * keys (every step for `true` or an empty list). An unfinished run is
    * finished first and the fresh items are added to it.
+   * @default none: done items are kept
    */
   readonly fresh?: true | readonly string[];
-  /** `--max-spend`: most credits this invocation may commit (exit 3 when reached). */
+  /** `--max-spend`: most credits this invocation may commit (exit 3 when reached). @default no cap beyond the job's budget */
   readonly maxSpend?: number;
   /**
    * Start only when the next run's planned total (`plan`'s figures) fits the
@@ -55,25 +67,27 @@ export interface RunJobOptions {
    * @default ASSUMED_TRAINING_PRICE (src/plan/training-price.ts)
    */
   readonly trainingEstimate?: number;
-  /** Overrides the job's `output`. */
+  /** Overrides the job's `output`. @default the job's `output:` */
   readonly outDir?: string;
   /**
    * `--service-moved`: the job's unfinished run was made on another base URL
    * that is this same service at a new address: resume it here with its
    * idempotency keys (without it, such a run is refused: `ServiceChangedError`).
+   * @default false
    */
   readonly serviceMoved?: boolean;
   /**
    * The client talks to an emulator this process started (`--emulator`): its
    * runs can never be resumed elsewhere, so a later run on another service
    * is not refused for them.
+   * @default false
    */
   readonly inProcessEmulator?: boolean;
-  /** Wait for another process holding the journal instead of failing. */
+  /** Wait for another process holding the journal instead of failing. @default false */
   readonly waitForLock?: boolean;
-  /** Use cached model contracts only. */
+  /** Use cached model contracts only. @default false */
   readonly offline?: boolean;
-  /** Ceilings on what the job file may ask for, other than the defaults (`--max-items`). */
+  /** Ceilings on what the job file may ask for, other than the defaults (`--max-items`). @default DEFAULT_JOB_LIMITS (src/job/limits.ts) */
   readonly jobLimits?: Partial<JobLimits>;
   /** Most downloads at once. @default 4 */
   readonly downloadConcurrency?: number;
@@ -90,13 +104,16 @@ export interface RunJobOptions {
    * created that the service answers 404 for (it lost them) are recorded as
    * failed, their charge kept, and made again under new keys. Without it such
    * an id stops the run (exit 5): the key or base URL may have changed.
+   * @default false
    */
   readonly forgetLost?: boolean;
-  /** Stop creating on abort (SIGINT/SIGTERM): the run exits 130, resumable. */
+  /** Stop creating on abort (SIGINT/SIGTERM): the run exits 130, resumable. @default none */
   readonly signal?: AbortSignal;
+  /** @default a silent logger */
   readonly logger?: Logger;
+  /** Progress, item outcomes and waits, as they happen. @default none */
   readonly onEvent?: (event: RunEvent) => void;
-  /** The job, once its file loaded without mistakes (before any request): `--notify` names it. */
+  /** The job, once its file loaded without mistakes (before any request): `--notify` names it. @default none */
   readonly onJobLoaded?: (job: LoadedJob) => void;
 }
 

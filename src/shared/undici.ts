@@ -1,6 +1,6 @@
 /**
  * undici (HTTP client), required on first use rather than imported: loading
- * it is ~50 ms of every start-up, which the commands that never connect
+ * it is a noticeable part of start-up, which the commands that never connect
  * (`status`, `report`, `costs`, `validate --offline`...) need not pay.
  * The same module instance an `import 'undici'` gives.
  */

@@ -4,8 +4,8 @@
  *
  * Loaded on demand: `ibatch status` imports only `status` (and what it
  * imports), `--version` none; the whole list only for what needs every
- * command (the program's help, an unknown name's suggestion). Loading them
- * all took 0.3 s of every start-up.
+ * command (the program's help, an unknown name's suggestion): loading them
+ * all would be paid by every start-up.
  */
 import type { CommandModule } from '../command.js';
 

@@ -4,8 +4,8 @@
  * made once at a run's start or end (a resume's open attempts and pending
  * downloads, a run's counts), which the primary key's run_id prefix serves as
  * well; per-item reads go through the primary key. The three indexes were
- * about 160 bytes of every item's journal footprint (a 20,000-item run
- * measured 2,021 bytes per item with them). Readers of version 8 read the
+ * a large share of every item's journal footprint for no read that needed
+ * them (figures: docs/benchmarks.md, "Figures behind choices in the code"). Readers of version 8 read the
  * journal as it is: a read-only open accepts it.
  */
 export const migration0009 = {

@@ -24,8 +24,8 @@ export function listItems(j: JournalDb, runId: string, filter: ItemFilter = {}):
   const paged = filter.after !== undefined || filter.limit !== undefined;
   // A page walks the table in rowid order from where the last one ended, the
   // first from the run's first row (`+run_id` keeps SQLite off the run's
-  // index, which would sort the whole run for every page: 100,000 items took
-  // seconds). Read the pages in one `Journal.snapshot`: an `after` item
+  // index, which would sort the whole run for every page, a cost that grows
+  // with the run for each page). Read the pages in one `Journal.snapshot`: an `after` item
   // deleted meanwhile would start the walk again.
   const rows = j
     .stmt(

@@ -57,8 +57,8 @@ export function latestItems(
     )
     .iterate(jobName, service) as Iterable<ItemHistoryRow>;
   // Row by row, the values every row of a run repeats shared: a plan of a job
-  // with 100,000 done items holds these rows (a copy of each string per row
-  // was about 150 bytes more).
+  // with many done items holds these rows, and a copy of each string per row
+  // would multiply their memory.
   const shared = new Map<string, string>();
   const one = (text: string): string => {
     const known = shared.get(text);
@@ -68,8 +68,8 @@ export function latestItems(
   };
   const latest = new Map<string, ItemHistoryRow>();
   for (const row of rows) {
-    // The caller's equal strings: the row's own die young (14 MB of a plan
-    // of 100,000 done items would otherwise outlive the read).
+    // The caller's equal strings: the row's own die young instead of
+    // outliving the read for as long as the plan holds the record.
     const { itemKey, requestHash } = held?.(row.itemKey, row.requestHash) ?? row;
     latest.set(itemKey, {
       runId: one(row.runId),

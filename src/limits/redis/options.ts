@@ -7,6 +7,7 @@ import {
   type RateWindow,
 } from '../../contract/index.js';
 import { type Logger, UsageError } from '../../shared/index.js';
+import { LOCAL_GATE_DEFAULTS } from '../local-gate.js';
 import { storeHostPort } from '../store-url.js';
 import { KEY_LAYOUT } from './scripts.js';
 
@@ -15,6 +16,16 @@ export interface FallbackEvent {
   readonly mode: 'local' | 'shared';
   readonly reason?: string;
 }
+
+/** The defaults of {@link RedisGateOptions} that are values, written once (`createGate` documents the ones it passes on). */
+export const REDIS_GATE_DEFAULTS = {
+  share: 1,
+  keyPrefix: 'ibatch:',
+  fallbackPeers: 2,
+  leaseMs: 10_000,
+  commandTimeoutMs: 1000,
+  probeMs: 500,
+} as const;
 
 export interface RedisGateOptions {
   /** `redis://[:password@]host:port[/db]` or `rediss://...` */
@@ -41,7 +52,7 @@ export interface RedisGateOptions {
   /** Called once when falling back to local limits and once when back on Redis. */
   readonly onFallback?: (event: FallbackEvent) => void;
   readonly logger?: Logger;
-  /** Extra life of each slot beyond the window. @default max(25 ms, 1% of the window) */
+  /** Extra life of each slot beyond the window. @default defaultSlotMarginMs */
   readonly marginMs?: (windowMs: number) => number;
   /** Pause after a 429 without Retry-After. @default 1000 */
   readonly defaultRetryAfterMs?: number;
@@ -106,26 +117,31 @@ export function resolveRedisOptions(
   } catch {
     throw new UsageError('Expected the limits store to be a URL like redis://HOST:PORT');
   }
-  const peers = Math.floor(positive('fallbackPeers', options.fallbackPeers ?? 2));
-  const leaseMs = positive('leaseMs', options.leaseMs ?? 10_000);
+  const peers = Math.floor(
+    positive('fallbackPeers', options.fallbackPeers ?? REDIS_GATE_DEFAULTS.fallbackPeers),
+  );
+  const leaseMs = positive('leaseMs', options.leaseMs ?? REDIS_GATE_DEFAULTS.leaseMs);
   const shortest = Math.min(...BUCKETS.map((b) => limits[b].windowMs));
   return {
-    prefix: `${options.keyPrefix ?? 'ibatch:'}${KEY_LAYOUT}{${options.accountKey}}:`,
+    prefix: `${options.keyPrefix ?? REDIS_GATE_DEFAULTS.keyPrefix}${KEY_LAYOUT}{${options.accountKey}}:`,
     where,
     peers,
-    share: positive('share', options.share ?? 1),
+    share: positive('share', options.share ?? REDIS_GATE_DEFAULTS.share),
     fallbackLimits: divide(limits, peers, 0),
     fallbackGateLimits: divide(limits, peers, 1),
     onFallback: options.onFallback,
-    marginMs: options.marginMs ?? ((windowMs) => Math.max(25, windowMs * 0.01)),
-    defaultRetryAfterMs: options.defaultRetryAfterMs ?? 1000,
+    marginMs: options.marginMs ?? LOCAL_GATE_DEFAULTS.marginMs,
+    defaultRetryAfterMs: options.defaultRetryAfterMs ?? LOCAL_GATE_DEFAULTS.defaultRetryAfterMs,
     leaseMs,
     // Sleep at most a quarter lease so a waiting ticket never lapses.
     maxSleepMs: leaseMs / 4,
     // Spreads wake-ups of waiters computed for the same instant; small against a window.
     jitterMs: Math.min(10, shortest / 100),
     mirrorRefreshMs: Math.min(250, shortest / 4),
-    commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs ?? 1000),
-    probeMs: positive('probeMs', options.probeMs ?? 500),
+    commandTimeoutMs: positive(
+      'commandTimeoutMs',
+      options.commandTimeoutMs ?? REDIS_GATE_DEFAULTS.commandTimeoutMs,
+    ),
+    probeMs: positive('probeMs', options.probeMs ?? REDIS_GATE_DEFAULTS.probeMs),
   };
 }

@@ -69,7 +69,7 @@ export interface RedisStoreOptions {
   readonly onError: (error: Error) => void;
 }
 
-/** Loaded on first use, not at startup: ioredis is ~20 MB of RSS that commands without Redis would carry. */
+/** Loaded on first use, not at startup: commands without Redis should not carry ioredis's memory. */
 let RedisClient: typeof Redis | undefined;
 const redisClient = (): typeof Redis =>
   (RedisClient ??= (createRequire(import.meta.url)('ioredis') as { Redis: typeof Redis }).Redis);
