@@ -140,7 +140,7 @@ describe('two jobs in one output folder', () => {
   });
 
   it('ja’s journal lost after jb ran: ja is adopted from its rows, nothing paid again', async () => {
-    const { em, dir, out } = await bothRun();
+    const { em, dir, out, jaFiles } = await bothRun();
     const paid = (await charges(em)).length;
     expect(paid).toBe(2 * SCENES.length);
     rmSync(path.join(dir, '.ibatch'), { recursive: true });
@@ -148,6 +148,9 @@ describe('two jobs in one output folder', () => {
     expect((await charges(em)).length).toBe(paid);
     expectBothJobs(out, 3 * SCENES.length);
     expect(rowsOf(out, 'jb')).toHaveLength(SCENES.length);
+    // Adopted from ja's own rows: jb's items have the same keys, not its files.
+    const current = rowsOf(out, 'ja').filter((r) => r.current);
+    expect(current.map((r) => r.file).sort()).toEqual([...jaFiles].sort());
   });
 
   it('two jobs running at the same time both keep their rows', async () => {
