@@ -35,7 +35,7 @@ import { withLockSync } from '../journal/index.js';
 import { makeFolderSync, redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
 import { CurrentRule, type DescribedItems, RETIRED_REASON } from './current.js';
-import { ManifestLockedError } from './errors.js';
+import { diskFullCode, ManifestLockedError } from './errors.js';
 import { AtomicFileSync } from './fs-durable.js';
 import {
   addVarNames,
@@ -132,9 +132,15 @@ export class ManifestWriter {
   static open(outputDir: string): ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir));
     makeFolderSync(writer.outputDir);
-    withManifestLock(writer.outputDir, () => {
-      if (!existsSync(path.join(writer.outputDir, MANIFEST_JSONL))) writer.load();
-    });
+    try {
+      withManifestLock(writer.outputDir, () => {
+        if (!existsSync(path.join(writer.outputDir, MANIFEST_JSONL))) writer.load();
+      });
+    } catch (error) {
+      // No room for the lock or the empty files: the first append (or the
+      // run's end rewrite) writes them, where a full disk stops the run.
+      if (!diskFullCode(error)) throw error;
+    }
     return writer;
   }
 
