@@ -118,8 +118,8 @@ describe('two jobs in one output folder', () => {
     expectBothJobs(out);
   });
 
-  it('status, review and export of ja see only ja', async () => {
-    const { em, dir, jaFiles } = await bothRun();
+  it('status, review, export and approve of ja see only ja', async () => {
+    const { em, dir, out, jaFiles } = await bothRun();
     const status = await expectOk(ibatch(em, dir, ['status', 'ja.yaml', '--json']));
     const shown = JSON.parse(status.stdout) as {
       run: { jobName: string };
@@ -137,6 +137,11 @@ describe('two jobs in one output folder', () => {
     await expectOk(ibatch(em, dir, ['export', 'ja.yaml', 'handoff']));
     const exported = manifestRows<ManifestRow>(path.join(dir, 'handoff', 'manifest.jsonl'));
     expect(exported.map((r) => r.file).sort()).toEqual([...jaFiles].sort());
+    // approve's glob takes ja's outputs only; the rewrite keeps jb's rows as they were.
+    const jbBefore = rowsOf(out, 'jb');
+    await expectOk(ibatch(em, dir, ['approve', 'ja.yaml', 'shots/*', '--reviewer', 'ana']));
+    expect(rowsOf(out, 'ja').map((r) => r.review)).toEqual(['approved', 'approved', 'approved']);
+    expect(rowsOf(out, 'jb')).toEqual(jbBefore);
   });
 
   it('ja’s journal lost after jb ran: ja is adopted from its rows, nothing paid again', async () => {
