@@ -15,7 +15,7 @@ export {
   idempotencyKey,
   newRunId,
 } from './keys.js';
-export { acquireLock, type HeldLock, type LockOptions } from './lock.js';
+export { acquireLock, type HeldLock, type LockOptions, withLockSync } from './lock.js';
 export { LATEST_SCHEMA_VERSION } from './migrations/index.js';
 export { type OpenJournalOptions, openJournal } from './open.js';
 export type { AddItemsResult, NewItem } from './ops/add-items.js';

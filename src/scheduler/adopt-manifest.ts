@@ -29,6 +29,7 @@ import type { JobItem, LoadedJob } from '../job/index.js';
 import { type AdoptedItem, idempotencyKey, type Journal, newRunId } from '../journal/index.js';
 import {
   isAlreadyDownloaded,
+  isRowOfJob,
   isSingleLinkedFile,
   MANIFEST_JSONL,
   type ManifestRow,
@@ -89,9 +90,11 @@ export async function readAdoption(
   if (journal?.hasJobItems(job.name, input.service, TRAINING_STEP)) return undefined;
   if (!existsSync(path.join(input.outputDir, MANIFEST_JSONL))) return undefined;
   const keys = jobKeys();
+  // Only this job's rows: jobs sharing the folder may have items of the same
+  // key (a row naming no job, of an older manifest, is taken as the job's).
   const rows = readManifest(
     input.outputDir,
-    (row) => keys.has(row.item) || row.influencerId !== undefined,
+    (row) => isRowOfJob(row, job.name) && (keys.has(row.item) || row.influencerId !== undefined),
     (line) =>
       input.logger.warn({ line }, `${MANIFEST_JSONL} line ${line} is not a manifest row: skipped`),
   );

@@ -27,12 +27,13 @@ import {
 const SCALE = 30;
 
 /**
- * Mounts a 16 KiB tmpfs on $1 (in a private mount namespace) with one 4 KiB
- * page left, then runs the rest: the run's empty manifest takes that page at
- * start, so the first output and every later write fail with ENOSPC.
+ * Mounts a 16 KiB tmpfs on $1 (in a private mount namespace) filled to its
+ * last page, then runs the rest: the run's empty manifest finds no room (its
+ * files are then left to the first append), and the first output and every
+ * later write fail with ENOSPC.
  */
 const ON_FULL_DISK =
-  'mount -t tmpfs -o size=16k tmpfs "$1" && head -c 12288 /dev/zero > "$1/filler" && shift && exec "$@"';
+  'mount -t tmpfs -o size=16k tmpfs "$1" && head -c 16384 /dev/zero > "$1/filler" && shift && exec "$@"';
 
 const namespaces = spawnSync('unshare', ['-rm', 'true']).status === 0;
 
