@@ -6,6 +6,9 @@
  * 2 s; the review page paints its first cards in under 2 s, and a filter and
  * a decision each make a round trip that is measured and bounded (a decision
  * used to rebuild the whole listing: ~10 s at this size). Figures printed.
+ * The bounds are the targets `npm run bench` measures (bench/report-pages.ts);
+ * the pages stay several times under each of them, so a second busy process
+ * on two cores does not use the margin up, while a quadratic rebuild does.
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
