@@ -22,6 +22,8 @@ import { useChromium } from '../helpers/chromium.js';
 import { type LargeFixture, largeFixture, openLargeReview } from './large-fixture.js';
 
 const COUNT = 100_000;
+/** What rebuilding the report may take here: well above the bench's 60 s, well below 527 s. */
+const BUILD_BOUND_MS = 180_000;
 const browser = useChromium();
 let fixture: LargeFixture;
 
@@ -30,39 +32,45 @@ beforeAll(async () => {
 }, 300_000);
 
 describe('report.html and the review page with 100,000 outputs', () => {
-  it('report.html stays under 5 MB and paints its first cards from file: in under 2 s', async () => {
-    const journal = await openJournal(fixture.journalPath, { readonly: true });
-    const built = performance.now();
-    try {
-      expect(writeRunOutputs(journal, fixture.runId, fixture.out)).toBe(COUNT);
-    } finally {
-      journal.close();
-    }
-    const buildMs = performance.now() - built;
-    const file = path.join(fixture.out, REPORT_FILE);
-    const bytes = statSync(file).size;
-    const pages = readdirSync(path.join(fixture.out, 'report-data')).length;
+  it(
+    'report.html stays under 5 MB and paints its first cards from file: in under 2 s',
+    async () => {
+      const journal = await openJournal(fixture.journalPath, { readonly: true });
+      const built = performance.now();
+      try {
+        expect(writeRunOutputs(journal, fixture.runId, fixture.out)).toBe(COUNT);
+      } finally {
+        journal.close();
+      }
+      const buildMs = performance.now() - built;
+      const file = path.join(fixture.out, REPORT_FILE);
+      const bytes = statSync(file).size;
+      const pages = readdirSync(path.join(fixture.out, 'report-data')).length;
 
-    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    const opened = performance.now();
-    await page.goto(pathToFileURL(file).href, { waitUntil: 'commit' });
-    await page.waitForSelector('article.tile img', { timeout: 20_000 });
-    const firstPaint = performance.now() - opened;
-    console.log(
-      `report.html, ${COUNT} outputs: built in ${Math.round(buildMs)} ms, ` +
-        `${(bytes / 1e6).toFixed(2)} MB + ${pages} page files, first cards in ${Math.round(firstPaint)} ms`,
-    );
-    expect(bytes).toBeLessThan(5_000_000);
-    // 200 cards inline, the rest in pages of 500.
-    expect(pages).toBe(Math.ceil((COUNT - 200) / 500));
-    expect(firstPaint).toBeLessThan(2000);
-    // Seconds, not the minutes a quadratic rebuild took (527 s before).
-    expect(buildMs).toBeLessThan(60_000);
-    expect(problems).toEqual([]);
-    await page.close();
-  }, 180_000);
+      const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      const opened = performance.now();
+      await page.goto(pathToFileURL(file).href, { waitUntil: 'commit' });
+      await page.waitForSelector('article.tile img', { timeout: 20_000 });
+      const firstPaint = performance.now() - opened;
+      console.log(
+        `report.html, ${COUNT} outputs: built in ${Math.round(buildMs)} ms, ` +
+          `${(bytes / 1e6).toFixed(2)} MB + ${pages} page files, first cards in ${Math.round(firstPaint)} ms`,
+      );
+      expect(bytes).toBeLessThan(5_000_000);
+      // 200 cards inline, the rest in pages of 500.
+      expect(pages).toBe(Math.ceil((COUNT - 200) / 500));
+      expect(firstPaint).toBeLessThan(2000);
+      // Linear, not the quadratic rebuild that took minutes (527 s): the bench's
+      // target is 60 s; this bound leaves a busy machine room (a second process
+      // on two cores, other tests) and still fails the quadratic one.
+      expect(buildMs).toBeLessThan(BUILD_BOUND_MS);
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+    BUILD_BOUND_MS + 60_000,
+  );
 
   it('the review page paints its first cards in under 2 s; a filter and a decision answer', async () => {
     const opened = await openLargeReview(browser(), fixture, COUNT);
