@@ -2,9 +2,9 @@
  * report.html and the review page with 100,000 outputs (issue 17.2) in
  * headless Chromium, on one fixture (bench/large-outputs.ts): the report is
  * rebuilt from the journal as `ibatch report` does, stays under 5 MB with
- * the rest in report-data/, and paints its first cards from `file:` in under
- * 2 s; the review page paints its first cards in under 2 s, and a filter and
- * a decision each make a round trip that is measured and bounded (a decision
+ * the rest in report-data/, and paints its first cards from `file:`; the
+ * review page paints its first cards, and a filter and a decision each make
+ * a round trip that is measured and bounded (a decision
  * used to rebuild the whole listing: ~10 s at this size). Figures printed.
  * The targets are `npm run bench`'s (bench/report-pages.ts: first cards
  * < 2 s, a decision < 500 ms, a rebuild < 60 s). The bounds here leave a
@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 describe('report.html and the review page with 100,000 outputs', () => {
   it(
-    'report.html stays under 5 MB and paints its first cards from file: in under 2 s',
+    'report.html stays under 5 MB and paints its first cards from file: quickly',
     async () => {
       const journal = await openJournal(fixture.journalPath, { readonly: true });
       const built = performance.now();
