@@ -1,5 +1,5 @@
 /**
- * The crash schedule of test/scheduler/crash.test.ts: each crash point of
+ * The crash schedule of test/scheduler/crash.slow.test.ts: each crash point of
  * src/scheduler/crash-points.ts at least once (the training ones first, as
  * the training is the first thing a run does), then seeded random kills.
  * The kill-and-resume loop and the ledger/journal/output checks live in
