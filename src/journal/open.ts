@@ -25,7 +25,7 @@ import { lockPathFor, prepareJournalFile } from './identity.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { assertCurrentSchema, migrate } from './migrate.js';
-import { registerServiceFunctions } from './sql.js';
+import { sqliteStore } from './sql.js';
 
 /** The defaults of {@link OpenJournalOptions} that are values, written once. */
 export const JOURNAL_OPEN_DEFAULTS = {
@@ -83,7 +83,7 @@ export async function openJournal(
       db.close();
       throw error;
     }
-    return new Journal(db, fullPath, undefined, options.now);
+    return new Journal(sqliteStore(db, options.now), fullPath, undefined);
   }
   try {
     return await openWriter(fullPath, options);
@@ -129,10 +129,10 @@ async function openWriter(fullPath: string, options: OpenJournalOptions): Promis
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    registerServiceFunctions(db);
+    const store = sqliteStore(db, options.now);
     migrate(db, fullPath);
     applyFullDiskHook(db);
-    return new Journal(db, fullPath, lock, options.now);
+    return new Journal(store, fullPath, lock);
   } catch (error) {
     db?.close();
     lock.release();
