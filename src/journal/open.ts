@@ -25,6 +25,8 @@ import { lockPathFor, prepareJournalFile } from './identity.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { assertCurrentSchema, migrate } from './migrate.js';
+import { openPostgresJournal } from './postgres/open.js';
+import { isJournalUrl } from './postgres/url.js';
 import { sqliteStore } from './sql.js';
 
 /** The defaults of {@link OpenJournalOptions} that are values, written once. */
@@ -64,10 +66,12 @@ export interface OpenJournalOptions {
   readonly now?: () => number;
 }
 
+/** `path`: a journal file, or a PostgreSQL journal's `postgres://` URL (postgres/url.ts). */
 export async function openJournal(
   path: string,
   options: OpenJournalOptions = {},
 ): Promise<Journal> {
+  if (isJournalUrl(path)) return openPostgresJournal(path, options);
   const fullPath = resolve(path);
   if (options.readonly) {
     if (!existsSync(fullPath)) throw new JournalMissingError(fullPath);
