@@ -126,8 +126,12 @@ export function journalOption(
   options: { readonly journal?: string },
 ): { journalPath?: string } {
   const explicit = options.journal ?? io.env.IBATCH_JOURNAL;
-  if (!explicit) return {};
-  return { journalPath: isJournalUrl(explicit) ? explicit : path.resolve(io.cwd, explicit) };
+  return explicit ? { journalPath: journalLocation(io.cwd, explicit) } : {};
+}
+
+/** A journal file resolved against `cwd`; a PostgreSQL journal's `postgres://` URL as it is. */
+export function journalLocation(cwd: string, journal: string): string {
+  return isJournalUrl(journal) ? journal : path.resolve(cwd, journal);
 }
 
 /** `$IBATCH_TRAINING_ESTIMATE` (credits of one training while none is charged yet), when set. */

@@ -12,7 +12,9 @@
  * ops use them: `json_extract` (returns text: the ops only read strings
  * with it), `json_set` (top-level keys, text values), and `ib_service` /
  * `ib_scope`, src/shared/service-url.ts's rules in PL/pgSQL (a test holds
- * the two to the same answers).
+ * the two to the same answers). Each function keeps the schema it was
+ * created in (`SET search_path FROM CURRENT`), so it finds the others
+ * whoever calls it.
  */
 
 export interface PostgresMigration {
@@ -22,17 +24,20 @@ export interface PostgresMigration {
 }
 
 const FUNCTIONS = `
-CREATE FUNCTION ib_json_path(path text) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT AS $f$
+CREATE FUNCTION ib_json_path(path text) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT
+  SET search_path FROM CURRENT AS $f$
   SELECT COALESCE(array_agg(COALESCE(t.m[1], t.m[2], t.m[3]) ORDER BY t.ord), '{}')
   FROM regexp_matches(substr(path, 2), '\\.(?:"([^"]*)"|([^."\\[]+))|\\[(\\d+)\\]', 'g')
     WITH ORDINALITY AS t(m, ord)
 $f$;
 
-CREATE FUNCTION json_extract(doc text, path text) RETURNS text LANGUAGE sql IMMUTABLE STRICT AS $f$
+CREATE FUNCTION json_extract(doc text, path text) RETURNS text LANGUAGE sql IMMUTABLE STRICT
+  SET search_path FROM CURRENT AS $f$
   SELECT (doc::jsonb) #>> ib_json_path(path)
 $f$;
 
-CREATE FUNCTION json_set(doc text, VARIADIC pairs text[]) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $f$
+CREATE FUNCTION json_set(doc text, VARIADIC pairs text[]) RETURNS text LANGUAGE plpgsql IMMUTABLE
+  SET search_path FROM CURRENT AS $f$
 DECLARE
   result jsonb := COALESCE(doc, '{}')::jsonb;
 BEGIN
@@ -43,7 +48,8 @@ BEGIN
 END
 $f$;
 
-CREATE FUNCTION ib_service(url text) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT AS $f$
+CREATE FUNCTION ib_service(url text) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT
+  SET search_path FROM CURRENT AS $f$
 DECLARE
   m text[];
   scheme text;
@@ -71,7 +77,8 @@ BEGIN
 END
 $f$;
 
-CREATE FUNCTION ib_scope(scope text) RETURNS text LANGUAGE sql IMMUTABLE STRICT AS $f$
+CREATE FUNCTION ib_scope(scope text) RETURNS text LANGUAGE sql IMMUTABLE STRICT
+  SET search_path FROM CURRENT AS $f$
   SELECT CASE WHEN strpos(scope, '#') = 0 THEN scope
     ELSE ib_service(regexp_replace(scope, '#[^#]*$', '')) || substring(scope from '#[^#]*$') END
 $f$;

@@ -1,0 +1,91 @@
+/**
+ * `--journal postgres://...` as a user runs it: a whole `ibatch run` against
+ * the emulator with its journal in PostgreSQL, read back by `status` from a
+ * folder with no local state, and the same command again converging with no
+ * new create; an unreachable server is exit 4 without a stack trace. The
+ * password is never in what the commands print. Spawned processes need
+ * `npm run build`.
+ */
+import { existsSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  expectNoStack,
+  freePort,
+  runCliCaptured,
+  spawnCli,
+  tempDir,
+  testEmulator,
+} from '../helpers/index.js';
+import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers/postgres.js';
+import {
+  charges,
+  envFor,
+  expectOneChargePerItem,
+  imageJob,
+  workspace,
+} from '../scheduler/helpers.js';
+
+const SCALE = 30;
+let server: RunningPostgres;
+beforeAll(async () => {
+  if (!postgresMissing) server = await startPostgres();
+});
+
+describe.skipIf(postgresMissing)(
+  `a PostgreSQL journal${postgresMissing ? ` (skipped: ${postgresMissing})` : ''}`,
+  () => {
+    it('run, status from another folder, run again: one charge per item, no password printed', async () => {
+      const em = await testEmulator({ timeScale: SCALE });
+      const N = 4;
+      const ws = workspace(imageJob({ name: 'team-job', n: N }));
+      const url = await server.newSchema();
+      const env = envFor(em, SCALE);
+      const run = spawnCli(['run', ws.jobPath, '--journal', url], { env, cwd: ws.dir });
+      const { code } = await run.exited;
+      expect(code, run.stderr()).toBe(0);
+      expectOneChargePerItem(await charges(em), N);
+      // Nothing of the journal beside the job: it lives in PostgreSQL.
+      expect(existsSync(ws.journalPath)).toBe(false);
+
+      // Another folder, the password from PGPASSWORD, the address from IBATCH_JOURNAL.
+      const elsewhere = tempDir('elsewhere');
+      const shown = new URL(url);
+      shown.password = '';
+      const readerEnv = { ...env, IBATCH_JOURNAL: shown.toString(), PGPASSWORD: server.password };
+      // A process of its own: PGPASSWORD is read from the process's environment.
+      const reader = spawnCli(['status', '--json'], { env: readerEnv, cwd: elsewhere });
+      const read = await reader.exited;
+      const status = { code: read.code, stdout: reader.stdout(), stderr: reader.stderr() };
+      expect(status.code, status.stderr).toBe(0);
+      const { runs } = JSON.parse(status.stdout) as {
+        runs: { jobName: string; status: string; net: number }[];
+      };
+      expect(runs).toEqual([
+        expect.objectContaining({ jobName: 'team-job', status: 'completed', net: 2 * N }),
+      ]);
+
+      const again = await runCliCaptured(['run', ws.jobPath, '--journal', url], env, ws.dir);
+      expect(again.code, again.stderr).toBe(0);
+      expectOneChargePerItem(await charges(em), N);
+
+      const printed = [
+        run.stdout(),
+        run.stderr(),
+        status.stdout,
+        status.stderr,
+        again.stdout,
+        again.stderr,
+      ];
+      expect(printed.join('\n')).not.toContain(server.password);
+    }, 60_000);
+
+    it('an unreachable server: exit 4, one sentence, no password', async () => {
+      const url = `postgres://${server.user}:${server.password}@127.0.0.1:${await freePort()}/postgres`;
+      const result = await runCliCaptured(['status', '--journal', url], {}, tempDir('nowhere'));
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toMatch(/PostgreSQL cannot be reached/);
+      expectNoStack(result.stderr);
+      expect(result.stdout + result.stderr).not.toContain(server.password);
+    });
+  },
+);
