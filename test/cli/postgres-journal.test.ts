@@ -2,7 +2,9 @@
  * `--journal postgres://...` as a user runs it: a whole `ibatch run` against
  * the emulator with its journal in PostgreSQL, read back by `status` from a
  * folder with no local state, and the same command again converging with no
- * new create; an unreachable server is exit 4 without a stack trace. The
+ * new create; an unreachable server is exit 4 without a stack trace, and a
+ * server stopped mid-run stops the run (exit 4) and the same command resumes
+ * it once the server is back, paying nothing twice. The
  * password is never in what the commands print. Spawned processes need
  * `npm run build`.
  */
@@ -15,6 +17,7 @@ import {
   spawnCli,
   tempDir,
   testEmulator,
+  until,
 } from '../helpers/index.js';
 import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers/postgres.js';
 import {
@@ -22,6 +25,7 @@ import {
   envFor,
   expectOneChargePerItem,
   imageJob,
+  slowEnv,
   workspace,
 } from '../scheduler/helpers.js';
 
@@ -87,5 +91,31 @@ describe.skipIf(postgresMissing)(
       expectNoStack(result.stderr);
       expect(result.stdout + result.stderr).not.toContain(server.password);
     });
+
+    // Last: it stops this file's server (and starts it again).
+    it('PostgreSQL stopped mid-run: exit 4; the same command resumes once it is back, no double charge', async () => {
+      const em = await testEmulator({ timeScale: SCALE });
+      const N = 20;
+      const ws = workspace(imageJob({ name: 'outage-job', n: N }));
+      const url = await server.newSchema();
+      const env = slowEnv(em, SCALE);
+      const run = spawnCli(['run', ws.jobPath, '--journal', url], { env, cwd: ws.dir });
+      await until(async () => (await charges(em)).length >= 2, {
+        timeoutMs: 20_000,
+        what: 'a first charge',
+      });
+      await server.stop();
+      const { code } = await run.exited;
+      expect(code, run.stderr()).toBe(4);
+      expect(run.stderr()).toMatch(/PostgreSQL cannot be reached/);
+      expectNoStack(run.stderr());
+      expect(run.stdout() + run.stderr()).not.toContain(server.password);
+      expect((await charges(em)).length).toBeLessThan(N);
+
+      await server.restart();
+      const resumed = await runCliCaptured(['run', ws.jobPath, '--journal', url], env, ws.dir);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expectOneChargePerItem(await charges(em), N);
+    }, 90_000);
   },
 );
