@@ -111,5 +111,14 @@ describe.skipIf(postgresMissing)(
       const taken = await tempJournal({ job: 'spring', wait: 10_000 }, url);
       expect(taken.readonly).toBe(false);
     });
+
+    it('three processes opening one journal in a schema nobody created yet all get it', async () => {
+      const url = `${server.url()}?schema=fresh_${process.pid}`;
+      const children = ['a', 'b', 'c'].map((job) => spawnFixture('lock-holder.ts', url, job));
+      await Promise.all(children.map((child) => child.waitFor((line) => line === 'locked')));
+      for (const child of children) await child.kill9();
+      const journal = await tempJournal({ readonly: true }, url);
+      expect(journal.listRuns()).toEqual([]);
+    });
   },
 );

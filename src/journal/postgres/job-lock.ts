@@ -4,7 +4,8 @@
  * holder's connection: a SIGKILLed runner's lock is gone as soon as the
  * server sees its connection close (at once for a process killed on a live
  * machine; after the server's TCP keepalive for a machine that vanished).
- * The holder names itself in `ibatch_job_locks` so a refusal can say who
+ * The holder names itself in `ibatch_job_locks` (created with the journal,
+ * migrate.ts) so a refusal can say who
  * holds the job (host, pid, since); that row is only a name tag, the
  * advisory lock alone decides.
  */
@@ -39,10 +40,6 @@ export async function acquireJobLock(
   display: string,
   options: OpenJournalOptions,
 ): Promise<JournalLock> {
-  client.query(
-    `CREATE TABLE IF NOT EXISTS ibatch_job_locks (
-       job text PRIMARY KEY, hostname text NOT NULL, pid bigint NOT NULL, since bigint NOT NULL)`,
-  );
   const key = lockKey(schema, options.job);
   const job = options.job ?? '';
   const wait = options.wait ?? false;

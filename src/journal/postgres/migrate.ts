@@ -17,30 +17,24 @@ function schemaVersion(client: SyncPostgres): number {
   return Number(client.query('SELECT version FROM ibatch_schema').rows[0]?.version ?? 0);
 }
 
-/** Creates the schema if asked for one, then applies every migration newer than the journal. */
+/**
+ * Creates the schema if asked for one and the store's own tables (its
+ * version, the job locks' name tags), then applies every migration newer
+ * than the journal. All under one advisory lock: two runners opening one
+ * fresh journal would otherwise race on CREATE ... IF NOT EXISTS.
+ */
 export function migratePostgres(
   client: SyncPostgres,
   schema: string | undefined,
   display: string,
 ): number[] {
-  if (schema !== undefined) client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  if (schemaVersion(client) > LATEST_SCHEMA_VERSION) {
-    throw newerThanSupported(display, schemaVersion(client));
-  }
   const applied: number[] = [];
-  for (const migration of POSTGRES_MIGRATIONS) {
+  const locked = (work: () => void) => {
     client.query('BEGIN');
     try {
       // One key for every journal's migrations: they are rare and short.
       client.query("SELECT pg_advisory_xact_lock(hashtextextended('ibatch-migrate', 0))");
-      client.query('CREATE TABLE IF NOT EXISTS ibatch_schema (version integer NOT NULL)');
-      const current = schemaVersion(client);
-      if (current < migration.version) {
-        client.query(migration.sql);
-        client.query('DELETE FROM ibatch_schema');
-        client.query('INSERT INTO ibatch_schema (version) VALUES ($1)', [migration.version]);
-        applied.push(migration.version);
-      }
+      work();
       client.query('COMMIT');
     } catch (error) {
       try {
@@ -50,6 +44,25 @@ export function migratePostgres(
       }
       throw error;
     }
+  };
+  locked(() => {
+    if (schema !== undefined) client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    client.query('CREATE TABLE IF NOT EXISTS ibatch_schema (version integer NOT NULL)');
+    client.query(
+      `CREATE TABLE IF NOT EXISTS ibatch_job_locks (
+         job text PRIMARY KEY, hostname text NOT NULL, pid bigint NOT NULL, since bigint NOT NULL)`,
+    );
+    const current = schemaVersion(client);
+    if (current > LATEST_SCHEMA_VERSION) throw newerThanSupported(display, current);
+  });
+  for (const migration of POSTGRES_MIGRATIONS) {
+    locked(() => {
+      if (schemaVersion(client) >= migration.version) return;
+      client.query(migration.sql);
+      client.query('DELETE FROM ibatch_schema');
+      client.query('INSERT INTO ibatch_schema (version) VALUES ($1)', [migration.version]);
+      applied.push(migration.version);
+    });
   }
   return applied;
 }

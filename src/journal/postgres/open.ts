@@ -39,8 +39,9 @@ export async function openPostgresJournal(
       assertPostgresSchema(client, url.display);
       return new Journal(postgresStore(client, options.now), url.display, undefined);
     }
-    const lock = await acquireJobLock(client, url.schema, url.display, options);
+    // Migrating first is safe: migrations take their own lock.
     migratePostgres(client, url.schema, url.display);
+    const lock = await acquireJobLock(client, url.schema, url.display, options);
     return new Journal(postgresStore(client, options.now), url.display, lock);
   } catch (error) {
     client.close();
