@@ -8,7 +8,8 @@
  * password is never in what the commands print. Spawned processes need
  * `npm run build`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   expectNoStack,
@@ -81,6 +82,25 @@ describe.skipIf(postgresMissing)(
         again.stderr,
       ];
       expect(printed.join('\n')).not.toContain(server.password);
+      // Nor in any row of the journal, nor in the files the run wrote (manifest, report).
+      const schema = new URL(url).searchParams.get('schema');
+      const tables = await server.query<{ name: string }>(
+        'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1',
+        [schema],
+      );
+      expect(tables.length).toBeGreaterThan(5);
+      for (const { name } of tables) {
+        const rows = await server.query(`SELECT * FROM ${schema}.${name}`);
+        expect(JSON.stringify(rows), name).not.toContain(server.password);
+      }
+      const files = readdirSync(ws.dir, { recursive: true, withFileTypes: true }).filter((f) =>
+        f.isFile(),
+      );
+      expect(files.map((f) => f.name)).toContain('manifest.jsonl');
+      for (const file of files) {
+        const text = readFileSync(path.join(file.parentPath, file.name), 'utf8');
+        expect(text, file.name).not.toContain(server.password);
+      }
     }, 60_000);
 
     it('an unreachable server: exit 4, one sentence, no password', async () => {
