@@ -112,6 +112,40 @@ describe.skipIf(postgresMissing)(
       expect(result.stdout + result.stderr).not.toContain(server.password);
     });
 
+    it('two folders, two host names, one PostgreSQL: A is SIGKILLed mid-run, B resumes its run, one charge per item', async () => {
+      const em = await testEmulator({ timeScale: SCALE });
+      const N = 12;
+      const job = imageJob({ name: 'two-machines', n: N });
+      const a = workspace(job);
+      const b = workspace(job);
+      const url = await server.newSchema();
+      const env = slowEnv(em, SCALE);
+      const runA = spawnCli(['run', a.jobPath, '--journal', url], {
+        env: { ...env, HOSTNAME: 'machine-a' },
+        cwd: a.dir,
+      });
+      await until(async () => (await charges(em)).length >= 2, {
+        timeoutMs: 20_000,
+        what: "A's first charges",
+      });
+      runA.child.kill('SIGKILL');
+      await runA.exited;
+      expect((await charges(em)).length).toBeLessThan(N);
+
+      const runB = spawnCli(['run', b.jobPath, '--journal', url], {
+        env: { ...env, HOSTNAME: 'machine-b' },
+        cwd: b.dir,
+      });
+      const { code } = await runB.exited;
+      expect(code, runB.stderr()).toBe(0);
+      expectOneChargePerItem(await charges(em), N);
+      // B resumed A's run: one run in the journal, read from B's folder.
+      const reader = spawnCli(['status', '--json', '--journal', url], { env, cwd: b.dir });
+      await reader.exited;
+      const { runs } = JSON.parse(reader.stdout()) as { runs: { status: string }[] };
+      expect(runs).toEqual([expect.objectContaining({ status: 'completed' })]);
+    }, 90_000);
+
     // Last: it stops this file's server (and starts it again).
     it('PostgreSQL stopped mid-run: exit 4; the same command resumes once it is back, no double charge', async () => {
       const em = await testEmulator({ timeScale: SCALE });
