@@ -20,6 +20,8 @@ export default mergeConfig(
         'test/bench/**',
         'test/chaos/**',
         'test/scheduler/crash.test.ts',
+        'test/scheduler/crash-postgres.test.ts',
+        'test/cli/postgres-journal.test.ts',
         'test/scheduler/faults-100.test.ts',
         'test/scheduler/pipeline-e2e.test.ts',
         'test/scheduler/reuse.test.ts',
