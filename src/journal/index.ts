@@ -48,5 +48,5 @@ export type { ReserveResult, RunSpendCap } from './ops/reserve-credits.js';
 export { type NewReview, ReviewIndex } from './ops/reviews.js';
 export type { Spend, StepProgress, StepSpend } from './ops/summaries.js';
 export type { ItemStateChange } from './ops/update-item.js';
-export { isJournalUrl } from './postgres/url.js';
+export { isJournalUrl, journalDisplayName } from './postgres/url.js';
 export * from './records.js';

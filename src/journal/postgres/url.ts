@@ -24,6 +24,9 @@ export const isJournalUrl = (value: string): boolean => /^postgres(ql)?:\/\//i.t
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+/** A PostgreSQL journal's URL as it may be shown or recorded: without its password. */
+export const journalDisplayName = (value: string): string => parseJournalUrl(value).display;
+
 export function parseJournalUrl(value: string): JournalUrl {
   let url: URL;
   try {
