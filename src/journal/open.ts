@@ -25,7 +25,9 @@ import { lockPathFor, prepareJournalFile } from './identity.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { assertCurrentSchema, migrate } from './migrate.js';
-import { registerServiceFunctions } from './sql.js';
+import { openPostgresJournal } from './postgres/open.js';
+import { isJournalUrl } from './postgres/url.js';
+import { sqliteStore } from './sql.js';
 
 /** The defaults of {@link OpenJournalOptions} that are values, written once. */
 export const JOURNAL_OPEN_DEFAULTS = {
@@ -64,10 +66,12 @@ export interface OpenJournalOptions {
   readonly now?: () => number;
 }
 
+/** `path`: a journal file, or a PostgreSQL journal's `postgres://` URL (postgres/url.ts). */
 export async function openJournal(
   path: string,
   options: OpenJournalOptions = {},
 ): Promise<Journal> {
+  if (isJournalUrl(path)) return openPostgresJournal(path, options);
   const fullPath = resolve(path);
   if (options.readonly) {
     if (!existsSync(fullPath)) throw new JournalMissingError(fullPath);
@@ -83,7 +87,7 @@ export async function openJournal(
       db.close();
       throw error;
     }
-    return new Journal(db, fullPath, undefined, options.now);
+    return new Journal(sqliteStore(db, options.now), fullPath, undefined);
   }
   try {
     return await openWriter(fullPath, options);
@@ -129,10 +133,10 @@ async function openWriter(fullPath: string, options: OpenJournalOptions): Promis
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    registerServiceFunctions(db);
+    const store = sqliteStore(db, options.now);
     migrate(db, fullPath);
     applyFullDiskHook(db);
-    return new Journal(db, fullPath, lock, options.now);
+    return new Journal(store, fullPath, lock);
   } catch (error) {
     db?.close();
     lock.release();

@@ -26,7 +26,9 @@ import {
   acquireLock,
   describeHolder,
   type HeldLock,
+  isJournalUrl,
   type Journal,
+  journalDisplayName,
   type LockHolder,
   lockFileName,
   openJournal,
@@ -127,7 +129,10 @@ export class OutputFolderLocks {
 
   constructor(options: FolderLockOptions) {
     this.#options = options;
-    this.#journal = canonicalPath(options.journalPath);
+    // A PostgreSQL journal is recorded by its URL without the password.
+    this.#journal = isJournalUrl(options.journalPath)
+      ? journalDisplayName(options.journalPath)
+      : canonicalPath(options.journalPath);
   }
 
   /** Takes the job's lock in `folder` (unless held) and records this journal as its owner. */

@@ -130,7 +130,7 @@ export function eachItemRequestHash(
  * request: that attempt is finished as it was sent.
  */
 export function replaceItemRequest(j: JournalDb, runId: string, item: NewItem): boolean {
-  return j.db.transaction(() => replaceRequest(j, runId, item)).immediate();
+  return j.transaction(() => replaceRequest(j, runId, item));
 }
 
 function replaceRequest(j: JournalDb, runId: string, item: NewItem): boolean {
