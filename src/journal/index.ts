@@ -15,7 +15,7 @@ export {
   newRunId,
 } from './keys.js';
 export { LATEST_SCHEMA_VERSION } from './migrations/index.js';
-export { type OpenJournalOptions, openJournal } from './open.js';
+export { holdsNoJournal, type OpenJournalOptions, openJournal } from './open.js';
 export type { AddItemsResult, NewItem } from './ops/add-items.js';
 export type { NewOutput } from './ops/add-outputs.js';
 export type { AdoptedItem, AdoptRunInput } from './ops/adopt-run.js';
