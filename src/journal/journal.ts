@@ -127,9 +127,9 @@ export class Journal {
   latestItems(jobName: string, service: string, held?: HeldStrings) {
     return this.#guard(() => ops.latestItems(this.#j, jobName, service, held));
   }
-  /** Whether the job has an item of a step other than `exceptStep` on a service. */
-  hasJobItems(jobName: string, service: string, exceptStep: string) {
-    return this.#guard(() => ops.hasJobItems(this.#j, jobName, service, exceptStep));
+  /** The state and attempts used of one item of one run on a service, if that run holds it. */
+  recordedItemState(runId: string, itemKey: string, service: string) {
+    return this.#guard(() => ops.recordedItemState(this.#j, runId, itemKey, service));
   }
   /** Each record of the job's items on a service as (key, request hash). */
   eachItemRequestHash(
