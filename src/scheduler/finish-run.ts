@@ -220,9 +220,8 @@ export function countsOf(steps: readonly StepProgress[]): RunResult['counts'] {
 /**
  * Progress snapshots after item ends: the first at once, then at most one per
  * `gapMs`, the last of a burst trailing, so what shows is never more than
- * `gapMs` behind the journal. A snapshot counts the run's items (time that
- * grows with the run): taken per item end it made a 20,000-item run's cost
- * per item grow with its size.
+ * `gapMs` behind the journal. A snapshot reads the journal's per-step counts
+ * (a few rows per step), but a burst of item ends still needs one, not one each.
  */
 export function snapshotThrottle(take: () => void, gapMs = 250) {
   let lastAt = Number.NEGATIVE_INFINITY;
