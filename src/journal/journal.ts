@@ -284,6 +284,10 @@ export class Journal {
   progressByStep(runId: string) {
     return this.#guard(() => ops.progressByStep(this.#j, runId));
   }
+  /** Items of a step that succeeded with no attempt of this run (a reused training). */
+  countSucceededUnattempted(runId: string, stepId: string) {
+    return this.#guard(() => ops.countSucceededUnattempted(this.#j, runId, stepId));
+  }
 
   /**
    * Runs `fn` as one read of the journal: every read inside sees the same

@@ -44,7 +44,11 @@ export function newerThanSupported(path: string, current: number): JournalVersio
   );
 }
 
-/** For read-only opens, which cannot migrate (an older version whose reads are unchanged is read as it is). */
+/**
+ * For read-only opens, which cannot migrate: an older version whose reads are
+ * unchanged is read as it is, and the temporary tables a newer migration's
+ * reads need are derived in the connection's temporary schema.
+ */
 export function assertCurrentSchema(db: Database.Database, path: string): void {
   assertReadableVersion(schemaVersion(db), path);
 }
@@ -59,5 +63,10 @@ export function assertReadableVersion(current: number, path: string): void {
       `The journal ${path} has schema version ${current} but this ibatch reads version ` +
         `${LATEST_SCHEMA_VERSION}; run \`ibatch run\` once to upgrade it.`,
     );
+  }
+  for (const migration of MIGRATIONS) {
+    if (migration.version > current && migration.readOnlyShim) {
+      db.exec(migration.readOnlyShim);
+    }
   }
 }

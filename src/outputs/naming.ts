@@ -170,7 +170,7 @@ export function resolveInside(outputDir: string, relative: string): string {
   }
   if (existing !== root) {
     const real = realpathOrUndefined(existing);
-    if (!real || !isStrictlyInside(realpathOrUndefined(root) ?? root, real)) {
+    if (!real || !isStrictlyInside(realRoot(root), real)) {
       throw new PathEscapeError(`output path "${relative}" goes through a link outside ${root}`);
     }
   }
@@ -180,6 +180,23 @@ export function resolveInside(outputDir: string, relative: string): string {
 function isStrictlyInside(root: string, target: string): boolean {
   const rel = path.relative(root, target);
   return rel !== '' && !rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel);
+}
+
+/**
+ * The output folder's realpath, taken once per folder: a run anchors every
+ * output in one folder, and resolving it again per file was a large share of
+ * a download's cost. Keeping the first answer is the stricter check: a folder
+ * swapped for a link elsewhere after its first use no longer contains the
+ * targets written through it. A folder not there yet is not remembered.
+ */
+const realRoots = new Map<string, string>();
+function realRoot(root: string): string {
+  const known = realRoots.get(root);
+  if (known !== undefined) return known;
+  const real = realpathOrUndefined(root);
+  if (real === undefined) return root;
+  realRoots.set(root, real);
+  return real;
 }
 
 /** undefined for a dangling link (treated as leaving the folder). */

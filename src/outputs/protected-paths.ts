@@ -34,13 +34,31 @@ export function protectedPathHit(
   protectedPaths: readonly string[],
 ): string | undefined {
   const real = canonicalTarget(target);
-  for (const guarded of protectedPaths) {
-    const canonical = canonicalPath(guarded);
+  const canonicals = canonicalProtectedPaths(protectedPaths);
+  for (const [i, guarded] of protectedPaths.entries()) {
+    const canonical = canonicals[i] ?? canonicalPath(guarded);
     const rel = path.relative(canonical, real);
     const outside = rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
     if (!outside) return guarded;
   }
   return undefined;
+}
+
+/**
+ * The canonical form of each protected path, taken once per list: a run
+ * builds its list once and checks it before and after every file it writes,
+ * and resolving every protected path per check was a large share of a
+ * download's cost. The target is still resolved at each check (it is what a
+ * planted link would change).
+ */
+const canonicalLists = new WeakMap<readonly string[], readonly string[]>();
+function canonicalProtectedPaths(protectedPaths: readonly string[]): readonly string[] {
+  let canonicals = canonicalLists.get(protectedPaths);
+  if (!canonicals) {
+    canonicals = protectedPaths.map((guarded) => canonicalPath(guarded));
+    canonicalLists.set(protectedPaths, canonicals);
+  }
+  return canonicals;
 }
 
 /** Throws {@link ProtectedPathError} when `target` would land on a protected path. */

@@ -6,7 +6,6 @@
 import type { ServiceClient } from '../api/index.js';
 import {
   ATTEMPT_STATE,
-  ITEM_STATE,
   isStateIn,
   type Journal,
   RUN_STATUS,
@@ -194,17 +193,13 @@ export function countItems(journal: Journal, runId: string): RunResult['counts']
  * journal keeps a row for it (the run's record of which influencer it used).
  */
 export function runProgress(
-  journal: Pick<Journal, 'progressByStep' | 'listItems' | 'listAttempts'>,
+  journal: Pick<Journal, 'progressByStep' | 'countSucceededUnattempted'>,
   runId: string,
 ): StepProgress[] {
   const steps = journal.progressByStep(runId);
-  const reused = journal
-    .listItems(runId, { stepId: TRAINING_STEP })
-    .filter(
-      (item) =>
-        item.state === ITEM_STATE.succeeded &&
-        journal.listAttempts(runId, item.itemKey).length === 0,
-    ).length;
+  // Most runs have no succeeded training: they skip the count, which reads the run's rows.
+  const trainingsDone = steps.find((step) => step.stepId === TRAINING_STEP)?.states.succeeded ?? 0;
+  const reused = trainingsDone === 0 ? 0 : journal.countSucceededUnattempted(runId, TRAINING_STEP);
   if (reused === 0) return steps;
   return steps.flatMap((step) => {
     if (step.stepId !== TRAINING_STEP) return [step];
@@ -230,9 +225,8 @@ export function countsOf(steps: readonly StepProgress[]): RunResult['counts'] {
 /**
  * Progress snapshots after item ends: the first at once, then at most one per
  * `gapMs`, the last of a burst trailing, so what shows is never more than
- * `gapMs` behind the journal. A snapshot counts the run's items (time that
- * grows with the run): taken per item end it made a 20,000-item run's cost
- * per item grow with its size.
+ * `gapMs` behind the journal. A snapshot reads the journal's per-step counts
+ * (a few rows per step), but a burst of item ends still needs one, not one each.
  */
 export function snapshotThrottle(take: () => void, gapMs = 250) {
   let lastAt = Number.NEGATIVE_INFINITY;

@@ -242,4 +242,59 @@ describe('migrations', () => {
       journal.close();
     }
   });
+
+  it('migration 11: counts and spend per step read alike before (read-only) and after, and follow every change', async () => {
+    const path = journalAt(
+      9,
+      `INSERT INTO runs (run_id, job_name, job_path, job_hash, status, created_at, updated_at)
+         VALUES ('r1', 'j', '/j', 'h', 'interrupted', 1, 1), ('r2', 'j', '/j', 'h', 'completed', 1, 1);
+       INSERT INTO items (run_id, item_key, step_id, kind, request_json, request_hash, state,
+           reserved_credits, charged_credits, refunded_credits, created_at, updated_at)
+         VALUES ('r1', 'a', 'shots', 'image', '{}', 'h', 'succeeded', 0, 0.1, 0, 1, 1),
+                ('r1', 'b', 'shots', 'image', '{}', 'h', 'pending', 0.2, 0, 0, 1, 1),
+                ('r1', 'c', 'clips', 'video', '{}', 'h', 'failed', 0, 3, 3, 1, 1),
+                ('r2', 'a', 'shots', 'image', '{}', 'h', 'succeeded', 0, 7, 0, 1, 1);`,
+    );
+    const before = {
+      progress: [
+        { stepId: 'shots', total: 2, states: { pending: 1, succeeded: 1 } },
+        { stepId: 'clips', total: 1, states: { failed: 1 } },
+      ],
+      spend: { reserved: 0.2, charged: 3.1, refunded: 3, net: 0.1, committed: 0.3 },
+    };
+    const net = (spend: { net: number; committed: number }) => ({
+      ...spend,
+      net: Math.round(spend.net * 1e6) / 1e6,
+      committed: Math.round(spend.committed * 1e6) / 1e6,
+    });
+    const reader = await openJournal(path, { readonly: true });
+    expect(reader.progressByStep('r1')).toEqual(before.progress);
+    expect(net(reader.spendSummary('r1'))).toEqual(before.spend);
+    reader.close();
+    const journal = await openJournal(path);
+    try {
+      expect(journal.progressByStep('r1')).toEqual(before.progress);
+      expect(net(journal.spendSummary('r1'))).toEqual(before.spend);
+      expect(journal.spendSummary('r2').charged).toBe(7);
+      const raw = new Database(path);
+      raw.exec(`
+        UPDATE items SET state = 'succeeded', reserved_credits = 0, charged_credits = 0.2
+          WHERE run_id = 'r1' AND item_key = 'b';
+        DELETE FROM items WHERE run_id = 'r1' AND item_key = 'c';
+        INSERT INTO items (run_id, item_key, step_id, kind, request_json, request_hash, created_at, updated_at)
+          VALUES ('r1', 'd', 'late', 'image', '{}', 'h', 1, 1);`);
+      raw.close();
+      expect(journal.progressByStep('r1')).toEqual([
+        { stepId: 'shots', total: 2, states: { succeeded: 2 } },
+        { stepId: 'late', total: 1, states: { pending: 1 } },
+      ]);
+      expect(journal.spendByStep('r1').map((s) => [s.stepId, s.charged])).toEqual([
+        ['shots', 0.3],
+        ['late', 0],
+      ]);
+      expect(journal.spendSummary('r1')).toMatchObject({ reserved: 0, charged: 0.3, refunded: 0 });
+    } finally {
+      journal.close();
+    }
+  });
 });

@@ -12,6 +12,7 @@ import { migration0007 } from './0007-run-tags.js';
 import { migration0008 } from './0008-attempt-requests.js';
 import { migration0009 } from './0009-drop-state-indexes.js';
 import { migration0010 } from './0010-canonical-services.js';
+import { migration0011 } from './0011-run-step-counts.js';
 
 export interface Migration {
   readonly version: number;
@@ -24,6 +25,12 @@ export interface Migration {
    * `run` migrates it.
    */
   readonly readsUnchanged?: true;
+  /**
+   * What a read-only open of the version before runs in its temporary schema
+   * so reads find what this migration adds (derived from the rows there are):
+   * such a journal is read as it is, too.
+   */
+  readonly readOnlyShim?: string;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -37,11 +44,13 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0008,
   migration0009,
   migration0010,
+  migration0011,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The oldest version a read-only open accepts: the migrations after it change nothing reads rely on. */
 export const OLDEST_READABLE_VERSION = MIGRATIONS.reduceRight(
-  (oldest, m) => (m.readsUnchanged && m.version === oldest ? m.version - 1 : oldest),
+  (oldest, m) =>
+    (m.readsUnchanged || m.readOnlyShim) && m.version === oldest ? m.version - 1 : oldest,
   LATEST_SCHEMA_VERSION,
 );

@@ -55,7 +55,12 @@ export {
   reserveCredits,
 } from './reserve-credits.js';
 export { latestReviews, ReviewIndex, recordReview } from './reviews.js';
-export { progressByStep, spendByStep, spendSummary } from './summaries.js';
+export {
+  countSucceededUnattempted,
+  progressByStep,
+  spendByStep,
+  spendSummary,
+} from './summaries.js';
 export { setItemQuote, setItemState } from './update-item.js';
 export {
   setRunBudget,

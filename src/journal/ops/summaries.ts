@@ -41,26 +41,30 @@ const toSpend = (row: Omit<SpendRow, 'stepId'>): Spend => {
   };
 };
 
-/** Spend of a whole run. */
+/** Spend of a whole run: a row per step, kept by the journal's triggers on items. */
 export function spendSummary(j: JournalDb, runId: string): Spend {
   const row = j
     .stmt(
-      `SELECT COALESCE(SUM(reserved_credits), 0) AS reserved,
-         COALESCE(SUM(charged_credits), 0) AS charged,
-         COALESCE(SUM(refunded_credits), 0) AS refunded
-       FROM items WHERE run_id = ?`,
+      `SELECT ROUND(COALESCE(SUM(reserved_credits), 0), 6) AS reserved,
+         ROUND(COALESCE(SUM(charged_credits), 0), 6) AS charged,
+         ROUND(COALESCE(SUM(refunded_credits), 0), 6) AS refunded
+       FROM run_steps WHERE run_id = ?`,
     )
     .get(runId) as SpendRow;
   return toSpend(row);
 }
 
+/** Steps that hold at least one item (a step whose items were all removed keeps an empty row). */
+const STEPS_WITH_ITEMS = `EXISTS (SELECT 1 FROM run_step_states c
+  WHERE c.run_id = s.run_id AND c.step_id = s.step_id AND c.items > 0)`;
+
 /** Spend per step, in the order steps first appear. */
 export function spendByStep(j: JournalDb, runId: string): StepSpend[] {
   const rows = j
     .stmt(
-      `SELECT step_id AS stepId, SUM(reserved_credits) AS reserved,
-         SUM(charged_credits) AS charged, SUM(refunded_credits) AS refunded
-       FROM items WHERE run_id = ? GROUP BY step_id ORDER BY MIN(rowid)`,
+      `SELECT step_id AS stepId, reserved_credits AS reserved,
+         charged_credits AS charged, refunded_credits AS refunded
+       FROM run_steps s WHERE run_id = ? AND ${STEPS_WITH_ITEMS} ORDER BY first_row`,
     )
     .all(runId) as SpendRow[];
   return rows.map((row) => ({ stepId: row.stepId, ...toSpend(row) }));
@@ -73,12 +77,13 @@ export interface StepProgress {
   readonly states: Partial<Record<ItemState, number>>;
 }
 
-/** Item counts per step and state (the progress lines and `status`). */
+/** Item counts per step and state (the progress lines and `status`), from the counts the journal's triggers keep. */
 export function progressByStep(j: JournalDb, runId: string): StepProgress[] {
   const rows = j
     .stmt(
-      `SELECT step_id AS stepId, state, COUNT(*) AS count, MIN(rowid) AS firstRow
-       FROM items WHERE run_id = ? GROUP BY step_id, state ORDER BY firstRow`,
+      `SELECT s.step_id AS stepId, c.state, c.items AS count
+       FROM run_steps s JOIN run_step_states c ON c.run_id = s.run_id AND c.step_id = s.step_id
+       WHERE s.run_id = ? AND c.items > 0 ORDER BY s.first_row, c.state`,
     )
     .all(runId) as { stepId: string; state: ItemState; count: number }[];
   const steps = new Map<
@@ -95,4 +100,20 @@ export function progressByStep(j: JournalDb, runId: string): StepProgress[] {
     step.states[row.state] = row.count;
   }
   return [...steps.values()];
+}
+
+/**
+ * Items of one step that succeeded with no attempt of this run (a training
+ * reused from an earlier run is journalled this way). Counted only when the
+ * step has succeeded items, so a run without such a step pays nothing.
+ */
+export function countSucceededUnattempted(j: JournalDb, runId: string, stepId: string): number {
+  const row = j
+    .stmt(
+      `SELECT COUNT(*) AS n FROM items i
+       WHERE i.run_id = @runId AND i.step_id = @stepId AND i.state = 'succeeded'
+         AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = i.run_id AND a.item_key = i.item_key)`,
+    )
+    .get({ runId, stepId }) as { n: number };
+  return row.n;
 }
