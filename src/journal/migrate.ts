@@ -50,7 +50,18 @@ export function newerThanSupported(path: string, current: number): JournalVersio
  * reads need are derived in the connection's temporary schema.
  */
 export function assertCurrentSchema(db: Database.Database, path: string): void {
-  assertReadableVersion(schemaVersion(db), path);
+  const current = schemaVersion(db);
+  assertReadableVersion(current, path);
+  for (const shim of readOnlyShimsAfter(current)) db.exec(shim);
+}
+
+/** What a read-only open of a journal at `current` must derive to read it as the latest. */
+export function readOnlyShimsAfter(current: number): string[] {
+  return MIGRATIONS.flatMap((migration) =>
+    migration.version > current && 'readOnlyShim' in migration && migration.readOnlyShim
+      ? [migration.readOnlyShim]
+      : [],
+  );
 }
 
 /** A journal at `current` can be read by this ibatch as it is (both stores). */
@@ -63,10 +74,5 @@ export function assertReadableVersion(current: number, path: string): void {
       `The journal ${path} has schema version ${current} but this ibatch reads version ` +
         `${LATEST_SCHEMA_VERSION}; run \`ibatch run\` once to upgrade it.`,
     );
-  }
-  for (const migration of MIGRATIONS) {
-    if (migration.version > current && migration.readOnlyShim) {
-      db.exec(migration.readOnlyShim);
-    }
   }
 }

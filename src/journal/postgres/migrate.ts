@@ -4,8 +4,8 @@
  * transaction with its version bump, under a transaction-scoped advisory
  * lock, so two runners opening one fresh journal at once apply it once.
  */
-import { JournalMissingError } from '../errors.js';
-import { assertReadableVersion, newerThanSupported } from '../migrate.js';
+import { JournalMissingError, JournalVersionError } from '../errors.js';
+import { assertReadableVersion, newerThanSupported, readOnlyShimsAfter } from '../migrate.js';
 import { LATEST_SCHEMA_VERSION } from '../migrations/index.js';
 import { POSTGRES_MIGRATIONS } from './schema.js';
 import type { SyncPostgres } from './sync-client.js';
@@ -72,4 +72,11 @@ export function assertPostgresSchema(client: SyncPostgres, display: string): voi
   const current = schemaVersion(client);
   if (current === 0) throw new JournalMissingError(display);
   assertReadableVersion(current, display);
+  // A reader cannot derive what a newer migration's reads need here (SQLite
+  // does, in its temporary schema): the next run upgrades the journal.
+  if (readOnlyShimsAfter(current).length > 0) {
+    throw new JournalVersionError(
+      `The journal ${display} has schema version ${current}; run \`ibatch run\` once to upgrade it.`,
+    );
+  }
 }

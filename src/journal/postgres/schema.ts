@@ -244,6 +244,89 @@ CREATE TABLE deliveries (
 );
 `;
 
+/**
+ * Version 11, SQLite's migration 11 (../migrations/0011-run-step-counts.ts):
+ * a run's item counts per step and state and its spend per step, kept by a
+ * trigger on `items`, so progress and spend read a few rows per step. SQLite's
+ * two-argument ROUND on a REAL is `round(double precision, integer)` here
+ * (PostgreSQL rounds only numerics to places), so the ops' SQL reads alike.
+ */
+const RUN_STEP_COUNTS = `
+CREATE FUNCTION round(v double precision, places integer) RETURNS double precision
+  LANGUAGE sql IMMUTABLE STRICT SET search_path FROM CURRENT AS $f$
+  SELECT pg_catalog.round(v::numeric, places)::double precision
+$f$;
+
+CREATE TABLE run_steps (
+  run_id text NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  step_id text NOT NULL,
+  first_row bigint NOT NULL,
+  reserved_credits double precision NOT NULL DEFAULT 0,
+  charged_credits double precision NOT NULL DEFAULT 0,
+  refunded_credits double precision NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, step_id)
+);
+
+CREATE TABLE run_step_states (
+  run_id text NOT NULL,
+  step_id text NOT NULL,
+  state text NOT NULL,
+  items bigint NOT NULL,
+  PRIMARY KEY (run_id, step_id, state),
+  FOREIGN KEY (run_id, step_id) REFERENCES run_steps(run_id, step_id) ON DELETE CASCADE
+);
+
+INSERT INTO run_steps (run_id, step_id, first_row, reserved_credits, charged_credits, refunded_credits)
+  SELECT run_id, step_id, MIN(seq), round(SUM(reserved_credits), 6),
+    round(SUM(charged_credits), 6), round(SUM(refunded_credits), 6)
+  FROM items GROUP BY run_id, step_id;
+
+INSERT INTO run_step_states (run_id, step_id, state, items)
+  SELECT run_id, step_id, state, COUNT(*) FROM items GROUP BY run_id, step_id, state;
+
+CREATE FUNCTION ib_count_item() RETURNS trigger LANGUAGE plpgsql
+  SET search_path FROM CURRENT AS $f$
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    UPDATE run_steps SET
+        reserved_credits = round(reserved_credits - OLD.reserved_credits, 6),
+        charged_credits = round(charged_credits - OLD.charged_credits, 6),
+        refunded_credits = round(refunded_credits - OLD.refunded_credits, 6)
+      WHERE run_id = OLD.run_id AND step_id = OLD.step_id;
+    UPDATE run_step_states SET items = items - 1
+      WHERE run_id = OLD.run_id AND step_id = OLD.step_id AND state = OLD.state;
+  END IF;
+  IF TG_OP IN ('UPDATE', 'INSERT') THEN
+    INSERT INTO run_steps (run_id, step_id, first_row) VALUES (NEW.run_id, NEW.step_id, NEW.seq)
+      ON CONFLICT (run_id, step_id) DO NOTHING;
+    UPDATE run_steps SET
+        reserved_credits = round(reserved_credits + NEW.reserved_credits, 6),
+        charged_credits = round(charged_credits + NEW.charged_credits, 6),
+        refunded_credits = round(refunded_credits + NEW.refunded_credits, 6)
+      WHERE run_id = NEW.run_id AND step_id = NEW.step_id;
+    INSERT INTO run_step_states (run_id, step_id, state, items)
+      VALUES (NEW.run_id, NEW.step_id, NEW.state, 1)
+      ON CONFLICT (run_id, step_id, state) DO UPDATE SET items = run_step_states.items + 1;
+  END IF;
+  RETURN NULL;
+END
+$f$;
+
+CREATE TRIGGER items_counted_on_insert_or_delete AFTER INSERT OR DELETE ON items
+  FOR EACH ROW EXECUTE FUNCTION ib_count_item();
+
+CREATE TRIGGER items_counted_on_update
+  AFTER UPDATE OF run_id, step_id, state, reserved_credits, charged_credits, refunded_credits ON items
+  FOR EACH ROW
+  WHEN (OLD.run_id IS DISTINCT FROM NEW.run_id OR OLD.step_id IS DISTINCT FROM NEW.step_id
+    OR OLD.state IS DISTINCT FROM NEW.state
+    OR OLD.reserved_credits IS DISTINCT FROM NEW.reserved_credits
+    OR OLD.charged_credits IS DISTINCT FROM NEW.charged_credits
+    OR OLD.refunded_credits IS DISTINCT FROM NEW.refunded_credits)
+  EXECUTE FUNCTION ib_count_item();
+`;
+
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 10, name: 'initial (the model of SQLite version 10)', sql: FUNCTIONS + TABLES },
+  { version: 11, name: 'run-step-counts', sql: RUN_STEP_COUNTS },
 ];
