@@ -23,11 +23,13 @@ import {
   DownloadError,
   diskFullCode,
   downloadOutput,
+  isPartFileOf,
   type ManifestRow,
   type ManifestWriter,
   OutputDiskFullError,
   PathEscapeError,
   ProtectedPathError,
+  partFileTag,
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
@@ -54,7 +56,7 @@ export interface RepairResult {
 export type DownloadContext = Pick<
   RunContext,
   'runId' | 'journal' | 'outputDir' | 'protectedPaths' | 'stop' | 'emit' | 'record'
->;
+> & { readonly job: Pick<RunContext['job'], 'name'> };
 
 export class DownloadStage {
   readonly #queue: PQueue;
@@ -165,7 +167,7 @@ export class DownloadStage {
   #removeStalePartsOnce(): void {
     if (this.#partsRemoved) return;
     this.#partsRemoved = true;
-    removeStalePartFiles(this.ctx.outputDir);
+    removeStalePartFiles(this.ctx.outputDir, partFileTag(this.ctx.job.name));
   }
 
   #enqueue(output: OutputRecord): void {
@@ -190,6 +192,7 @@ export class DownloadStage {
         maxBytes: MAX_OUTPUT_BYTES,
         signal: ctx.stop.hardStop.signal,
         protectedPaths: ctx.protectedPaths,
+        partTag: partFileTag(ctx.job.name),
         embed: provenanceEmbedder(ctx.journal, output),
         dest: (type) => {
           planned = planOutputFile(ctx.outputDir, step.filename, {
@@ -303,6 +306,7 @@ export class DownloadStage {
         maxBytes: MAX_OUTPUT_BYTES,
         signal: ctx.stop.hardStop.signal,
         protectedPaths: ctx.protectedPaths,
+        partTag: partFileTag(ctx.job.name),
         dest,
         // The file is this output's own (the journal says so): restore it.
         existing: 'replace',
@@ -379,9 +383,11 @@ function failsForGood(error: unknown): boolean {
  * A process killed mid-download (kill -9) leaves its `.<name>.part-<hex>`
  * temp file behind (see src/outputs/download.ts); the download is redone
  * under a new temp name, so remove the orphans once, before any download of
- * this process starts (one process per job owns the folder).
+ * this process starts. Only this job's: one process per job works the
+ * folder (its per-job lock), while another job sharing the folder may be
+ * downloading into its own temp files right now.
  */
-function removeStalePartFiles(dir: string): void {
+function removeStalePartFiles(dir: string, tag: string): void {
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { recursive: true, withFileTypes: true });
@@ -389,7 +395,7 @@ function removeStalePartFiles(dir: string): void {
     return; // no output folder yet
   }
   for (const entry of entries) {
-    if (entry.isFile() && /^\..+\.part-[0-9a-f]{12}$/.test(entry.name)) {
+    if (entry.isFile() && isPartFileOf(entry.name, tag)) {
       rmSync(path.join(entry.parentPath, entry.name), { force: true });
     }
   }
