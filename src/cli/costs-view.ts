@@ -7,7 +7,7 @@
 import { SlugSchema } from '../job/index.js';
 import type { BudgetStanding, CostBreakdown, CostFigures, CostGrouping } from '../journal/index.js';
 import { csvLine } from '../outputs/index.js';
-import { UsageError } from '../shared/index.js';
+import { printable, UsageError } from '../shared/index.js';
 import { renderTable } from './table.js';
 
 const NO_TAG = '(none)';
@@ -103,5 +103,8 @@ export function renderCostsTable(
   const budgets = (doc.standings ?? [])
     .filter((s) => s.budget !== null)
     .map((s) => `budget ${s.budget}: ${s.committed} committed, ${s.remaining} left (${s.service})`);
-  return `${lines.join('\n')}\n${renderTable(header, text, options)}${budgets.map((b) => `${b}\n`).join('')}`;
+  // The lines around the table quote the journal path and service URLs: escaped like its cells.
+  const above = lines.map(printable).join('\n');
+  const below = budgets.map((b) => `${printable(b)}\n`).join('');
+  return `${above}\n${renderTable(header, text, options)}${below}`;
 }

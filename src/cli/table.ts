@@ -1,4 +1,10 @@
-/** Plain aligned text tables for people (the `--json` output is for scripts). */
+/**
+ * Plain aligned text tables for people (the `--json` output is for scripts).
+ * Every cell goes through `printable`: cells carry what the service returned
+ * (a model label, an influencer's name), and a control character in one must
+ * not reach the terminal raw.
+ */
+import { printable } from '../shared/index.js';
 
 export interface TableOptions {
   /** Bold header when true (a TTY without NO_COLOR). */
@@ -10,6 +16,8 @@ export function renderTable(
   rows: readonly (readonly string[])[],
   options: TableOptions,
 ): string {
+  header = header.map(printable);
+  rows = rows.map((r) => r.map(printable));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -22,7 +30,8 @@ export function renderTable(
 }
 
 /** `key  value` lines, keys aligned. */
-export function renderPairs(pairs: readonly (readonly [string, string])[]): string {
+export function renderPairs(raw: readonly (readonly [string, string])[]): string {
+  const pairs = raw.map(([k, v]) => [printable(k), printable(v)] as const);
   const width = Math.max(...pairs.map(([k]) => k.length));
   return `${pairs.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
 }

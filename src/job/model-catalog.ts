@@ -7,7 +7,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { type Model, type ModelList, ModelSchema } from '../contract/index.js';
-import { EXIT, IbatchError, makeFolderSync } from '../shared/index.js';
+import { canonicalServiceUrl, EXIT, IbatchError, makeFolderSync } from '../shared/index.js';
 import type { ModelCatalog } from './types.js';
 
 /** How long cached model contracts are used before they are read again: one hour. */
@@ -20,7 +20,7 @@ export interface ModelLister {
 export interface CatalogOptions {
   /** Where contracts come from when the cache is missing or stale. @default none: the cache only */
   readonly lister?: ModelLister;
-  /** Service the contracts belong to (the cache keeps one entry per base URL). @default none: one entry for every service */
+  /** Service the contracts belong to (the cache keeps one entry per canonical base URL). @default none: one entry for every service */
   readonly baseUrl?: string;
   /** Cache file; `null` disables the disk cache. @default null */
   readonly cacheFile?: string | null;
@@ -64,7 +64,8 @@ export function catalogOf(models: readonly Model[]): ModelCatalog {
 export async function loadModelCatalog(options: CatalogOptions): Promise<LoadedCatalog> {
   const now = options.now ?? Date.now;
   const ttl = options.ttlMs ?? DEFAULT_MODEL_CACHE_TTL_MS;
-  const key = options.baseUrl ?? 'default';
+  // Keyed by the service, not its spelling: `localhost` and `127.0.0.1` share one entry.
+  const key = options.baseUrl ? canonicalServiceUrl(options.baseUrl) : 'default';
   const cache = options.cacheFile ? readCache(options.cacheFile) : undefined;
   const cached =
     cache?.entries[key] ??

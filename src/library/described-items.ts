@@ -8,18 +8,21 @@
 import {
   defaultModelCachePath,
   isJobFileError,
+  type JobItem,
   type LoadedJob,
   loadJob,
   loadModelCatalog,
   scanJob,
 } from '../job/index.js';
 import type { DescribedItems } from '../outputs/index.js';
-import { filelessIdentity } from '../scheduler/index.js';
+import { identityOf, prepareJobFiles } from '../scheduler/index.js';
 
 /**
- * The job's item keys and the identity hashes known without reading local
- * files (items naming none: `filelessIdentity`), or why they are unknown
- * (then no output counts as retired by the job file).
+ * The job's item keys and their identity hashes (`itemIdentity`, the one
+ * `plan` and `run` compare: the local files an item names are hashed, so an
+ * edited reference image counts as a change), or why they are unknown (then
+ * no output counts as retired by the job file). A local file that cannot be
+ * read leaves the identities out (no item is judged changed).
  */
 export type DescribedKeys =
   | { readonly keys: ReadonlySet<string>; readonly identities: ReadonlyMap<string, string> }
@@ -31,14 +34,15 @@ export async function describedKeysOf(job: LoadedJob): Promise<DescribedKeys> {
       cacheFile: defaultModelCachePath(job.dir),
       offline: true,
     });
-    const keys = new Set<string>();
-    const identities = new Map<string, string>();
+    const items: JobItem[] = [];
     scanJob(job, catalog, (item) => {
-      keys.add(item.key);
-      const identity = filelessIdentity(job, item);
-      if (identity !== undefined) identities.set(item.key, identity);
+      items.push(item);
     });
-    return { keys, identities };
+    const keys = new Set(items.map((item) => item.key));
+    const files = await prepareJobFiles(job, items).catch(() => undefined);
+    if (!files) return { keys, identities: new Map() };
+    const identity = identityOf(job, files);
+    return { keys, identities: new Map(items.map((item) => [item.key, identity(item)])) };
   } catch (error) {
     const why = isJobFileError(error)
       ? 'the job file does not expand (see `ibatch validate`)'

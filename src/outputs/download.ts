@@ -47,6 +47,8 @@ export interface DownloadOptions {
    * checked before the temp file is created and again just before the rename.
    */
   readonly protectedPaths?: readonly string[];
+  /** `partFileTag` of the job downloading, in the temp file's name. @default none */
+  readonly partTag?: string;
   /**
    * A file already at the destination: `keep` (the default) never replaces
    * it. When it holds the very bytes downloaded it is taken as this download
@@ -207,7 +209,12 @@ async function saveBody(
     const type = decideType(head, declared, options);
     const dest = typeof options.dest === 'string' ? options.dest : options.dest(type);
     folder = path.dirname(dest);
-    const created = await PartFile.create(dest, type, options.protectedPaths ?? []);
+    const created = await PartFile.create(
+      dest,
+      type,
+      options.protectedPaths ?? [],
+      options.partTag,
+    );
     await created.write(head);
     return created;
   };

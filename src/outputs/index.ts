@@ -63,6 +63,7 @@ export {
   validateOutputTemplate,
 } from './naming.js';
 export { assertWritableFolder, OutputFolderError } from './output-folder.js';
+export { isPartFileOf, partFileTag } from './part-file.js';
 export {
   assertNotProtected,
   ProtectedPathError,

@@ -21,7 +21,23 @@ export interface CommitOptions {
   readonly alternative?: (taken: string, tries: number) => string;
 }
 
-/** `.<name>.part-<random>` beside the destination; renamed into place on commit, removed otherwise. */
+/**
+ * The tag of a job's temp files (`.<name>.part-<tag>-<random>`). Jobs may
+ * share an output folder, and only one process works a job in a folder at a
+ * time (the folder's per-job lock), so a run may remove the temp files of
+ * its own job left by a killed process, and must leave every other job's
+ * alone: they may be that job's downloads in progress.
+ */
+export function partFileTag(job: string): string {
+  return sha256Hex(`part:${job}`).slice(0, 8);
+}
+
+/** Whether `name` is a temp file of the job tagged `tag` (`partFileTag`). */
+export function isPartFileOf(name: string, tag: string): boolean {
+  return name.startsWith('.') && new RegExp(`\\.part-${tag}-[0-9a-f]{12}$`).test(name);
+}
+
+/** `.<name>.part-[<tag>-]<random>` beside the destination; renamed into place on commit, removed otherwise. */
 export class PartFile {
   private handle: FileHandle | undefined;
   private committed = false;
@@ -40,6 +56,8 @@ export class PartFile {
     dest: string,
     type: MediaType,
     protectedPaths: readonly string[],
+    /** `partFileTag` of the job downloading. @default none: no job's, never removed as stale */
+    tag?: string,
   ): Promise<PartFile> {
     if (!path.isAbsolute(dest)) throw new TypeError(`Expected an absolute \`dest\`, got ${dest}`);
     assertNotProtected(dest, protectedPaths);
@@ -47,7 +65,7 @@ export class PartFile {
     makeFolderSync(dir);
     const tempPath = path.join(
       dir,
-      `.${path.basename(dest)}.part-${randomBytes(6).toString('hex')}`,
+      `.${path.basename(dest)}.part-${tag ? `${tag}-` : ''}${randomBytes(6).toString('hex')}`,
     );
     return new PartFile(dest, type, tempPath, protectedPaths, await open(tempPath, 'wx'));
   }

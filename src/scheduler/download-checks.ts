@@ -7,7 +7,12 @@ import { type Dirent, readdirSync, rmSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { OutputRecord } from '../journal/index.js';
-import { DownloadError, PathEscapeError, ProtectedPathError } from '../outputs/index.js';
+import {
+  DownloadError,
+  isPartFileOf,
+  PathEscapeError,
+  ProtectedPathError,
+} from '../outputs/index.js';
 import { LocalFileError } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 
@@ -27,9 +32,11 @@ export function failsForGood(error: unknown): boolean {
  * A process killed mid-download (kill -9) leaves its `.<name>.part-<hex>`
  * temp file behind (see src/outputs/download.ts); the download is redone
  * under a new temp name, so remove the orphans once, before any download of
- * this process starts (one process per job owns the folder).
+ * this process starts. Only this job's: one process per job works the
+ * folder (its per-job lock), while another job sharing the folder may be
+ * downloading into its own temp files right now.
  */
-export function removeStalePartFiles(dir: string): void {
+export function removeStalePartFiles(dir: string, tag: string): void {
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { recursive: true, withFileTypes: true });
@@ -37,7 +44,7 @@ export function removeStalePartFiles(dir: string): void {
     return; // no output folder yet
   }
   for (const entry of entries) {
-    if (entry.isFile() && /^\..+\.part-[0-9a-f]{12}$/.test(entry.name)) {
+    if (entry.isFile() && isPartFileOf(entry.name, tag)) {
       rmSync(path.join(entry.parentPath, entry.name), { force: true });
     }
   }

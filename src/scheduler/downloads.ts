@@ -23,6 +23,7 @@ import {
   type ManifestRow,
   type ManifestWriter,
   OutputDiskFullError,
+  partFileTag,
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
@@ -54,7 +55,7 @@ export interface RepairResult {
 export type DownloadContext = Pick<
   RunContext,
   'runId' | 'journal' | 'outputDir' | 'protectedPaths' | 'stop' | 'emit' | 'record'
->;
+> & { readonly job: Pick<RunContext['job'], 'name'> };
 
 export class DownloadStage {
   readonly #queue: PQueue;
@@ -165,7 +166,7 @@ export class DownloadStage {
   #removeStalePartsOnce(): void {
     if (this.#partsRemoved) return;
     this.#partsRemoved = true;
-    removeStalePartFiles(this.ctx.outputDir);
+    removeStalePartFiles(this.ctx.outputDir, partFileTag(this.ctx.job.name));
   }
 
   #enqueue(output: OutputRecord): void {
@@ -190,6 +191,7 @@ export class DownloadStage {
         maxBytes: MAX_OUTPUT_BYTES,
         signal: ctx.stop.hardStop.signal,
         protectedPaths: ctx.protectedPaths,
+        partTag: partFileTag(ctx.job.name),
         embed: provenanceEmbedder(ctx.journal, output),
         dest: (type) => {
           planned = planOutputFile(ctx.outputDir, step.filename, {
@@ -303,6 +305,7 @@ export class DownloadStage {
         maxBytes: MAX_OUTPUT_BYTES,
         signal: ctx.stop.hardStop.signal,
         protectedPaths: ctx.protectedPaths,
+        partTag: partFileTag(ctx.job.name),
         dest,
         // The file is this output's own (the journal says so): restore it.
         existing: 'replace',

@@ -4,6 +4,7 @@
  * account's rate limits and the budget, journaling every step before it acts.
  */
 
+export { prepareJobFiles } from './assets.js';
 export {
   type CheckJobOptions,
   checkJobBeforeSpending,
@@ -18,7 +19,7 @@ export {
 } from './completion-watcher.js';
 export { countItems, countsOf, runProgress } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
-export { filelessIdentity } from './item-identity.js';
+export { identityOf } from './item-identity.js';
 export { parseInferenceTime } from './latency.js';
 export {
   describedOrRetiredOnDisk,

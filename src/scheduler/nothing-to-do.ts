@@ -73,6 +73,7 @@ async function repairDoneFiles(
       {
         runId,
         journal,
+        job: validated.job,
         outputDir,
         protectedPaths: inv.protectedPaths,
         stop: new StopController(),

@@ -274,7 +274,7 @@ async function verifyOutputs(
   }
   for (const key of expected.keys()) if (!seen.has(key)) v.push(`manifest: output ${key} missing`);
   const files = await listFiles(outDir);
-  const parts = files.filter((f) => /\.part-[0-9a-f]+$/.test(f));
+  const parts = files.filter((f) => /\.part-[0-9a-f-]+$/.test(f));
   for (const f of parts) v.push(`stray partial download ${f}`);
   const media = files.filter(
     (f) => /\.(png|jpe?g|webp|gif|mp4|webm|mov)$/i.test(f) && !f.includes('report'),

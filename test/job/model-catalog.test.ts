@@ -38,6 +38,18 @@ describe('model contract cache', () => {
     expect(offline.catalog.has('flux-portrait')).toBe(true);
   });
 
+  it('keeps one entry per service, whatever the spelling of its base URL', async () => {
+    const cacheFile = join(tempDir('job'), '.ibatch', 'models.json');
+    const lister = counter();
+    const opts = { lister, cacheFile, now: () => 1_000 };
+    expect((await loadModelCatalog({ ...opts, baseUrl: 'http://127.0.0.1:9/api/v1' })).from).toBe(
+      'service',
+    );
+    const other = await loadModelCatalog({ ...opts, baseUrl: 'HTTP://LOCALHOST.:9/api/v1/' });
+    expect(other.from).toBe('cache');
+    expect(lister.calls).toBe(1);
+  });
+
   it('fails clearly offline without a cache', async () => {
     const dir = tempDir('job');
     const error = await loadModelCatalog({

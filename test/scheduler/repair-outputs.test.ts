@@ -47,6 +47,7 @@ describe('DownloadStage#verifyAndRepair', () => {
     const ctx = {
       runId: run.runId,
       journal,
+      job: { name: 'repair' },
       outputDir: out,
       protectedPaths: [],
       stop: new StopController(),
