@@ -10,9 +10,8 @@ import {
   deliverOutputs,
   type ObjectStore,
   openS3Store,
-  parseS3Url,
 } from '../deliver/index.js';
-import { defaultJournalPath, loadJob } from '../job/index.js';
+import { defaultJournalPath, loadJob, parseS3Url } from '../job/index.js';
 import { openJournal } from '../journal/index.js';
 import { chosenRows, newestRunOf, outputRows } from '../review/index.js';
 import { type RunResult, recordedOutputDir } from '../scheduler/index.js';
