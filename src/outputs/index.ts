@@ -37,6 +37,20 @@ export {
   manifestRowKey,
 } from './manifest-row.js';
 export {
+  downloadedOutputRow,
+  type RowSource,
+  succeededAttempt,
+} from './manifest-row-of-item.js';
+export {
+  describedOrRetiredOnDisk,
+  folderManifestRows,
+  folderRowSource,
+  folderRuns,
+  isForeignRow,
+  recordedOutputDir,
+  runsInFolder,
+} from './manifest-rows.js';
+export {
   type AppendResult,
   MANIFEST_CSV,
   MANIFEST_JSONL,

@@ -22,6 +22,7 @@ import {
   type DescribedItems,
   DownloadError,
   diskFullCode,
+  downloadedOutputRow,
   downloadOutput,
   type ManifestRow,
   type ManifestWriter,
@@ -36,7 +37,6 @@ import { LocalFileError } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
-import { downloadedOutputRow } from './manifest-row-of-item.js';
 import { finishInterruptedMove, moveAside } from './move-aside.js';
 import { asideNameOf, OutputNames, outputOwner } from './output-names.js';
 import { type DownloadFacts, provenanceEmbedder, writeOutputSidecar } from './provenance.js';
