@@ -1,5 +1,5 @@
 /**
- * The import rules of src/ (run by `npm run lint`, see docs/architecture.md).
+ * The import rules of src/ (run by `npm run lint`; the floor count is scripts/import-floors.ts).
  * `import type` is left out of the cycle and layer rules: it is erased at
  * compile time, so it never decides what loads first.
  */
