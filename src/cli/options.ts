@@ -11,6 +11,7 @@ import {
   notifyUrlProblem,
   s3UrlProblem,
 } from '../job/index.js';
+import { isJournalUrl } from '../journal/index.js';
 import { TRAINING_ESTIMATE_ENV } from '../plan/index.js';
 import { assertRunId } from '../scheduler/index.js';
 import { LOG_FORMATS, type LogFormat, UsageError } from '../shared/index.js';
@@ -122,13 +123,18 @@ export function freshOption(options: NextRunOptions): { fresh?: true | readonly 
   return { fresh: steps.filter((s) => s !== '') };
 }
 
-/** `--journal`, else IBATCH_JOURNAL, else (nothing here) the default beside the job. */
+/** `--journal`, else IBATCH_JOURNAL, else (nothing here) the default beside the job. A `postgres://` URL stays as it is. */
 export function journalOption(
   io: { readonly env: NodeJS.ProcessEnv; readonly cwd: string },
   options: { readonly journal?: string },
 ): { journalPath?: string } {
   const explicit = options.journal ?? io.env.IBATCH_JOURNAL;
-  return explicit ? { journalPath: path.resolve(io.cwd, explicit) } : {};
+  return explicit ? { journalPath: journalLocation(io.cwd, explicit) } : {};
+}
+
+/** A journal file resolved against `cwd`; a PostgreSQL journal's `postgres://` URL as it is. */
+export function journalLocation(cwd: string, journal: string): string {
+  return isJournalUrl(journal) ? journal : path.resolve(cwd, journal);
 }
 
 /** `$IBATCH_TRAINING_ESTIMATE` (credits of one training while none is charged yet), when set. */

@@ -38,7 +38,7 @@ export async function planCommandAction(
       options,
       () => openService(io, options),
       async (job, catalog, opened) => {
-        journalPath = path.resolve(journalPath ?? defaultJournalPath(job.dir));
+        journalPath = journalPath ?? path.resolve(defaultJournalPath(job.dir));
         const recorded = opened
           ? await recordedItems(journalPath, job.name, opened.client.baseUrl)
           : undefined;

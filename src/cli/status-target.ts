@@ -9,6 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { defaultJournalPath } from '../job/index.js';
 import type { CliIo } from './command.js';
+import { journalLocation } from './options.js';
 import { jobNameOf } from './status-view.js';
 
 export interface StatusTarget {
@@ -25,14 +26,14 @@ export function resolveTarget(
   journal: string | undefined,
 ): StatusTarget {
   const explicit = journal ?? io.env.IBATCH_JOURNAL;
-  const fromCwd = path.resolve(io.cwd, explicit ?? defaultJournalPath('.'));
+  const fromCwd = journalLocation(io.cwd, explicit ?? defaultJournalPath('.'));
   if (!target) return { journalPath: fromCwd };
   const asPath = path.resolve(io.cwd, target);
   const isFile = existsSync(asPath) && statSync(asPath).isFile();
   if (isFile || /\.ya?ml$/i.test(target)) {
     const jobName = jobNameOf(asPath);
     const journalPath = explicit
-      ? path.resolve(io.cwd, explicit)
+      ? journalLocation(io.cwd, explicit)
       : defaultJournalPath(path.dirname(asPath));
     return { journalPath, jobName, jobPath: asPath };
   }

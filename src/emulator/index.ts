@@ -9,7 +9,8 @@ export { EmulatorAdmin } from './admin-client.js';
 export { type RunningEmulator, startEmulator } from './emulator.js';
 export { FAULT_KINDS, type FaultKind, isFaultKind } from './fault-kinds.js';
 export { parseFaultSpec } from './fault-spec.js';
-export { EMULATOR_MODELS, type EmulatorField, type EmulatorModel } from './models.js';
+export type { EmulatorField, EmulatorModel } from './model-types.js';
+export { EMULATOR_MODELS } from './models.js';
 export {
   type AccountSeed,
   type Behaviour,

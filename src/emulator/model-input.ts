@@ -14,7 +14,7 @@
 import type { GenerationRequest } from '../contract/index.js';
 import { type EmulatorContext, ownedMedia } from './context.js';
 import { notFound, validationError } from './http-error.js';
-import type { EmulatorField, EmulatorModel } from './models.js';
+import type { EmulatorField, EmulatorModel } from './model-types.js';
 import type { AccountState } from './state.js';
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio']);

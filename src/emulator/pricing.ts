@@ -3,7 +3,8 @@
  * optional multiplier chosen by an enum field (resolution, quality).
  */
 import type { GenerationRequest } from '../contract/index.js';
-import { type EmulatorModel, findModel } from './models.js';
+import type { EmulatorModel } from './model-types.js';
+import { findModel } from './models.js';
 
 export interface Price {
   /** Total credits of the request (all copies). */

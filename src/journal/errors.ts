@@ -1,6 +1,6 @@
 /** Typed errors of the journal. */
 import { dirname } from 'node:path';
-import { EXIT, IbatchError } from '../shared/index.js';
+import { EXIT, IbatchError, redact } from '../shared/index.js';
 
 export interface LockHolder {
   readonly pid: number;
@@ -90,7 +90,7 @@ export class JournalMissingError extends IbatchError {
 }
 
 /** What stopped a journal write: the disk, its permissions, its hardware, or its path. */
-export type JournalFaultKind = 'full' | 'read-only' | 'io' | 'cannot-open';
+export type JournalFaultKind = 'full' | 'read-only' | 'io' | 'cannot-open' | 'unreachable';
 
 /**
  * The journal could not be written (or opened for writing): a full disk, a
@@ -120,9 +120,10 @@ export class JournalWriteError extends IbatchError {
         : `The journal ${path} could not be written: ${what}. The run stopped there. Nothing was ` +
           'lost: every step recorded before it stands, and nothing was sent that the journal does ' +
           `not know. ${fix}, then run the same command again to resume: nothing is paid twice.`;
-    super('journal_unwritable', message, phase === 'open' ? EXIT.invalid : EXIT.unreachable, {
-      cause,
-    });
+    // An unreachable PostgreSQL is resumable whenever it happens: the same
+    // command works once the server is back.
+    const exit = phase === 'open' && kind !== 'unreachable' ? EXIT.invalid : EXIT.unreachable;
+    super('journal_unwritable', redact(message), exit, { cause });
     this.kind = kind;
     this.path = path;
     this.phase = phase;
@@ -134,6 +135,7 @@ const FAULT_WORDS: Record<JournalFaultKind, string> = {
   'read-only': 'it is read-only',
   io: 'the disk reported an I/O error',
   'cannot-open': 'it cannot be opened',
+  unreachable: 'PostgreSQL cannot be reached or refused the connection',
 };
 
 const FAULT_FIX: Record<JournalFaultKind, (path: string, dir: string) => string> = {
@@ -142,4 +144,6 @@ const FAULT_FIX: Record<JournalFaultKind, (path: string, dir: string) => string>
   io: (path, dir) =>
     `Check the disk that holds ${dir}, and that ${path} and the files beside it are writable`,
   'cannot-open': (_path, dir) => `Make sure ${dir} is a folder this user can write to`,
+  unreachable: (path) =>
+    `Check that the server of ${path} is up and reachable from here, and the role, password and sslmode`,
 };

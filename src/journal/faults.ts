@@ -6,6 +6,7 @@
  */
 import { IbatchError } from '../shared/index.js';
 import { type JournalFaultKind, JournalWriteError } from './errors.js';
+import { PostgresConnectionError } from './postgres/sync-client.js';
 
 // SQLite's result codes, extended ones included (`SQLITE_IOERR_WRITE`,
 // `SQLITE_READONLY_DBMOVED`...): better-sqlite3 puts them in `code`.
@@ -33,10 +34,21 @@ const ERRNO_KINDS: Readonly<Record<string, JournalFaultKind>> = {
   ENAMETOOLONG: 'cannot-open',
 };
 
+// PostgreSQL's SQLSTATEs for the same failures, on the server's side.
+const SQLSTATE_KINDS: Readonly<Record<string, JournalFaultKind>> = {
+  '53100': 'full', // disk_full
+  '53200': 'full', // out_of_memory
+  '25006': 'read-only', // read_only_sql_transaction (a standby)
+  '42501': 'read-only', // insufficient_privilege
+  '58030': 'io', // io_error
+};
+
 function faultKindOf(error: unknown): JournalFaultKind | undefined {
   if (error instanceof IbatchError) return undefined;
+  if (error instanceof PostgresConnectionError) return 'unreachable';
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return undefined;
+  if (/^[0-9A-Z]{5}$/.test(code) && SQLSTATE_KINDS[code]) return SQLSTATE_KINDS[code];
   if (code.startsWith('SQLITE_')) {
     return SQLITE_KINDS.find(([prefix]) => code === prefix || code.startsWith(`${prefix}_`))?.[1];
   }

@@ -1,8 +1,9 @@
 /**
  * @module journal
  * The durable record of runs: a better-sqlite3 database (WAL, synchronous
- * FULL) with one lock per job (one process runs a job at a time); its lock
- * also serves the output folder's per-job lock. The engine commits each attempt's intent
+ * FULL), or a PostgreSQL one shared by a team (postgres/), with one lock per
+ * job (one process runs a job at a time); its lock also serves the output
+ * folder's per-job lock. The engine commits each attempt's intent
  * before sending it and each response before acting on it, so a run killed at
  * any instant resumes without paying twice. See docs/journal.md.
  */
@@ -15,9 +16,9 @@ export {
   idempotencyKey,
   newRunId,
 } from './keys.js';
-export { acquireLock, type HeldLock, type LockOptions } from './lock.js';
+export { acquireLock, type HeldLock, type LockOptions, withLockSync } from './lock.js';
 export { LATEST_SCHEMA_VERSION } from './migrations/index.js';
-export { type OpenJournalOptions, openJournal } from './open.js';
+export { holdsNoJournal, type OpenJournalOptions, openJournal } from './open.js';
 export type { AddItemsResult, NewItem } from './ops/add-items.js';
 export type { NewOutput } from './ops/add-outputs.js';
 export type { AdoptedItem, AdoptRunInput } from './ops/adopt-run.js';
@@ -47,4 +48,5 @@ export type { ReserveResult, RunSpendCap } from './ops/reserve-credits.js';
 export { type NewReview, ReviewIndex } from './ops/reviews.js';
 export type { Spend, StepProgress, StepSpend } from './ops/summaries.js';
 export type { ItemStateChange } from './ops/update-item.js';
+export { isJournalUrl, journalDisplayName } from './postgres/url.js';
 export * from './records.js';

@@ -7,10 +7,8 @@
  * JournalWriteError; they are prototype methods, not bound
  * properties, so wrap one in an arrow before passing it as a callback.
  */
-import type Database from 'better-sqlite3';
 import type { JournalWriteError } from './errors.js';
 import { journalFault } from './faults.js';
-import type { HeldLock } from './lock.js';
 import type { AddItemsResult, NewItem } from './ops/add-items.js';
 import type { NewOutput } from './ops/add-outputs.js';
 import type { AdoptRunInput } from './ops/adopt-run.js';
@@ -33,21 +31,26 @@ import type { RunSpendCap } from './ops/reserve-credits.js';
 import type { NewReview } from './ops/reviews.js';
 import type { ItemStateChange } from './ops/update-item.js';
 import { FAILED_ITEM_STATES, type OutputState, type RunStatus } from './records.js';
-import { createJournalDb, type JournalDb } from './sql.js';
+import type { JournalStore } from './sql.js';
+
+/** What a writer holds while it runs its job: released when the journal closes. */
+export interface JournalLock {
+  release(): void;
+}
 
 export class Journal {
-  /** Absolute path of the database file. */
+  /** Absolute path of the database file, or the PostgreSQL URL without its password. */
   readonly path: string;
   readonly readonly: boolean;
-  readonly #j: JournalDb;
-  readonly #lock: HeldLock | undefined;
+  readonly #j: JournalStore;
+  readonly #lock: JournalLock | undefined;
   #closed = false;
   #fault: JournalWriteError | undefined;
   readonly #faultListeners = new Set<(fault: JournalWriteError) => void>();
 
   /** Use `openJournal`. */
-  constructor(db: Database.Database, path: string, lock: HeldLock | undefined, now?: () => number) {
-    this.#j = createJournalDb(db, now);
+  constructor(store: JournalStore, path: string, lock: JournalLock | undefined) {
+    this.#j = store;
     this.path = path;
     this.#lock = lock;
     this.readonly = lock === undefined;
@@ -124,9 +127,9 @@ export class Journal {
   latestItems(jobName: string, service: string, held?: HeldStrings) {
     return this.#guard(() => ops.latestItems(this.#j, jobName, service, held));
   }
-  /** Whether the job has an item of a step other than `exceptStep` on a service. */
-  hasJobItems(jobName: string, service: string, exceptStep: string) {
-    return this.#guard(() => ops.hasJobItems(this.#j, jobName, service, exceptStep));
+  /** The state and attempts used of one item of one run on a service, if that run holds it. */
+  recordedItemState(runId: string, itemKey: string, service: string) {
+    return this.#guard(() => ops.recordedItemState(this.#j, runId, itemKey, service));
   }
   /** Each record of the job's items on a service as (key, request hash). */
   eachItemRequestHash(
@@ -292,15 +295,13 @@ export class Journal {
     // throws (a full output disk while the manifest is written) stays its own
     // error, and the journal's reads inside it are guarded on their own.
     const outcome = this.#guard(() =>
-      this.#j.db
-        .transaction((): { value: T } | { error: unknown } => {
-          try {
-            return { value: fn() };
-          } catch (error) {
-            return { error };
-          }
-        })
-        .deferred(),
+      this.#j.snapshot((): { value: T } | { error: unknown } => {
+        try {
+          return { value: fn() };
+        } catch (error) {
+          return { error };
+        }
+      }),
     );
     if ('error' in outcome) throw outcome.error;
     return outcome.value;
@@ -308,7 +309,7 @@ export class Journal {
 
   /** Runs `fn` in one immediate transaction (several ops that must commit together). */
   transaction<T>(fn: () => T): T {
-    return this.#guard(() => this.#j.db.transaction(fn).immediate());
+    return this.#guard(() => this.#j.transaction(fn));
   }
 
   /**
@@ -318,15 +319,12 @@ export class Journal {
    * Lets a long-lived reader keep what it built until the journal changes.
    */
   changeCount(): number {
-    return this.#guard(() => Number(this.#j.db.pragma('data_version', { simple: true })));
+    return this.#guard(() => this.#j.changeCount());
   }
 
   /** `PRAGMA integrity_check` result: `['ok']` when healthy. */
   integrityCheck(): string[] {
-    const rows = this.#guard(
-      () => this.#j.db.pragma('integrity_check') as { integrity_check: string }[],
-    );
-    return rows.map((row) => row.integrity_check);
+    return this.#guard(() => this.#j.integrityCheck());
   }
 
   /**
@@ -375,7 +373,7 @@ export class Journal {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      this.#j.db.close();
+      this.#j.close();
     } finally {
       this.#lock?.release();
     }

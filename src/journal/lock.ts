@@ -153,15 +153,49 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
     release() {
       if (released) return;
       released = true;
-      // Only remove our own lock (a takeover may have replaced it).
-      const current = readHolder(path);
-      if (current?.pid === holder.pid && current.startedAt === holder.startedAt) {
-        try {
-          unlinkSync(path);
-        } catch {
-          // Already gone: nothing to release.
-        }
-      }
+      releaseOwn(path, holder);
     },
   };
+}
+
+/** Removes the lock at `path` if `holder` still holds it (a takeover may have replaced it). */
+function releaseOwn(path: string, holder: LockHolder): void {
+  const current = readHolder(path);
+  if (current?.pid === holder.pid && current.startedAt === holder.startedAt) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // Already gone: nothing to release.
+    }
+  }
+}
+
+/** How often `withLockSync` looks again while a live holder keeps the lock. */
+const SYNC_RETRY_MS = 5;
+
+/**
+ * Runs `critical` holding the lock at `path` (the same lock file and stale
+ * rule as `acquireLock`), synchronously: for a short critical section in code
+ * that is synchronous itself (a manifest rewrite), so nothing else of this
+ * process runs meanwhile. Waits up to `waitMs` for a live holder, then throws
+ * `refuse(holder)`.
+ */
+export function withLockSync<T>(
+  path: string,
+  critical: () => T,
+  options: { readonly waitMs: number; readonly refuse: (holder: LockHolder | undefined) => Error },
+): T {
+  const holder: LockHolder = { pid: process.pid, hostname: hostname(), startedAt: Date.now() };
+  const deadline = Date.now() + options.waitMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  makeFolderSync(dirname(path));
+  while (!tryAcquire(path, holder, {})) {
+    if (Date.now() + SYNC_RETRY_MS > deadline) throw options.refuse(readHolder(path));
+    Atomics.wait(pause, 0, 0, SYNC_RETRY_MS);
+  }
+  try {
+    return critical();
+  } finally {
+    releaseOwn(path, holder);
+  }
 }

@@ -37,7 +37,7 @@ export function migrate(db: Database.Database, path: string): number[] {
   return applied;
 }
 
-function newerThanSupported(path: string, current: number): JournalVersionError {
+export function newerThanSupported(path: string, current: number): JournalVersionError {
   return new JournalVersionError(
     `The journal ${path} has schema version ${current}, newer than this ibatch supports ` +
       `(${LATEST_SCHEMA_VERSION}). Upgrade ibatch or use another --journal.`,
@@ -46,7 +46,11 @@ function newerThanSupported(path: string, current: number): JournalVersionError 
 
 /** For read-only opens, which cannot migrate (an older version whose reads are unchanged is read as it is). */
 export function assertCurrentSchema(db: Database.Database, path: string): void {
-  const current = schemaVersion(db);
+  assertReadableVersion(schemaVersion(db), path);
+}
+
+/** A journal at `current` can be read by this ibatch as it is (both stores). */
+export function assertReadableVersion(current: number, path: string): void {
   if (current > LATEST_SCHEMA_VERSION) {
     throw newerThanSupported(path, current);
   }

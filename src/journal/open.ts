@@ -14,7 +14,7 @@
  * commit and still commits far faster than the service accepts requests
  * (`npm run bench -- journalThroughput`), so safety costs nothing that matters.
  */
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { LockHolder } from './errors.js';
@@ -24,8 +24,10 @@ import { applyFullDiskHook } from './full-disk-hook.js';
 import { lockPathFor, prepareJournalFile } from './identity.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
-import { assertCurrentSchema, migrate } from './migrate.js';
-import { registerServiceFunctions } from './sql.js';
+import { assertCurrentSchema, migrate, schemaVersion } from './migrate.js';
+import { openPostgresJournal } from './postgres/open.js';
+import { isJournalUrl } from './postgres/url.js';
+import { sqliteStore } from './sql.js';
 
 /** The defaults of {@link OpenJournalOptions} that are values, written once. */
 export const JOURNAL_OPEN_DEFAULTS = {
@@ -64,10 +66,12 @@ export interface OpenJournalOptions {
   readonly now?: () => number;
 }
 
+/** `path`: a journal file, or a PostgreSQL journal's `postgres://` URL (postgres/url.ts). */
 export async function openJournal(
   path: string,
   options: OpenJournalOptions = {},
 ): Promise<Journal> {
+  if (isJournalUrl(path)) return openPostgresJournal(path, options);
   const fullPath = resolve(path);
   if (options.readonly) {
     if (!existsSync(fullPath)) throw new JournalMissingError(fullPath);
@@ -83,7 +87,7 @@ export async function openJournal(
       db.close();
       throw error;
     }
-    return new Journal(db, fullPath, undefined, options.now);
+    return new Journal(sqliteStore(db, options.now), fullPath, undefined);
   }
   try {
     return await openWriter(fullPath, options);
@@ -91,6 +95,28 @@ export async function openJournal(
     // A path that cannot hold the journal, a read-only file or folder, a full
     // disk: said as such, before anything is sent.
     throw openFault(error, fullPath) ?? error;
+  }
+}
+
+/**
+ * Whether `path` holds no history a reader could read: no file, an empty one,
+ * or a database never migrated (schema 0: what is left after its `-wal` file
+ * was deleted following a `kill -9`). The writer (`run`) makes a journal of
+ * it; a reader (`plan`) reads it as no journal yet instead of refusing it.
+ */
+export function holdsNoJournal(path: string): boolean {
+  if (isJournalUrl(path)) return false;
+  const fullPath = resolve(path);
+  if (!existsSync(fullPath) || statSync(fullPath).size === 0) return true;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(fullPath, { readonly: true, fileMustExist: true });
+    return schemaVersion(db) === 0;
+  } catch {
+    // Not a database: the reader's open names the problem.
+    return false;
+  } finally {
+    db?.close();
   }
 }
 
@@ -129,10 +155,10 @@ async function openWriter(fullPath: string, options: OpenJournalOptions): Promis
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    registerServiceFunctions(db);
+    const store = sqliteStore(db, options.now);
     migrate(db, fullPath);
     applyFullDiskHook(db);
-    return new Journal(db, fullPath, lock, options.now);
+    return new Journal(store, fullPath, lock);
   } catch (error) {
     db?.close();
     lock.release();

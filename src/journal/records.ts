@@ -129,6 +129,15 @@ export function serviceOfRun(run: Pick<RunRecord, 'options'>): string {
   return typeof service === 'string' ? canonicalServiceUrl(service) : '';
 }
 
+/**
+ * A run that records what the output folder's manifest showed made
+ * (src/scheduler/adopt-manifest.ts): never a run the user started, so never
+ * the run `run` resumes or follows.
+ */
+export function isAdoptedRun(run: Pick<RunRecord, 'options'>): boolean {
+  return typeof (run.options as { adoptedFrom?: unknown } | null)?.adoptedFrom === 'string';
+}
+
 /** The service and account a run spent on (its options' `scope`: assets and trainings are reused per scope); '' when not recorded. */
 export function scopeOfRun(run: Pick<RunRecord, 'options'>): string {
   const scope = (run.options as { scope?: unknown } | null)?.scope;

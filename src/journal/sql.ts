@@ -1,24 +1,60 @@
 /**
- * The handle every journal operation receives: the database plus a cache of
- * prepared statements keyed by their SQL text, so each op keeps its SQL
- * inline and still prepares it only once per connection.
+ * The handle every journal operation receives, the same for both stores:
+ * prepared statements keyed by their SQL text (each op keeps its SQL inline
+ * and still prepares it once per connection), transactions, and the clock.
+ * The ops' SQL is SQLite's; the PostgreSQL store (postgres/) rewrites it to
+ * one meaning there (postgres/dialect.ts).
  */
 import type Database from 'better-sqlite3';
 import { canonicalScope, canonicalServiceUrl } from '../shared/index.js';
 
+/** What a write statement reports. */
+export interface RunResult {
+  readonly changes: number;
+  /** The `id` of the row an INSERT into `events` or `reviews` made. */
+  readonly lastInsertRowid: number | bigint;
+}
+
+/**
+ * The part of better-sqlite3's statement the ops use: parameters are
+ * positional (`?`, as arguments) or named (`@name`, one object).
+ */
+export interface Statement {
+  run(...params: unknown[]): RunResult;
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  iterate(...params: unknown[]): Iterable<unknown>;
+  /** The same statement answering each row's first column only. */
+  pluck(): Statement;
+}
+
 export interface JournalDb {
-  readonly db: Database.Database;
   /** The prepared statement for `sql`, prepared on first use. */
-  stmt(sql: string): Database.Statement;
+  stmt(sql: string): Statement;
+  /**
+   * Runs `fn` in one transaction that takes the write lock at its start (a
+   * nested call is a savepoint of the outer one); commits when `fn` returns.
+   */
+  transaction<T>(fn: () => T): T;
   /** The current time in ms since the epoch (injectable for tests). */
   now(): number;
 }
 
-export function createJournalDb(db: Database.Database, now: () => number = Date.now): JournalDb {
+/** What a `Journal` needs of its store beyond the ops' handle. */
+export interface JournalStore extends JournalDb {
+  /** Runs `fn` as one read: every read inside sees one state of the journal. */
+  snapshot<T>(fn: () => T): T;
+  /** Changes whenever another connection has committed since this one last looked. */
+  changeCount(): number;
+  /** `['ok']` when the store finds itself healthy. */
+  integrityCheck(): string[];
+  close(): void;
+}
+
+export function sqliteStore(db: Database.Database, now: () => number = Date.now): JournalStore {
   registerServiceFunctions(db);
   const cache = new Map<string, Database.Statement>();
   return {
-    db,
     now,
     stmt(sql) {
       let statement = cache.get(sql);
@@ -26,8 +62,16 @@ export function createJournalDb(db: Database.Database, now: () => number = Date.
         statement = db.prepare(sql);
         cache.set(sql, statement);
       }
-      return statement;
+      return statement as unknown as Statement;
     },
+    transaction: (fn) => db.transaction(fn).immediate(),
+    snapshot: (fn) => db.transaction(fn).deferred(),
+    changeCount: () => Number(db.pragma('data_version', { simple: true })),
+    integrityCheck: () =>
+      (db.pragma('integrity_check') as { integrity_check: string }[]).map(
+        (row) => row.integrity_check,
+      ),
+    close: () => db.close(),
   };
 }
 

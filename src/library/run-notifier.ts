@@ -19,7 +19,7 @@ import {
   runEndEvent,
   sendNotifications,
 } from '../notify/index.js';
-import { REPORT_FILE } from '../outputs/index.js';
+import { REPORT_FILE, reportFileOf } from '../outputs/index.js';
 import { countsOf, type RunEvent, type RunResult, runStatusOfError } from '../scheduler/index.js';
 import {
   EXIT,
@@ -127,7 +127,7 @@ export class RunNotifier {
       credits: result.spend,
       budget: result.budget,
       outputDir: result.outputDir,
-      report: reportIn(result.outputDir),
+      report: result.report ?? reportIn(result.outputDir, job.name),
     };
   }
 
@@ -147,7 +147,7 @@ export class RunNotifier {
       credits: this.#spend ?? { charged: 0, refunded: 0, net: 0 },
       budget: job.budget ?? null,
       outputDir,
-      report: reportIn(outputDir),
+      report: reportIn(outputDir, job.name),
     };
   }
 
@@ -162,7 +162,11 @@ export class RunNotifier {
   }
 }
 
-function reportIn(outputDir: string): string | null {
-  const report = path.join(outputDir, REPORT_FILE);
-  return existsSync(report) ? report : null;
+/** The job's report in `outputDir`, if one is there (its own when it shares the folder). */
+function reportIn(outputDir: string, job: string): string | null {
+  for (const name of [reportFileOf(job, false), REPORT_FILE]) {
+    const report = path.join(outputDir, name);
+    if (existsSync(report)) return report;
+  }
+  return null;
 }

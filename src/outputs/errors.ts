@@ -87,3 +87,18 @@ export class OutputDiskFullError extends IbatchError {
   /** What the user does about it (the run's final message adds it). */
   static readonly NEXT_STEP = 'Free space, then run again to resume; nothing was lost';
 }
+
+/**
+ * Another process kept the output folder's manifest lock longer than a
+ * manifest write takes: the row is not recorded (the journal has it; the
+ * next run or `ibatch report` rewrites the manifest from the journal).
+ */
+export class ManifestLockedError extends IbatchError {
+  constructor(lockPath: string, holder: string) {
+    super(
+      'manifest_locked',
+      `the manifest lock ${lockPath} is held by ${holder}: the manifest was not written. Run again to resume (the journal keeps every row).`,
+      EXIT.unreachable,
+    );
+  }
+}

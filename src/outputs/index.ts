@@ -30,6 +30,7 @@ export {
 export { writeFileAtomicSync, writeFileExclusive } from './fs-durable.js';
 export { cspHash, html, type RawHtml, raw } from './html.js';
 export {
+  isRowOfJob,
   MANIFEST_CSV_COLUMNS,
   MANIFEST_STATUSES,
   type ManifestRow,
@@ -46,14 +47,16 @@ export {
   folderManifestRows,
   folderRowSource,
   folderRuns,
-  isForeignRow,
+  keptRows,
   recordedOutputDir,
   runsInFolder,
 } from './manifest-rows.js';
 export {
   type AppendResult,
+  type FolderRows,
   MANIFEST_CSV,
   MANIFEST_JSONL,
+  MANIFEST_LOCK,
   ManifestWriter,
   readManifest,
   renderManifest,
@@ -80,5 +83,11 @@ export {
   protectedPathHit,
 } from './protected-paths.js';
 export * from './report-data.js';
-export { REPORT_FILE, ReportWriter, renderReport, writeReport } from './report-html.js';
+export {
+  REPORT_FILE,
+  ReportWriter,
+  renderReport,
+  reportFileOf,
+  writeReport,
+} from './report-html.js';
 export { MAX_SEGMENT_BYTES, sanitizeSegment } from './sanitize.js';

@@ -32,11 +32,12 @@ export function downloadedOutputRow(
   const record = journal.getOutput(output.runId, output.itemKey, output.n);
   if (!item || !record) return undefined;
   const winning = succeededAttempt(journal.listAttempts(output.runId, output.itemKey));
+  const job = journal.getRun(output.runId)?.jobName;
   // The job's influencers are read only for a row that was made with one.
-  const jobName = influencerIdOf(winning) && journal.getRun(output.runId)?.jobName;
-  const influencers = jobName ? jobInfluencers(journal, jobName) : NO_INFLUENCERS;
+  const influencers =
+    job && influencerIdOf(winning) ? jobInfluencers(journal, job) : NO_INFLUENCERS;
   const common = {
-    ...itemColumns({ journal, influencers }, item, winning),
+    ...itemColumns({ journal, influencers, job }, item, winning),
     attempt: winning?.attemptNo,
   };
   const row = fileRow(common, generationCharge(winning), record);
@@ -93,6 +94,8 @@ export function fileRow(
 export interface RowSource {
   readonly journal: Journal;
   readonly influencers: JobInfluencers;
+  /** The job whose rows these are (the `job` column); unknown for a run the journal lost. */
+  readonly job: string | undefined;
 }
 
 /** A job's job-local influencers by the service's influencerId (what the manifest names them by). */
@@ -129,7 +132,7 @@ function influencerIdOf(attempt: AttemptRecord | undefined): string | undefined 
 
 /** What every row of an item says: where it belongs, its values, its prompt, its source file. */
 export function itemColumns(
-  { journal, influencers }: RowSource,
+  { journal, influencers, job }: RowSource,
   item: ItemRecord,
   attempt: AttemptRecord | undefined,
 ) {
@@ -137,6 +140,7 @@ export function itemColumns(
   const vars = varsOf(item);
   const sourceFile = item.sourceItemKey ? sourceFileOf(journal, item.runId, attempt) : undefined;
   return {
+    ...(job ? { job } : {}),
     runId: item.runId,
     step: item.stepId,
     item: item.itemKey,

@@ -18,6 +18,12 @@ import { KindSchema } from '../contract/index.js';
 export const MANIFEST_STATUSES = ['succeeded', 'failed', 'blocked', 'skipped'] as const;
 
 export const ManifestRowSchema = z.strictObject({
+  /**
+   * The job (its `name`) whose run made the row: several jobs may share an
+   * output folder, and each reads and rewrites only its own rows. Absent in
+   * older manifests.
+   */
+  job: z.string().optional(),
   runId: z.string().optional(),
   step: z.string().min(1),
   item: z.string().min(1),
@@ -94,6 +100,7 @@ export const MANIFEST_CSV_COLUMNS = [
   'sourceFile',
   'item',
   'label',
+  'job',
   'runId',
   'attempt',
   'generationId',
@@ -158,4 +165,13 @@ export function csvColumnsOf(names: Iterable<string>): ManifestCsvColumn[] {
  */
 export function manifestRowKey(row: Pick<ManifestRow, 'runId' | 'step' | 'item' | 'n'>): string {
   return [row.runId ?? '', row.step, row.item, row.n ?? 1].join('\u0000');
+}
+
+/**
+ * Whether a row on disk is job `jobName`'s, by its `job` column: jobs sharing
+ * an output folder each read only their own rows. A row naming no job (an
+ * older manifest, written before folders were shared) counts as the job's.
+ */
+export function isRowOfJob(row: Pick<ManifestRow, 'job'>, jobName: string): boolean {
+  return row.job === undefined || row.job === jobName;
 }

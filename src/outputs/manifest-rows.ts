@@ -26,7 +26,6 @@ import {
   generationCharge,
   isoOf,
   itemColumns,
-  type JobInfluencers,
   jobInfluencers,
   type RowSource,
   succeededAttempt,
@@ -69,21 +68,18 @@ export function folderRuns(journal: Journal, run: RunRecord, outputDir: string):
  * The manifest of `outputDir` as `run` leaves it, in memory (the review
  * page's listing): every run of its job there, in run order, marked
  * `current` (src/outputs/current.ts; `described`: the items the job file
- * describes now). Rows of `existing` whose run this journal does not know
- * come first (see folderRowSource).
+ * describes now). Other jobs' rows in a shared folder are not listed.
  */
 export function folderManifestRows(
   journal: Journal,
   run: RunRecord,
   outputDir: string,
   described: DescribedItems | undefined,
-  existing: readonly ManifestRow[] = [],
 ): ManifestRow[] {
-  const foreign = [...existing].filter(isForeignRow(journal));
   // One read: its pages see one state of the journal (see Journal.snapshot).
-  const judged = describedOrRetiredOnDisk(outputDir, described);
+  const judged = describedOrRetiredOnDisk(outputDir, described, run.jobName);
   return journal.snapshot(() =>
-    markCurrentRows([...folderRowSource(journal, run, outputDir, foreign)()], judged),
+    markCurrentRows([...folderRowSource(journal, run, outputDir)()], judged),
   );
 }
 
@@ -91,58 +87,95 @@ export function folderManifestRows(
  * `described` (the items the job file describes now) when known; else, so
  * that a reader without the job file agrees with the last rewrite that had
  * it, every item but those the manifest on disk says were removed from the
- * job.
+ * job `jobName`.
  */
 export function describedOrRetiredOnDisk(
   outputDir: string,
   described: DescribedItems | undefined,
+  jobName: string,
 ): DescribedItems {
   if (described) return described;
-  const retired = retiredItemsOnDisk(outputDir);
+  const retired = retiredItemsOnDisk(outputDir, jobName);
   return { has: (item) => !retired.has(item) };
 }
 
 /**
- * Whether a manifest row is of a run this journal does not know (a lost
- * journal's, another's): such rows are kept as they are on disk, the rest is
- * rebuilt. One lookup per run, not per row (a folder holds 100,000 rows of a
- * few runs).
+ * The rows on disk a rewrite of job `jobName`'s rows keeps as they are, in
+ * file order: the rows of other jobs sharing the folder, before and after
+ * this job's block (which stays where its first row was, so a folder's order
+ * is stable whichever job rewrites it), and `ownUnknown`, this job's rows of
+ * runs the journal does not know (a lost or another journal's: their files
+ * are still in the folder). This job's rows of runs the journal knows are
+ * left out: the rewrite rebuilds them.
  */
-export function isForeignRow(journal: Journal): (row: ManifestRow) => boolean {
-  const known = new Map<string, boolean>();
-  return (row) => {
-    if (!row.runId) return true;
-    let found = known.get(row.runId);
-    if (found === undefined) {
-      found = journal.getRun(row.runId) !== undefined;
-      known.set(row.runId, found);
+export interface KeptRows {
+  readonly before: ManifestRow[];
+  readonly ownUnknown: ManifestRow[];
+  readonly after: ManifestRow[];
+}
+
+export function keptRows(
+  journal: Journal,
+  jobName: string,
+  onDisk: Iterable<ManifestRow>,
+): KeptRows {
+  const jobOf = runJobs(journal);
+  const kept: KeptRows = { before: [], ownUnknown: [], after: [] };
+  let ownSeen = false;
+  for (const row of onDisk) {
+    const known = row.runId === undefined ? undefined : jobOf(row.runId);
+    // A run the journal knows says whose it is; else the row's own column
+    // (absent in older manifests: then it is taken as this job's, as before).
+    const job = known ?? row.job ?? jobName;
+    if (job !== jobName) {
+      (ownSeen ? kept.after : kept.before).push(row);
+      continue;
     }
-    return !found;
+    ownSeen = true;
+    if (known === undefined) kept.ownUnknown.push(row);
+  }
+  return kept;
+}
+
+/**
+ * The job of a run by its id (undefined when the journal does not know it).
+ * One lookup per run, not per row (a folder holds 100,000 rows of a few runs).
+ */
+function runJobs(journal: Journal): (runId: string) => string | undefined {
+  const known = new Map<string, string | undefined>();
+  return (runId) => {
+    if (!known.has(runId)) known.set(runId, journal.getRun(runId)?.jobName);
+    return known.get(runId);
   };
 }
 
 /**
- * The rows of `outputDir`'s manifest as `run` leaves it, not yet marked
- * `current`, as a source that reads them again from the journal page by page
- * each time it is iterated (the manifest writer goes over them twice, and
- * never holds them all): `foreign` (rows on disk of runs this journal does
- * not know: the manifest describes the folder, and those files are still in
- * it) first, then every run of the job in the folder, oldest first.
+ * The rows of `run`'s job in `outputDir`'s manifest as `run` leaves it, not
+ * yet marked `current`, as a source that reads them again from the journal
+ * page by page each time it is iterated (the manifest writer goes over them
+ * twice, and never holds them all): `ownUnknown` (this job's rows on disk
+ * of runs this journal does not know: the manifest describes the folder,
+ * and those files are still in it) first, then every run of the job in the
+ * folder, oldest first.
  */
 export function folderRowSource(
   journal: Journal,
   run: RunRecord,
   outputDir: string,
-  foreign: readonly ManifestRow[] = [],
+  ownUnknown: readonly ManifestRow[] = [],
 ): () => Iterable<ManifestRow> {
   const runs = folderRuns(journal, run, outputDir);
   // Every run here is the job's: its decisions are read once for all of them.
   const reviews = new ReviewIndex(journal.latestReviews(run.jobName));
-  const influencers = jobInfluencers(journal, run.jobName);
+  const source: RowSource = {
+    journal,
+    influencers: jobInfluencers(journal, run.jobName),
+    job: run.jobName,
+  };
   return function* rows() {
-    yield* foreign;
+    yield* ownUnknown;
     for (const r of runs)
-      for (const page of runManifestRowPages(journal, r.runId, reviews, influencers)) yield* page;
+      for (const page of runManifestRowPages(source, r.runId, reviews)) yield* page;
   };
 }
 
@@ -170,11 +203,11 @@ function* itemPages(journal: Journal, runId: string): Generator<ItemRecord[]> {
  * and the whole run at once would hold all of it in memory).
  */
 function* runManifestRowPages(
-  journal: Journal,
+  source: RowSource,
   runId: string,
   reviews: ReviewIndex,
-  influencers: JobInfluencers,
 ): Generator<ManifestRow[]> {
+  const { journal } = source;
   for (const items of itemPages(journal, runId)) {
     const keys = items.map((item) => item.itemKey);
     const outputs = groupByItem(journal.listOutputsOfItems(runId, keys));
@@ -183,7 +216,7 @@ function* runManifestRowPages(
     for (const item of items) {
       if (item.kind === 'training') continue;
       itemRows(
-        { journal, influencers },
+        source,
         item,
         attempts.get(item.itemKey) ?? [],
         outputs.get(item.itemKey) ?? [],

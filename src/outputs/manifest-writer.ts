@@ -8,21 +8,39 @@
  *   (dropping a line torn by a crash) and `append` skips rows already present;
  * - rebuild: `rewrite(rowsFromJournal)` replaces both files atomically.
  *
+ * Several processes may write one folder's manifest at once (jobs sharing
+ * the folder): every change (an append, a rewrite) holds the folder's
+ * manifest lock (`MANIFEST_LOCK`) for its few milliseconds, and a writer
+ * that finds the files replaced by another since it last wrote reads them
+ * again before appending, so no process's rows are lost.
+ *
  * `manifest.csv` starts with a UTF-8 BOM (Excel then reads `café` as UTF-8)
  * and has one column per template variable (`manifestCsvColumns`): a row
  * naming a variable the header lacks rewrites the CSV with the new column.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { withLockSync } from '../journal/index.js';
 import { makeFolderSync, redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
 import { CurrentRule, type DescribedItems, RETIRED_REASON } from './current.js';
+import { diskFullCode, ManifestLockedError } from './errors.js';
 import { AtomicFileSync } from './fs-durable.js';
 import {
   addVarNames,
   csvColumnsOf,
+  isRowOfJob,
   type ManifestCsvColumn,
   type ManifestRow,
   ManifestRowSchema,
@@ -40,6 +58,39 @@ function checkedRow(input: ManifestRow): ManifestRow {
 
 export const MANIFEST_JSONL = 'manifest.jsonl';
 export const MANIFEST_CSV = 'manifest.csv';
+/** The lock every change of a folder's manifest holds (see withManifestLock). */
+export const MANIFEST_LOCK = '.ibatch-manifest.lock';
+
+/**
+ * How long a change of the manifest waits for another process's change. An
+ * assumption: a change holds the lock for one append or one rewrite, and a
+ * holder still at it after this is more likely stuck (on another host,
+ * which cannot be judged stale) than slow.
+ */
+const MANIFEST_LOCK_WAIT_MS = 60_000;
+
+/** Runs `change` holding `dir`'s manifest lock (see the module comment). */
+function withManifestLock<T>(dir: string, change: () => T): T {
+  const lock = path.join(dir, MANIFEST_LOCK);
+  return withLockSync(lock, change, {
+    waitMs: MANIFEST_LOCK_WAIT_MS,
+    refuse: (holder) =>
+      new ManifestLockedError(
+        lock,
+        holder ? `process ${holder.pid} on ${holder.hostname}` : 'another process',
+      ),
+  });
+}
+
+/** The files a rows rebuild of one job writes around: see `ManifestWriter.replace`. */
+export interface FolderRows {
+  /** Rows kept as they are on disk (other jobs'), before the job's rows. */
+  readonly before: readonly ManifestRow[];
+  /** The job's rows, iterated twice, marked `current` by the rewrite. */
+  readonly own: () => Iterable<ManifestRow>;
+  /** Rows kept as they are on disk, after the job's rows. */
+  readonly after: readonly ManifestRow[];
+}
 
 /** Makes Excel read the CSV as UTF-8; other readers skip it. */
 const UTF8_BOM = '\uFEFF';
@@ -58,6 +109,12 @@ export class ManifestWriter {
   /** The columns of the CSV on disk, and the template variables they hold. */
   private csvColumns: ManifestCsvColumn[] = manifestCsvColumns([]);
   private csvVars = new Set<string>();
+  /**
+   * The inodes of both files as this writer last wrote them: another
+   * process's rewrite replaces them (new inodes), and this writer's view of
+   * the rows and CSV columns is then stale.
+   */
+  private written: { jsonl: number; csv: number } | undefined;
 
   private constructor(readonly outputDir: string) {}
 
@@ -75,59 +132,67 @@ export class ManifestWriter {
   static open(outputDir: string): ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir));
     makeFolderSync(writer.outputDir);
-    if (!existsSync(path.join(writer.outputDir, MANIFEST_JSONL))) writer.load();
+    try {
+      withManifestLock(writer.outputDir, () => {
+        if (!existsSync(path.join(writer.outputDir, MANIFEST_JSONL))) writer.load();
+      });
+    } catch (error) {
+      // No room for the lock or the empty files: the first append (or the
+      // run's end rewrite) writes them, where a full disk stops the run.
+      if (!diskFullCode(error)) throw error;
+    }
     return writer;
   }
 
-  /** Reads the existing rows and rewrites both files from them (once, before appending). */
+  /**
+   * Reads the existing rows and rewrites both files from them (once, before
+   * appending, and again whenever another process replaced the files since).
+   * Holding the manifest lock.
+   */
   private load(): void {
-    if (this.loaded) return;
+    if (this.loaded && this.unchangedOnDisk()) return;
     this.rewriteFiles(readManifest(this.outputDir).map((row) => redactDeep(row)));
   }
 
+  /** Whether both files are still the ones this writer last wrote. */
+  private unchangedOnDisk(): boolean {
+    if (!this.written) return false;
+    try {
+      return (
+        statSync(path.join(this.outputDir, MANIFEST_JSONL)).ino === this.written.jsonl &&
+        statSync(path.join(this.outputDir, MANIFEST_CSV)).ino === this.written.csv
+      );
+    } catch {
+      return false;
+    }
+  }
+
   /**
-   * Replaces the manifest of `outputDir` (a rebuild from the journal) with
-   * `rows`, listed in run order (oldest run first) and marked `current` here
-   * (`CurrentRule`, with the items the job file describes now when known),
-   * without `open`'s repair pass and without holding them:
-   * `rows` is iterated twice (the CSV header and the marks need every row
-   * first), then each row is checked and written, and handed to `onRow`
-   * (the report's rows come from the same pass). Both files stay atomic.
+   * Replaces the manifest of `outputDir` (a rebuild of one job's rows from
+   * the journal), holding the manifest lock from the read of the rows on disk
+   * to the files' replacement, so another process's change in between is not
+   * lost. `rows` is called under the lock with the rows on disk and gives
+   * the rows kept as they are (`before` and `after`: other jobs' in a shared
+   * folder) and the job's rows (`own`), listed in run order (oldest run
+   * first) and marked `current` here (`CurrentRule`, with the items the job
+   * file describes now when known), without `open`'s repair pass and
+   * without holding them: `own` is iterated twice (the CSV header and the
+   * marks need every row first), then each row is checked and written, and
+   * handed to `onRow` (the report's rows come from the same pass). Both
+   * files stay atomic.
    */
   static replace(
     outputDir: string,
-    rows: () => Iterable<ManifestRow>,
+    rows: (onDisk: () => ManifestRow[]) => FolderRows,
     onRow?: (row: ManifestRow) => void,
     described?: DescribedItems,
   ): void {
     const dir = path.resolve(outputDir);
     makeFolderSync(dir);
-    const marker = new CurrentRule(described);
-    const names = new Set<string>();
-    // A key seen twice is written once, where it first appears, with its last
-    // row (what a Map of rows by key does): rare, so only those are kept.
-    const keys = new Set<string>();
-    const repeated = new Map<string, ManifestRow>();
-    for (const row of rows()) {
-      marker.see(row);
-      addVarNames(names, row);
-      const key = manifestRowKey(row);
-      if (keys.has(key)) repeated.set(key, row);
-      else keys.add(key);
-    }
-    keys.clear();
-    function* checked(): Generator<ManifestRow> {
-      for (const raw of rows()) {
-        const key = manifestRowKey(raw);
-        const last = repeated.get(key);
-        if (last !== undefined && keys.has(key)) continue;
-        if (last !== undefined) keys.add(key);
-        const row = checkedRow(marker.mark(last ?? raw));
-        onRow?.(row);
-        yield row;
-      }
-    }
-    writeManifestFiles(dir, checked(), csvColumnsOf(names));
+    withManifestLock(dir, () => {
+      const folder = rows(() => readManifest(dir));
+      writeManifestFiles(dir, ...checkedFolderRows(folder, onRow, described));
+    });
   }
 
   /** The rows currently in the manifest, in file order (read from it). */
@@ -142,6 +207,10 @@ export class ManifestWriter {
    */
   append(input: ManifestRow): AppendResult {
     const row = checkedRow(input);
+    return withManifestLock(this.outputDir, () => this.appendLocked(row));
+  }
+
+  private appendLocked(row: ManifestRow): AppendResult {
     this.load();
     const key = manifestRowKey(row);
     const json = JSON.stringify(row);
@@ -159,6 +228,10 @@ export class ManifestWriter {
     }
     this.digests.set(key, digestOf(json));
     const [jsonl, csv] = this.handles();
+    // A process killed mid-line (another job's) leaves a torn last line:
+    // this row starts on a line of its own.
+    endLine(jsonl, '\n');
+    endLine(csv, '\r\n');
     writeSync(jsonl, `${json}\n`);
     fsyncSync(jsonl);
     writeSync(csv, csvLine(this.csvColumns.map((c) => c.cell(row))));
@@ -168,7 +241,8 @@ export class ManifestWriter {
 
   /** Replaces the whole manifest with `rows` (e.g. rebuilt from the journal), atomically. */
   rewrite(rows: readonly ManifestRow[]): void {
-    this.rewriteFiles(rows.map(checkedRow));
+    const checked = rows.map(checkedRow);
+    withManifestLock(this.outputDir, () => this.rewriteFiles(checked));
   }
 
   close(): void {
@@ -188,11 +262,14 @@ export class ManifestWriter {
     this.csvVars = new Set(rows.flatMap((row) => Object.keys(row.vars ?? {})));
     // Rows in the map are checked already (`checkedRow` on the way in).
     writeManifestFiles(this.outputDir, rows, this.csvColumns);
+    const [jsonl, csv] = this.handles();
+    this.written = { jsonl: fstatSync(jsonl).ino, csv: fstatSync(csv).ino };
   }
 
   private handles(): [number, number] {
-    this.jsonlFd ??= openSync(path.join(this.outputDir, MANIFEST_JSONL), 'a');
-    this.csvFd ??= openSync(path.join(this.outputDir, MANIFEST_CSV), 'a');
+    // Read and append: `endLine` looks at the last byte.
+    this.jsonlFd ??= openSync(path.join(this.outputDir, MANIFEST_JSONL), 'a+');
+    this.csvFd ??= openSync(path.join(this.outputDir, MANIFEST_CSV), 'a+');
     return [this.jsonlFd, this.csvFd];
   }
 
@@ -201,6 +278,58 @@ export class ManifestWriter {
     this.jsonlFd = undefined;
     this.csvFd = undefined;
   }
+}
+
+/** Writes `eol` to the file open at `fd` unless it is empty or already ends a line. */
+function endLine(fd: number, eol: string): void {
+  const size = fstatSync(fd).size;
+  if (size === 0) return;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  if (last[0] !== 0x0a) writeSync(fd, eol);
+}
+
+/**
+ * The rows a `replace` writes, checked (the job's marked `current`, a key
+ * repeated among them written once, where it first appears, with its last
+ * row), and the CSV columns of all of them. The kept rows are iterated once
+ * for the columns and once for the files; the job's twice (see `replace`).
+ */
+function checkedFolderRows(
+  folder: FolderRows,
+  onRow: ((row: ManifestRow) => void) | undefined,
+  described: DescribedItems | undefined,
+): [Iterable<ManifestRow>, ManifestCsvColumn[]] {
+  const marker = new CurrentRule(described);
+  const names = new Set<string>();
+  for (const row of folder.before) addVarNames(names, row);
+  // A key seen twice is written once, where it first appears, with its last
+  // row (what a Map of rows by key does): rare, so only those are kept.
+  const keys = new Set<string>();
+  const repeated = new Map<string, ManifestRow>();
+  for (const row of folder.own()) {
+    marker.see(row);
+    addVarNames(names, row);
+    const key = manifestRowKey(row);
+    if (keys.has(key)) repeated.set(key, row);
+    else keys.add(key);
+  }
+  for (const row of folder.after) addVarNames(names, row);
+  keys.clear();
+  function* checked(): Generator<ManifestRow> {
+    for (const row of folder.before) yield checkedRow(row);
+    for (const raw of folder.own()) {
+      const key = manifestRowKey(raw);
+      const last = repeated.get(key);
+      if (last !== undefined && keys.has(key)) continue;
+      if (last !== undefined) keys.add(key);
+      const row = checkedRow(marker.mark(last ?? raw));
+      onRow?.(row);
+      yield row;
+    }
+    for (const row of folder.after) yield checkedRow(row);
+  }
+  return [checked(), csvColumnsOf(names)];
 }
 
 /** What `append` compares: rows of equal JSON are the same row. */
@@ -300,19 +429,20 @@ export function readManifest(
 }
 
 /**
- * The items whose rows `outputDir`'s manifest marks removed from the job
- * (`RETIRED_REASON`). Only lines naming the reason are parsed: a reader
- * without the job file (`status RUN_ID`) asks this of a folder of 100,000
- * rows, nearly all of them current.
+ * The items whose rows of job `jobName` in `outputDir`'s manifest are marked
+ * removed from the job (`RETIRED_REASON`; a row naming no job, from an older
+ * manifest, counts as the job's). Only lines naming the reason are parsed: a
+ * reader without the job file (`status RUN_ID`) asks this of a folder of
+ * 100,000 rows, nearly all of them current.
  */
-export function retiredItemsOnDisk(outputDir: string): Set<string> {
+export function retiredItemsOnDisk(outputDir: string, jobName: string): Set<string> {
   const retired = new Set<string>();
   const marker = JSON.stringify(RETIRED_REASON);
   for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
     if (!line.includes(marker)) continue;
     try {
       const row = ManifestRowSchema.parse(JSON.parse(line));
-      if (row.currentReason === RETIRED_REASON) retired.add(row.item);
+      if (isRowOfJob(row, jobName) && row.currentReason === RETIRED_REASON) retired.add(row.item);
     } catch {
       // torn or foreign line: as readManifest
     }

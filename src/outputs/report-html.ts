@@ -39,6 +39,17 @@ import {
 
 export const REPORT_FILE = 'report.html';
 
+/**
+ * The report file of job `job` in its output folder: `report.html` when the
+ * job is the folder's first (no other job's manifest rows come before its
+ * own: a folder of one job always), `report-JOB.html` for every other job
+ * sharing the folder. The order of the manifest's jobs is stable, so each
+ * job keeps its file from run to run.
+ */
+export function reportFileOf(job: string, firstInFolder: boolean): string {
+  return firstInFolder ? REPORT_FILE : `report-${job}.html`;
+}
+
 type Parsed = ReturnType<typeof ReportDataSchema.parse>;
 
 /** The report document alone (its page files are left out). Throws a ZodError when `data` is malformed. */
@@ -63,10 +74,20 @@ export function writeReport(outputDir: string, data: ReportData): string {
 export class ReportWriter {
   readonly #dir: string;
   readonly #builder: ReportBuilder;
+  readonly #prefix: string;
 
-  constructor(outputDir: string, data: ReportData) {
+  /** `file`: the report's name in `outputDir` (see reportFileOf). */
+  constructor(
+    outputDir: string,
+    data: ReportData,
+    readonly file: string = REPORT_FILE,
+  ) {
     this.#dir = path.resolve(outputDir);
-    this.#builder = new ReportBuilder(data, reportPageWriter(this.#dir));
+    // Page files of `report.html` keep the names they always had; another
+    // job's report in the folder starts its own with its stem
+    // (`report-JOB.`), so each report removes only its own earlier pages.
+    this.#prefix = file === REPORT_FILE ? '' : `${path.basename(file, '.html')}.`;
+    this.#builder = new ReportBuilder(data, reportPageWriter(this.#dir), this.#prefix);
   }
 
   /** One more manifest row (validated and redacted here). */
@@ -76,10 +97,10 @@ export class ReportWriter {
 
   /** Writes the document (atomically), then removes the page files of earlier renders. */
   finish(): string {
-    const file = path.join(this.#dir, REPORT_FILE);
+    const file = path.join(this.#dir, this.file);
     const report = this.#builder.render();
     writeFileAtomicSync(file, report.html);
-    removeOldReportPages(this.#dir, report.pagesId);
+    removeOldReportPages(this.#dir, report.pagesId, this.#prefix);
     return file;
   }
 }
@@ -96,9 +117,9 @@ class ReportBuilder {
   /** The run's files that are no longer current, counted apart (src/outputs/current.ts). */
   readonly #notCurrent = { superseded: 0, retired: 0 };
 
-  constructor(input: ReportData, sink: PageSink) {
+  constructor(input: ReportData, sink: PageSink, pagePrefix = '') {
     this.#data = redactDeep(ReportDataSchema.parse(input));
-    this.#pager = new ReportPager(sink);
+    this.#pager = new ReportPager(sink, pagePrefix);
     this.#costs = new CostTally(this.#data.trainings);
     this.#failures = this.#pager.list('tbody', '');
     for (const row of this.#data.rows) this.#add(row);

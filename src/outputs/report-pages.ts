@@ -43,7 +43,11 @@ export class ReportPager {
   #pages = 0;
   #lists = 0;
 
-  constructor(private readonly sink: PageSink) {}
+  /** `prefix`: starts every page file's name, telling apart the reports of one folder (ReportWriter). */
+  constructor(
+    private readonly sink: PageSink,
+    private readonly prefix = '',
+  ) {}
 
   /** Whether this render wrote page files. */
   get paged(): boolean {
@@ -60,7 +64,7 @@ export class ReportPager {
     return new PagedList(tag, attrs, {
       page: (markup) => {
         this.#pages += 1;
-        const name = `${this.id}-${String(this.#pages).padStart(4, '0')}.js`;
+        const name = `${this.prefix}${this.id}-${String(this.#pages).padStart(4, '0')}.js`;
         // JSON text is a JS string literal (U+2028/9 too, since ES2019).
         this.sink(name, `ibatchReportPage(${JSON.stringify(name)},${JSON.stringify(markup)});\n`);
         return name;
@@ -136,8 +140,15 @@ export function reportPageWriter(outputDir: string): PageSink {
   };
 }
 
-/** After the document is in place: removes the page files of earlier renders (only ours). */
-export function removeOldReportPages(outputDir: string, keepId: string | undefined): void {
+/**
+ * After the document is in place: removes the page files of earlier renders
+ * of the same report (only ours: those whose names start with `prefix`).
+ */
+export function removeOldReportPages(
+  outputDir: string,
+  keepId: string | undefined,
+  prefix = '',
+): void {
   const dir = path.join(outputDir, REPORT_DATA_DIR);
   let names: string[];
   try {
@@ -146,7 +157,8 @@ export function removeOldReportPages(outputDir: string, keepId: string | undefin
     return;
   }
   for (const name of names) {
-    const id = PAGE_FILE.exec(name)?.[1];
+    if (!name.startsWith(prefix)) continue;
+    const id = PAGE_FILE.exec(name.slice(prefix.length))?.[1];
     if (id !== undefined && id !== keepId) rmSync(path.join(dir, name), { force: true });
   }
   if (keepId === undefined && readdirSync(dir).length === 0) rmSync(dir, { recursive: true });

@@ -100,7 +100,10 @@ export function reviewCounts(
   const decisions = new ReviewIndex(journal.latestReviews(jobName));
   type Tally = Record<Exclude<keyof ReviewCounts, 'step'>, number>;
   const counts = new Map<string, Tally>();
-  for (const row of markCurrentRows(files, describedOrRetiredOnDisk(outputDir, described))) {
+  for (const row of markCurrentRows(
+    files,
+    describedOrRetiredOnDisk(outputDir, described, jobName),
+  )) {
     let entry = counts.get(row.step);
     if (!entry) {
       entry = { approved: 0, rejected: 0, unreviewed: 0, superseded: 0, retired: 0 };

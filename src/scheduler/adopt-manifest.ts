@@ -1,11 +1,13 @@
 /**
- * A lost journal: the journal is missing, or empty
- * after its WAL was deleted, or holds no run of this job on this service base
- * URL, but the output folder and its `manifest.jsonl` remain (a CI runner
- * whose cache expired). The items the manifest lists as succeeded, with every
- * file still there and unchanged, are recorded as one finished run
- * (`adopted-…`), so the desired-state comparison sees them done and nothing
- * already paid for is paid again. Everything else is made by the run as usual.
+ * The output folder's `manifest.jsonl` as a record of what is done, item by
+ * item: an item the journal does not show done (adoption-candidates.ts says
+ * which) that the manifest lists as succeeded, with every file still there
+ * and unchanged, is recorded in one finished run (`adopted-…`), uncharged, so
+ * the desired-state comparison sees it done and nothing already paid for is
+ * paid again. That covers a lost journal (missing, emptied after its WAL was
+ * deleted, or holding no run of this job on this service) and a stale one
+ * (an older copy restored beside a newer folder). Everything else is made by
+ * the run as usual.
  *
  * A job-local influencer the manifest's rows were made with (`influencer`,
  * `influencerId`, `influencerConfig`) is adopted too, when its configuration
@@ -14,8 +16,7 @@
  *
  * One decision for both commands: `readAdoption` decides, reading only;
  * `run` records it (`recordAdoption`), `plan` quotes the next run as if it
- * were recorded (adopted-reader.ts). So `plan` after a lost journal quotes
- * what `run` then charges.
+ * were recorded (adopted-reader.ts). So `plan` quotes what `run` then charges.
  *
  * The manifest does not record everything an item's identity covers (only
  * step, model and prompt are compared, and the template values of an item
@@ -29,6 +30,7 @@ import type { JobItem, LoadedJob } from '../job/index.js';
 import { type AdoptedItem, idempotencyKey, type Journal, newRunId } from '../journal/index.js';
 import {
   isAlreadyDownloaded,
+  isRowOfJob,
   isSingleLinkedFile,
   MANIFEST_JSONL,
   type ManifestRow,
@@ -41,8 +43,9 @@ import {
   adoptedInfluencers,
   type InfluencerAdoptionInput,
 } from './adopt-influencers.js';
-import { TRAINING_STEP } from './item-identity.js';
+import { type CandidateJournal, itemsLeftToManifest, notDone } from './adoption-candidates.js';
 import { toNewItem } from './item-records.js';
+import { latestGroups, type Verified, verifiedOutputs } from './manifest-groups.js';
 import { assertRunId } from './run-id.js';
 
 /** What a lost journal's adoption records (see the module comment). */
@@ -53,7 +56,12 @@ export interface Adoption {
   readonly runId: string;
   readonly items: readonly AdoptedItem[];
   readonly influencers: readonly AdoptedInfluencer[];
-  /** The job's items the manifest lists, adopted or not. */
+  /**
+   * Items an unfinished run holds, never attempted, that the adoption takes
+   * out of it: the resume does not make them again.
+   */
+  readonly release: readonly { readonly runId: string; readonly itemKey: string }[];
+  /** The job's items the manifest lists that the journal does not show done, adopted or not. */
   readonly listed: number;
 }
 
@@ -68,17 +76,13 @@ export interface AdoptionInput extends InfluencerAdoptionInput {
 }
 
 /** The journal reads the decision needs (a read-only journal offers them). */
-export type AdoptionJournal = Pick<Journal, 'hasJobItems' | 'findInfluencer'>;
-
-/** One item's verified outputs, by output number. */
-type Verified = Map<number, ManifestRow & { file: string; sha256: string }>;
+export type AdoptionJournal = CandidateJournal & Pick<Journal, 'findInfluencer'>;
 
 /**
- * What a lost journal adopts from `<outputDir>/manifest.jsonl` (see the
- * module comment), reading only; undefined when the journal knows the job on
- * this service (`journal` undefined: there is no journal yet) or nothing in
- * the manifest can be adopted. `jobKeys`: the job file's item keys, asked for
- * only when the journal has no record of the job.
+ * What the next run adopts from `<outputDir>/manifest.jsonl` (see the module
+ * comment), reading only; undefined when the manifest shows nothing done
+ * that the journal does not (`journal` undefined: there is no journal yet).
+ * `jobKeys`: the job file's item keys.
  */
 export async function readAdoption(
   journal: AdoptionJournal | undefined,
@@ -86,42 +90,77 @@ export async function readAdoption(
   jobKeys: () => ReadonlySet<string>,
   input: AdoptionInput,
 ): Promise<Adoption | undefined> {
-  if (journal?.hasJobItems(job.name, input.service, TRAINING_STEP)) return undefined;
   if (!existsSync(path.join(input.outputDir, MANIFEST_JSONL))) return undefined;
   const keys = jobKeys();
+  // Only this job's rows: jobs sharing the folder may have items of the same
+  // key (a row naming no job, of an older manifest, is taken as the job's).
   const rows = readManifest(
     input.outputDir,
-    (row) => keys.has(row.item) || row.influencerId !== undefined,
+    (row) => isRowOfJob(row, job.name) && (keys.has(row.item) || row.influencerId !== undefined),
     (line) =>
       input.logger.warn({ line }, `${MANIFEST_JSONL} line ${line} is not a manifest row: skipped`),
   );
   if (rows.length === 0) return undefined;
   const groups = latestGroups(rows.filter((row) => keys.has(row.item)));
-  const whole = groups.size > 0 ? input.jobItems(new Set(groups.keys())) : new Map();
+  const left = itemsLeftToManifest(journal, job.name, input.service, groups);
+  const whole = withSources(
+    left.size > 0 ? input.jobItems(new Set(left.keys())) : new Map(),
+    groups,
+    input,
+  );
+  const candidates = notDone(left, whole, input.identity);
+  // A `from:` item's source is verified too, adopted or not: the item was made from its output.
   const verified = new Map<string, Verified>();
   for (const [key, item] of whole) {
     const group = groups.get(key);
-    const outputs = group && (await verify(item, group, input.outputDir));
+    const outputs = group && (await verifiedOutputs(item, group, input.outputDir));
     if (outputs) verified.set(key, outputs);
   }
   const runId = `adopted-${newRunId()}`;
   assertRunId(runId);
-  const items = adoptedItems(job, whole, verified, runId, input.identity);
+  const items = adoptedItems(job, candidates, whole, verified, runId, input.identity);
   const influencers = await adoptedInfluencers(journal, job, rows, input);
   if (items.length === 0 && influencers.length === 0) return undefined;
+  const release = items.flatMap(({ item }) => {
+    const from = candidates.get(item.itemKey)?.release;
+    return from ? [{ runId: from, itemKey: item.itemKey }] : [];
+  });
   return {
     jobName: job.name,
     service: input.service,
     runId,
     items,
+    release,
     influencers,
-    listed: groups.size,
+    listed: candidates.size,
   };
+}
+
+/**
+ * `whole` with the job items the `from:` items in it were made from, as far
+ * as the manifest lists them (their outputs name the source generation).
+ */
+function withSources(
+  whole: ReadonlyMap<string, JobItem>,
+  groups: ReadonlyMap<string, unknown>,
+  input: Pick<AdoptionInput, 'jobItems'>,
+): ReadonlyMap<string, JobItem> {
+  let all = new Map(whole);
+  for (;;) {
+    const missing = new Set<string>();
+    for (const item of all.values()) {
+      const source = item.source?.itemKey;
+      if (source !== undefined && !all.has(source) && groups.has(source)) missing.add(source);
+    }
+    if (missing.size === 0) return all;
+    all = new Map([...all, ...input.jobItems(missing)]);
+  }
 }
 
 /** The verified items as the journal records them; a `from:` item only with its source. */
 function adoptedItems(
   job: LoadedJob,
+  candidates: ReadonlyMap<string, unknown>,
   whole: ReadonlyMap<string, JobItem>,
   verified: ReadonlyMap<string, Verified>,
   runId: string,
@@ -135,7 +174,7 @@ function adoptedItems(
   };
   const adopted: AdoptedItem[] = [];
   for (const item of whole.values()) {
-    if (!adoptable(item, new Set())) continue;
+    if (!candidates.has(item.key) || !adoptable(item, new Set())) continue;
     const outputs = verified.get(item.key)!;
     // A `from:` item was made from its source's output: the desired-state
     // check reads that generation id from the winning attempt's request.
@@ -212,7 +251,11 @@ export function recordAdoption(
     );
   }
   if (items.length === 0) return;
-  const message = `adopted ${items.length} item(s) from ${MANIFEST_JSONL} (journal had no record of them)`;
+  // Out of the unfinished run first: a crash before the adopted run is
+  // recorded leaves them to the next run's adoption, never to a create.
+  for (const { runId: from, itemKey } of adoption.release)
+    journal.removeUnattemptedItem(from, itemKey);
+  const message = `adopted ${items.length} item(s) from ${MANIFEST_JSONL} (the journal does not show them done)`;
   journal.adoptRun({
     run: {
       runId,
@@ -244,65 +287,4 @@ export async function adoptLostJournal(
   if (!adoption) return 0;
   recordAdoption(journal, job, adoption, input.snapshot, input.logger);
   return adoption.items.length;
-}
-
-/**
- * Each item's rows from the run that recorded it last (file order): what the
- * journal's latest record of it would have been. Older runs' rows of the same
- * item are left out, so a later failure is not hidden by an earlier success.
- */
-function latestGroups(rows: readonly ManifestRow[]): Map<string, ManifestRow[]> {
-  const latestRun = new Map<string, string>();
-  for (const row of rows) latestRun.set(row.item, row.runId ?? '');
-  const groups = new Map<string, ManifestRow[]>();
-  for (const row of rows) {
-    if ((row.runId ?? '') !== latestRun.get(row.item)) continue;
-    groups.set(row.item, [...(groups.get(row.item) ?? []), row]);
-  }
-  return groups;
-}
-
-/**
- * The item's outputs when every row of its group succeeded for this step,
- * model and prompt, is exactly outputs 1..expectedOutputs, and names a file inside
- * the output folder that still has the recorded sha256 and no other name (a
- * hard link); otherwise undefined.
- */
-async function verify(
-  item: JobItem,
-  rows: readonly ManifestRow[],
-  outputDir: string,
-): Promise<Verified | undefined> {
-  const prompt = item.request.input.prompt;
-  const outputs: Verified = new Map();
-  for (const row of rows) {
-    const { file, sha256 } = row;
-    if (row.status !== 'succeeded' || !file || !sha256) return undefined;
-    if (row.step !== item.stepId || row.modelId !== item.modelId) return undefined;
-    if (row.prompt !== undefined && row.prompt !== prompt) return undefined;
-    // A row named by `key:` is the same item whatever its other values: they must match too.
-    if (item.keyed && row.vars !== undefined && !sameValues(row.vars, item.vars)) return undefined;
-    let absolute: string;
-    try {
-      absolute = resolveInside(outputDir, file);
-    } catch {
-      return undefined;
-    }
-    // A file with another name elsewhere (a hard link) is not one the run
-    // wrote: its bytes are another file's, whatever the row says of them.
-    if (!isSingleLinkedFile(absolute)) return undefined;
-    if (!(await isAlreadyDownloaded(absolute, sha256))) return undefined;
-    outputs.set(row.n ?? 1, { ...row, file, sha256 });
-  }
-  if (outputs.size !== item.expectedOutputs) return undefined;
-  for (let n = 1; n <= item.expectedOutputs; n += 1) if (!outputs.has(n)) return undefined;
-  return new Map([...outputs].sort(([a], [b]) => a - b));
-}
-
-function sameValues(recorded: NonNullable<ManifestRow['vars']>, vars: JobItem['vars']): boolean {
-  const names = Object.keys(vars);
-  return (
-    names.length === Object.keys(recorded).length &&
-    names.every((name) => recorded[name] === vars[name])
-  );
 }

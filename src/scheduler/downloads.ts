@@ -12,31 +12,31 @@
  * works on outputs of any run (each carries its `runId`), so the engine can
  * hand it those of items done in earlier runs.
  */
-import { type Dirent, readdirSync, rmSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
 import { ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
 import {
   type DescribedItems,
-  DownloadError,
   diskFullCode,
   downloadedOutputRow,
   downloadOutput,
   type ManifestRow,
   type ManifestWriter,
   OutputDiskFullError,
-  PathEscapeError,
-  ProtectedPathError,
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
 import { sidecarPathOf } from '../provenance/index.js';
-import { LocalFileError } from '../shared/index.js';
-import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
+import {
+  damageOf,
+  exists,
+  failsForGood,
+  isLocalProblem,
+  removeStalePartFiles,
+} from './download-checks.js';
 import { finishInterruptedMove, moveAside } from './move-aside.js';
 import { asideNameOf, OutputNames, outputOwner } from './output-names.js';
 import { type DownloadFacts, provenanceEmbedder, writeOutputSidecar } from './provenance.js';
@@ -362,56 +362,4 @@ export class DownloadStage {
   #relative(absolute: string): string {
     return path.relative(this.ctx.outputDir, absolute).split(path.sep).join('/');
   }
-}
-
-/** A download failure no retry can fix: its error says it is not retryable. */
-function isLocalProblem(error: unknown): boolean {
-  return error instanceof PathEscapeError || error instanceof LocalFileError;
-}
-
-function failsForGood(error: unknown): boolean {
-  return (
-    error instanceof ProtectedPathError || (error instanceof DownloadError && !error.retryable)
-  );
-}
-
-/**
- * A process killed mid-download (kill -9) leaves its `.<name>.part-<hex>`
- * temp file behind (see src/outputs/download.ts); the download is redone
- * under a new temp name, so remove the orphans once, before any download of
- * this process starts (one process per job owns the folder).
- */
-function removeStalePartFiles(dir: string): void {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { recursive: true, withFileTypes: true });
-  } catch {
-    return; // no output folder yet
-  }
-  for (const entry of entries) {
-    if (entry.isFile() && /^\..+\.part-[0-9a-f]{12}$/.test(entry.name)) {
-      rmSync(path.join(entry.parentPath, entry.name), { force: true });
-    }
-  }
-}
-
-const exists = (file: string): Promise<boolean> =>
-  lstat(file).then(
-    () => true,
-    () => false,
-  );
-
-/**
- * Why a recorded file needs downloading again, or undefined: missing, not a
- * regular file, another size, or written after it was recorded with other
- * bytes (hashed only in that last case).
- */
-async function damageOf(file: string, output: OutputRecord): Promise<string | undefined> {
-  const stat = await lstat(file).catch(() => undefined);
-  if (!stat) return 'missing';
-  if (!stat.isFile()) return 'not a regular file';
-  if (output.bytes !== null && stat.size !== output.bytes) return 'of another size';
-  if (stat.mtimeMs > output.updatedAt && output.sha256 && (await hashFile(file)) !== output.sha256)
-    return 'edited';
-  return undefined;
 }

@@ -76,8 +76,12 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
   // Outputs first, status last: a kill in between leaves the run unfinished,
   // so the next `run` resumes it (and rewrites the outputs) instead of
   // starting a new run next to stale files.
+  let report: string | undefined;
   try {
-    writeRunOutputs(journal, runId, input.outputDir, { status, described: input.described });
+    ({ report } = writeRunOutputs(journal, runId, input.outputDir, {
+      status,
+      described: input.described,
+    }));
   } catch (error) {
     const errno = diskFullCode(error);
     if (!errno) throw error;
@@ -100,6 +104,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     counts,
     outputDir: input.outputDir,
     alreadyFinished: false,
+    ...(report ? { report } : {}),
   };
 }
 

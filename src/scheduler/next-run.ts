@@ -12,6 +12,7 @@ import {
   type HeldStrings,
   ITEM_STATE,
   type ItemHistoryRow,
+  isAdoptedRun,
   type Journal,
   type NewItem,
   type RunRecord,
@@ -265,17 +266,25 @@ function openRunOf(
   // at every start), and an older unfinished run was left behind on purpose.
   // `--fresh` resumes it too (what it paid for is finished, not paid again)
   // and adds the fresh items to it.
-  const newest = newestRunOnService(journal, job.name, options.service);
+  // An adopted run records another journal's work: the run before it is still the one to resume.
+  const newest = newestRunOnService(journal, job.name, options.service, { started: true });
   return newest && !FINISHED_RUN_STATUSES.includes(newest.status) ? newest : undefined;
 }
 
-/** The job's newest run on this service (recent runs only: an older one is history, not a target). */
+/**
+ * The job's newest run on this service (recent runs only: an older one is
+ * history, not a target); `started`: of the runs a `run` started, not
+ * adopted ones.
+ */
 export function newestRunOnService(
   journal: Pick<JournalReader, 'listRuns'>,
   jobName: string,
   service: string,
+  only: { readonly started?: boolean } = {},
 ): RunRecord | undefined {
-  return journal.listRuns(jobName, 50).find((run) => sameScope(run, { service }));
+  return journal
+    .listRuns(jobName, 50)
+    .find((run) => sameScope(run, { service }) && !(only.started && isAdoptedRun(run)));
 }
 
 /** The runs named X, X.2, X.3... (in that order, up to the first missing one). */

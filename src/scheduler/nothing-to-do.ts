@@ -25,8 +25,9 @@ export async function nothingToDo(
   const { journal, validated } = inv;
   const lastRun = selection.lastRun;
   const repair = lastRun ? await repairDoneFiles(inv, selection, outputDir, lastRun.runId) : null;
-  if (lastRun)
-    writeRunOutputs(journal, lastRun.runId, outputDir, { described: selection.state.verdicts });
+  const written = lastRun
+    ? writeRunOutputs(journal, lastRun.runId, outputDir, { described: selection.state.verdicts })
+    : undefined;
   const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
   const removed = selection.state.removed.length;
   const message = [
@@ -52,6 +53,7 @@ export async function nothingToDo(
     done,
     outputDir,
     alreadyFinished: true,
+    ...(written ? { report: written.report } : {}),
   };
 }
 

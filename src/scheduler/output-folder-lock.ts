@@ -26,13 +26,15 @@ import {
   acquireLock,
   describeHolder,
   type HeldLock,
+  isJournalUrl,
   type Journal,
+  journalDisplayName,
   type LockHolder,
   lockFileName,
   openJournal,
   type RunRecord,
 } from '../journal/index.js';
-import { writeFileAtomicSync } from '../outputs/index.js';
+import { diskFullCode, OutputDiskFullError, writeFileAtomicSync } from '../outputs/index.js';
 import { canonicalPath, EXIT, IbatchError, type Logger } from '../shared/index.js';
 
 /** The folder inside an output folder that holds the jobs' locks and owner records. */
@@ -127,11 +129,25 @@ export class OutputFolderLocks {
 
   constructor(options: FolderLockOptions) {
     this.#options = options;
-    this.#journal = canonicalPath(options.journalPath);
+    // A PostgreSQL journal is recorded by its URL without the password.
+    this.#journal = isJournalUrl(options.journalPath)
+      ? journalDisplayName(options.journalPath)
+      : canonicalPath(options.journalPath);
   }
 
   /** Takes the job's lock in `folder` (unless held) and records this journal as its owner. */
   async hold(folder: string): Promise<void> {
+    try {
+      await this.#hold(folder);
+    } catch (error) {
+      // The lock is the run's first write into the folder: a full disk here
+      // is a full disk (exit 4, nothing spent yet), not an unexpected error.
+      const full = diskFullCode(error);
+      throw full ? new OutputDiskFullError(folder, full, { cause: error }) : error;
+    }
+  }
+
+  async #hold(folder: string): Promise<void> {
     const key = canonicalPath(folder);
     if (this.#held.has(key)) return;
     const { job, logger } = this.#options;

@@ -4,9 +4,8 @@
  * read-only, never created and never locked, so `plan` works beside a running
  * job and before the first run.
  */
-import { existsSync } from 'node:fs';
 import { defaultJournalPath, type LoadedJob, type ModelCatalog } from '../job/index.js';
-import { type Journal, openJournal } from '../journal/index.js';
+import { holdsNoJournal, type Journal, openJournal } from '../journal/index.js';
 import {
   type NextRunFacts,
   type Plan,
@@ -53,10 +52,11 @@ export async function planNextRun(
   const files = await prepareJobFiles(job, items.mediaRefs);
   items.identify(files);
   const journalPath = input.journalPath ?? defaultJournalPath(job.dir);
-  // No journal yet: the history is empty (plan must not create one).
-  const journal: Journal | undefined = existsSync(journalPath)
-    ? await openJournal(journalPath, { readonly: true })
-    : undefined;
+  // No journal yet (or an empty one `run` makes a journal of): the history
+  // is empty (plan must not create one).
+  const journal: Journal | undefined = holdsNoJournal(journalPath)
+    ? undefined
+    : await openJournal(journalPath, { readonly: true });
   try {
     const service = canonicalServiceUrl(client.baseUrl);
     // What `run` would refuse before spending, `plan` refuses too (exit 2).

@@ -30,7 +30,7 @@ import {
   type ModelCatalog,
 } from '../job/index.js';
 import { type Journal, openJournal } from '../journal/index.js';
-import { readManifest } from '../outputs/index.js';
+import { isRowOfJob, readManifest } from '../outputs/index.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 
 /** The journal reads the checks use (a read-only journal offers them). */
@@ -178,7 +178,8 @@ export class Preflight {
 function madeWith(job: LoadedJob, localId: string, influencerId: string): boolean {
   const rows = readManifest(
     job.output,
-    (row) => row.influencer === localId && row.influencerId === influencerId,
+    (row) =>
+      isRowOfJob(row, job.name) && row.influencer === localId && row.influencerId === influencerId,
   );
   return rows.length > 0;
 }

@@ -9,11 +9,11 @@ import {
   type DescribedItems,
   describedOrRetiredOnDisk,
   folderRowSource,
-  isForeignRow,
+  keptRows,
   ManifestWriter,
   type ReportData,
   ReportWriter,
-  readManifest,
+  reportFileOf,
 } from '../outputs/index.js';
 import { TRAINING_STEP } from './item-identity.js';
 
@@ -25,7 +25,8 @@ import { TRAINING_STEP } from './item-identity.js';
  * outputs before it commits the final status, so a kill in between leaves the
  * run resumable). Rows are read from the journal a page at a time and the
  * files written as they come, never all in memory. Returns the
- * number of the run's own rows. All of it is one read of the journal: the
+ * number of the run's own rows and the report's path (`reportFileOf`: a job
+ * sharing the folder with an earlier one has its own). All of it is one read of the journal: the
  * two passes over the rows (and the report) see the same state even while a
  * `run` in another process commits.
  *
@@ -39,10 +40,16 @@ export function writeRunOutputs(
   runId: string,
   outputDir: string,
   options: { readonly status?: string; readonly described?: DescribedItems } = {},
-): number {
+): RunOutputs {
   return journal.snapshot(() =>
     writeFromJournal(journal, runId, outputDir, options.status, options.described),
   );
+}
+
+/** What `writeRunOutputs` wrote: the run's own rows, and its report's path. */
+export interface RunOutputs {
+  readonly rows: number;
+  readonly report: string;
 }
 
 function writeFromJournal(
@@ -51,27 +58,39 @@ function writeFromJournal(
   outputDir: string,
   status: string | undefined,
   described: DescribedItems | undefined,
-): number {
+): RunOutputs {
   const run = journal.getRun(runId);
   if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
-  // The rows on disk only for those the journal does not know (kept): the
-  // rest is rebuilt, so the files are replaced without `open`'s repair pass.
-  const judged = describedOrRetiredOnDisk(outputDir, described);
-  const kept = readManifest(outputDir, isForeignRow(journal));
-  const report = new ReportWriter(outputDir, reportDataFromJournal(journal, runId, status));
+  const judged = describedOrRetiredOnDisk(outputDir, described, run.jobName);
+  const data = reportDataFromJournal(journal, runId, status);
+  let report: ReportWriter | undefined;
   let own = 0;
   ManifestWriter.replace(
     outputDir,
-    folderRowSource(journal, run, outputDir, kept),
+    (onDisk) => {
+      // The job's rows of runs the journal knows are rebuilt; the rest on
+      // disk (other jobs' in a shared folder, runs of a lost journal) is kept.
+      const kept = keptRows(journal, run.jobName, onDisk());
+      report = new ReportWriter(
+        outputDir,
+        data,
+        reportFileOf(run.jobName, kept.before.length === 0),
+      );
+      return {
+        before: kept.before,
+        own: folderRowSource(journal, run, outputDir, kept.ownUnknown),
+        after: kept.after,
+      };
+    },
     (row) => {
       if (row.runId !== runId) return;
       own += 1;
-      report.add(row);
+      report?.add(row);
     },
     judged,
   );
-  report.finish();
-  return own;
+  // `replace` calls the rows callback (which names the report) before any row.
+  return { rows: own, report: (report ?? new ReportWriter(outputDir, data)).finish() };
 }
 
 /** What the report says besides its rows (which `ReportWriter.add` takes one by one). */

@@ -9,6 +9,7 @@
  */
 import {
   FINISHED_RUN_STATUSES,
+  isAdoptedRun,
   type Journal,
   type RunRecord,
   scopeOfRun,
@@ -54,8 +55,9 @@ function runOnAnotherService(
   service: string,
   open?: RunRecord,
 ): RunRecord | undefined {
-  // The run in flight is the job's newest (or the one `--run-id` names).
-  const candidate = open ?? journal.listRuns(jobName, 1)[0];
+  // The run in flight is the job's newest (or the one `--run-id` names); an
+  // adopted run records another journal's work and hides no run behind it.
+  const candidate = open ?? journal.listRuns(jobName, 50).find((run) => !isAdoptedRun(run));
   if (!candidate || FINISHED_RUN_STATUSES.includes(candidate.status)) return undefined;
   const from = serviceOfRun(candidate);
   if (from === '' || from === canonicalServiceUrl(service)) return undefined;

@@ -176,6 +176,12 @@ export interface RunResult {
   readonly counts: Readonly<Record<ItemOutcomeState | typeof ITEM_STATE.pending, number>>;
   /** Absolute output folder. */
   readonly outputDir: string;
+  /**
+   * The job's report (absolute), when the run wrote one: `report.html`, or
+   * `report-JOB.html` for a job sharing its folder with an earlier one
+   * (docs/outputs.md "Report").
+   */
+  readonly report?: string;
   /** True when nothing was left to make (no run was started or resumed). */
   readonly alreadyFinished: boolean;
   /** Items of the job done by earlier runs (not made again). */

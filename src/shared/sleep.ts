@@ -4,8 +4,6 @@
  * before their due time, and a request sent before a Retry-After elapsed is
  * exactly what the service punishes, so we wait on a deadline, not a delay.
  */
-import { setTimeout as delay } from 'node:timers/promises';
-
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /**
@@ -25,13 +23,31 @@ export async function sleepUntil(deadlineMs: number, signal?: AbortSignal): Prom
   signal?.throwIfAborted();
   for (let left = deadlineMs - Date.now(); left > 0; left = deadlineMs - Date.now()) {
     // +1: Node rounds timer durations, so aim just past the deadline.
-    try {
-      await delay(timerStep(left + 1), undefined, signal ? { signal } : undefined);
-    } catch (error) {
-      // Surface the caller's reason (e.g. an InterruptedError), not a generic AbortError.
-      throw signal?.aborted ? signal.reason : error;
-    }
+    await delay(timerStep(left + 1), signal);
   }
+}
+
+/**
+ * One timer step, ended early by `signal` with the caller's reason (e.g. an
+ * InterruptedError, not a generic AbortError). The global setTimeout, not
+ * node:timers/promises: a test's fake clock (vi.useFakeTimers) drives it.
+ */
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 export const sleep: Sleep = (ms, signal) => sleepUntil(Date.now() + ms, signal);

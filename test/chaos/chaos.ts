@@ -54,6 +54,11 @@ export interface ChaosOptions {
    * absurd (the run must stop with its own message, resumable, never loop).
    */
   readonly production?: boolean;
+  /**
+   * A PostgreSQL journal's URL to run the campaign with, instead of the
+   * SQLite file in its folder (a runner with no local journal at all).
+   */
+  readonly journal?: string;
 }
 
 /** The verdict's counts and states, plus what the campaign itself saw. */
@@ -115,9 +120,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     });
     const account = emulator.accounts[0];
     if (!account) throw new Error('the emulator has no account');
+    const journalPath = options.journal ?? files.journalPath;
     const target: RunnerTarget = {
       jobPath: files.jobPath,
-      journalPath: files.journalPath,
+      journalPath,
       baseUrl: emulator.baseUrl,
       apiKey: account.apiKey,
       limits: scaledLimits(options.timeScale),
@@ -157,7 +163,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         loop.crashPointKills[spec] = (loop.crashPointKills[spec] ?? 0) + n;
     }
     const verdict = await verifyCampaign({
-      journalPath: files.journalPath,
+      journalPath,
       outDir: files.outDir,
       ledger: await emulator.admin.ledger(account.id),
       expectedItems: final.generationItems + final.trainings,

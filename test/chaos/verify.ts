@@ -1,9 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { GenerationRequest } from '../../src/contract/index.js';
 import { type LedgerEntry, priceOf, TRAINING_COST } from '../../src/emulator/index.js';
 import { sha256Hex } from '../../src/shared/index.js';
+import { type AttemptRow, type ItemRow, type OutputRow, readJournalRows } from './journal-rows.js';
 
 export interface VerifyInput {
   readonly journalPath: string;
@@ -26,36 +26,6 @@ export interface Verdict {
   readonly states: Record<string, number>;
 }
 
-interface ItemRow {
-  run_id: string;
-  item_key: string;
-  source_item_key: string | null;
-  kind: string;
-  model_id: string | null;
-  state: string;
-  charged_credits: number;
-  refunded_credits: number;
-}
-interface AttemptRow {
-  run_id: string;
-  item_key: string;
-  attempt_no: number;
-  idempotency_key: string;
-  request_json: string;
-  state: string;
-  error: string | null;
-}
-interface OutputRow {
-  run_id: string;
-  item_key: string;
-  n: number;
-  generation_id: string | null;
-  url: string | null;
-  file: string | null;
-  sha256: string | null;
-  state: string;
-}
-
 const EPS = 1e-6;
 
 /**
@@ -70,38 +40,15 @@ const FINAL = new Set(['succeeded', 'failed', 'blocked', 'skipped']);
 
 export async function verifyCampaign(input: VerifyInput): Promise<Verdict> {
   const v: string[] = [];
-  const db = new Database(input.journalPath, { readonly: true, fileMustExist: true });
-  let items: ItemRow[];
-  let attempts: AttemptRow[];
-  let outputs: OutputRow[];
+  const { integrity, runs, items, attempts, outputs } = await readJournalRows(input.journalPath);
   const runRank = new Map<string, number>();
-  try {
-    const integrity = db.pragma('integrity_check', { simple: true });
-    if (integrity !== 'ok') v.push(`journal integrity_check: ${String(integrity)}`);
-    const runs = db.prepare('SELECT run_id, status FROM runs ORDER BY created_at, rowid').all() as {
-      run_id: string;
-      status: string;
-    }[];
-    const expectedRuns = input.expectedRuns ?? 1;
-    if (runs.length !== expectedRuns)
-      v.push(`expected ${expectedRuns} run(s) in the journal, found ${runs.length}`);
-    for (const [rank, r] of runs.entries()) {
-      runRank.set(r.run_id, rank);
-      if (!r.status.startsWith('completed')) v.push(`run ${r.run_id} ended ${r.status}`);
-    }
-    items = db.prepare('SELECT * FROM items').all() as ItemRow[];
-    attempts = db
-      // An attempt's request stored '' is its item's (journal migration 8).
-      .prepare(
-        `SELECT a.run_id, a.item_key, a.attempt_no, a.idempotency_key, a.state, a.error,
-           CASE WHEN a.request_json = '' THEN i.request_json ELSE a.request_json END AS request_json
-         FROM attempts a LEFT JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
-         ORDER BY a.run_id, a.item_key, a.attempt_no`,
-      )
-      .all() as AttemptRow[];
-    outputs = db.prepare('SELECT * FROM outputs').all() as OutputRow[];
-  } finally {
-    db.close();
+  if (integrity !== 'ok') v.push(`journal integrity_check: ${integrity}`);
+  const expectedRuns = input.expectedRuns ?? 1;
+  if (runs.length !== expectedRuns)
+    v.push(`expected ${expectedRuns} run(s) in the journal, found ${runs.length}`);
+  for (const [rank, r] of runs.entries()) {
+    runRank.set(r.run_id, rank);
+    if (!r.status.startsWith('completed')) v.push(`run ${r.run_id} ended ${r.status}`);
   }
   const distinct = new Set(items.map((i) => i.item_key));
   if (distinct.size !== input.expectedItems) {

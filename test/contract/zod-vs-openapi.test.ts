@@ -42,14 +42,18 @@ describe.each(CASES)('$resource: zod and OpenAPI agree', (resourceCase) => {
     }
   });
 
-  it('differ only where the tolerance is deliberate', () => {
-    for (const { why, value } of resourceCase.zodLooser ?? []) {
-      expect(zodAccepts(value), why).toBe(true);
-      expect(resourceCase.openapi(value), why).not.toEqual([]);
-    }
-    for (const { why, value } of resourceCase.zodStricter ?? []) {
-      expect(zodAccepts(value), why).toBe(false);
-      expect(resourceCase.openapi(value), why).toEqual([]);
-    }
-  });
+  // Only a resource with deliberate tolerances has this test: the others have nothing to check.
+  const tolerated = [...(resourceCase.zodLooser ?? []), ...(resourceCase.zodStricter ?? [])];
+  if (tolerated.length > 0) {
+    it('differ only where the tolerance is deliberate', () => {
+      for (const { why, value } of resourceCase.zodLooser ?? []) {
+        expect(zodAccepts(value), why).toBe(true);
+        expect(resourceCase.openapi(value), why).not.toEqual([]);
+      }
+      for (const { why, value } of resourceCase.zodStricter ?? []) {
+        expect(zodAccepts(value), why).toBe(false);
+        expect(resourceCase.openapi(value), why).toEqual([]);
+      }
+    });
+  }
 });

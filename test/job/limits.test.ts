@@ -65,16 +65,21 @@ describe('counting before expanding', () => {
     expect(formatCount(1_000_000)).toBe('1,000,000');
   });
 
-  it('refuses an 8 x 10 matrix at its key, fast, without expanding it', () => {
+  it('refuses an 8 x 10 matrix at its key without expanding it', () => {
     const dir = tempDir('limits');
     const file = writeJob(
       dir,
       `generations:\n  - id: a\n    model: sdxl-lite\n    input: { prompt: "{{ a0 }}" }\n    matrix:\n${EIGHT_BY_TEN}\n`,
     );
     const job = loadJob(file);
-    const started = performance.now();
-    const [issue, ...rest] = errorsOf(() => scanJob(job, models, () => undefined));
-    expect(performance.now() - started).toBeLessThan(2000);
+    let made = 0;
+    const [issue, ...rest] = errorsOf(() =>
+      scanJob(job, models, () => {
+        made += 1;
+      }),
+    );
+    // Counted from the matrix's shape: not one of its items is made.
+    expect(made).toBe(0);
     expect(rest).toEqual([]);
     expect(issue).toMatchObject({ line: 8, col: 7, path: 'generations[0].matrix' });
     expect(issue?.message).toContain('100,000,000 items');

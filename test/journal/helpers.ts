@@ -1,5 +1,10 @@
-/** Journals for journal tests, closed after each test (their temp dirs come from the kit). */
+/**
+ * Journals for journal tests, closed after each test (their temp dirs come
+ * from the kit), on either store: a test file wraps its tests in
+ * `onEachStore` and every `tempJournal` inside opens the store being run.
+ */
 import { join } from 'node:path';
+import { beforeAll, beforeEach, describe } from 'vitest';
 import {
   idempotencyKey,
   type Journal,
@@ -7,13 +12,51 @@ import {
   openJournal,
 } from '../../src/journal/index.js';
 import { defer, tempDir } from '../helpers/index.js';
+import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers/postgres.js';
+
+export type StoreName = 'sqlite' | 'postgres';
+
+/** A write a unique key refused, in each store's words (SQLite's, PostgreSQL's). */
+export const UNIQUE_VIOLATION =
+  /UNIQUE constraint failed|duplicate key value violates unique constraint/;
+let currentStore: StoreName = 'sqlite';
+let server: RunningPostgres | undefined;
+
+/**
+ * Defines the tests of `body` once per store: a SQLite file and a schema of
+ * a real PostgreSQL (one server per test file, a schema per journal). The
+ * PostgreSQL ones are skipped, saying why, where its binaries are missing.
+ */
+export function onEachStore(body: (store: StoreName) => void): void {
+  for (const store of ['sqlite', 'postgres'] as const) {
+    const skip = store === 'postgres' ? postgresMissing : false;
+    describe.skipIf(skip)(skip ? `${store} store (skipped: ${skip})` : `${store} store`, () => {
+      beforeAll(async () => {
+        if (store !== 'postgres' || server) return;
+        server = await startPostgres();
+        // Readers reopen a journal by its name, which never holds the password.
+        process.env.PGPASSWORD = server.password;
+      });
+      beforeEach(() => {
+        currentStore = store;
+      });
+      body(store);
+    });
+  }
+}
+
+/** A new, empty journal's address on the store being run: a file path or a postgres:// URL. */
+export async function tempJournalPath(): Promise<string> {
+  if (currentStore === 'postgres' && server) return server.newSchema();
+  return join(tempDir('journal'), 'nested', 'journal.db');
+}
 
 /** Opens a journal that is closed after the test. */
 export async function tempJournal(
   options: OpenJournalOptions = {},
-  path = join(tempDir('journal'), 'nested', 'journal.db'),
+  path?: string,
 ): Promise<Journal> {
-  const journal = await openJournal(path, options);
+  const journal = await openJournal(path ?? (await tempJournalPath()), options);
   defer(() => journal.close());
   return journal;
 }

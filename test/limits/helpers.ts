@@ -1,5 +1,5 @@
 /** Gates under test, closed after each test; grant-time recording and window checks. */
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
 import type { Bucket, RateLimits } from '../../src/contract/index.js';
 import { SERVICE_RATE_LIMITS } from '../../src/contract/index.js';
 import { createLocalGate, type LocalGateOptions, type RateGate } from '../../src/limits/index.js';
@@ -45,3 +45,17 @@ export function maxInWindow(times: readonly number[], windowMs: number): number 
 
 /** Resolves on the next macrotask turn; lets pending timers and microtasks settle. */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Fakes the clock and timers a gate reads (Date and setTimeout); setImmediate
+ * stays real so `settle` still turns. Undo with `vi.useRealTimers()`.
+ */
+export function useFakeClock(): void {
+  vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+}
+
+/** Resolves `work` on the fake clock: fires every timer due until none is left. */
+export async function onFakeClock<T>(work: Promise<T>): Promise<T> {
+  await vi.runAllTimersAsync();
+  return work;
+}

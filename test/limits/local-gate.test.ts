@@ -1,24 +1,34 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GateClosedError } from '../../src/limits/index.js';
-import { maxInWindow, saturate, settle, testGate } from './helpers.js';
+import { maxInWindow, onFakeClock, saturate, settle, testGate, useFakeClock } from './helpers.js';
 
 const W = 300;
+/** The gate's default margin at these windows (the larger of 25 ms and 1%). */
+const MARGIN = 25;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('local gate: sliding windows', () => {
+  // The gate's own clock and timers, faked: the grant times are what it decided, to the ms.
+  beforeEach(useFakeClock);
+
   it('never grants more than N in any window of W', async () => {
     const gate = testGate({ requests: { count: 5, windowMs: W } });
-    const times = await saturate(gate, ['requests'], 23);
+    const times = await onFakeClock(saturate(gate, ['requests'], 23));
     expect(times).toHaveLength(23);
     expect(maxInWindow(times, W)).toBeLessThanOrEqual(5);
-    // The first N go at once; the gate does not over-throttle either.
-    expect(times[4]! - times[0]!).toBeLessThan(50);
+    // The first N go at once; the gate does not over-throttle either: the
+    // next goes as the first slot's window (and margin) ends.
+    expect(times[4]).toBe(times[0]);
+    expect(times[5]! - times[0]!).toBe(W + MARGIN);
   });
 
   it('reaches the limit when saturated (>= 0.95 of N/W, margin included)', async () => {
     const windowMs = 600;
-    // A 10 ms margin (instead of 25) so a busy 2-core box's timer lag cannot fake a shortfall.
-    const gate = testGate({ generations: { count: 20, windowMs } }, { marginMs: () => 10 });
-    const times = await saturate(gate, ['generations'], 20 * 5);
+    const gate = testGate({ generations: { count: 20, windowMs } });
+    const times = await onFakeClock(saturate(gate, ['generations'], 20 * 5));
     expect(maxInWindow(times, windowMs)).toBeLessThanOrEqual(20);
     // Steady-state rate: grants after the first burst over the time they took.
     const rate = (times.length - 20) / (times.at(-1)! - times[0]!);
@@ -56,8 +66,10 @@ describe('local gate: sliding windows', () => {
   it('serves waiters of the same buckets in FIFO order', async () => {
     const gate = testGate({ uploads: { count: 2, windowMs: 150 } });
     const order: number[] = [];
-    await Promise.all(
-      Array.from({ length: 8 }, (_, i) => gate.acquire(['uploads']).then(() => order.push(i))),
+    await onFakeClock(
+      Promise.all(
+        Array.from({ length: 8 }, (_, i) => gate.acquire(['uploads']).then(() => order.push(i))),
+      ),
     );
     expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
@@ -116,6 +128,7 @@ describe('local gate: feedback', () => {
   });
 
   it('X-RateLimit-Remaining below our view shrinks our allowance until the window passes', async () => {
+    useFakeClock();
     const gate = testGate({ requests: { count: 10, windowMs: W } });
     const shrinks: number[] = [];
     gate.on('shrink', (e) => shrinks.push(e.phantoms));
@@ -125,9 +138,9 @@ describe('local gate: feedback', () => {
     expect(shrinks).toEqual([6]);
     expect(gate.snapshot().buckets.requests).toMatchObject({ used: 1, phantom: 6, available: 3 });
     const start = Date.now();
-    const times = await saturate(gate, ['requests'], 4);
-    expect(times[2]! - start).toBeLessThan(50);
-    expect(times[3]! - start).toBeGreaterThanOrEqual(W - 10); // the 4th waits for the window
+    const times = await onFakeClock(saturate(gate, ['requests'], 4));
+    expect(times[2]).toBe(start);
+    expect(times[3]! - start).toBeGreaterThanOrEqual(W); // the 4th waits for the window
     // Remaining at or above our view changes nothing.
     gate.feedback({ buckets: ['requests'], status: 200, limit: 10, remaining: 10 });
     expect(shrinks).toHaveLength(1);

@@ -1,8 +1,9 @@
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   MANIFEST_CSV_COLUMNS,
+  MANIFEST_LOCK,
   type ManifestRow,
   ManifestWriter,
   manifestRowKey,
@@ -159,10 +160,14 @@ describe('ManifestWriter.replace (the rebuild from the journal, streamed)', () =
     const seen: ManifestRow[] = [];
     ManifestWriter.replace(
       dir,
-      function* () {
-        passes += 1;
-        yield* rows;
-      },
+      () => ({
+        before: [],
+        own: function* () {
+          passes += 1;
+          yield* rows;
+        },
+        after: [],
+      }),
       (row) => seen.push(row),
     );
     // What the writer did with every row in memory: a Map by key (first place, last row).
@@ -175,12 +180,56 @@ describe('ManifestWriter.replace (the rebuild from the journal, streamed)', () =
     expect(readdirSync(dir).sort()).toEqual(['manifest.csv', 'manifest.jsonl']);
   });
 
-  it('reads back only the rows asked for (the folder rows of runs the journal lost)', () => {
+  it("keeps the rows it is told to keep as they are, around the job's rows, and reads them under its lock", () => {
     const dir = tempDir('manifest');
-    ManifestWriter.replace(dir, () => [first, { ...video, runId: 'lost-run' }]);
-    expect(readManifest(dir, (row) => row.runId === 'lost-run').map((r) => r.item)).toEqual([
-      video.item,
-    ]);
+    const other = { ...first, job: 'other', runId: 'other-run', current: false };
+    const later = { ...video, job: 'other', runId: 'other-run' };
+    ManifestWriter.replace(dir, () => ({ before: [other], own: () => [], after: [later] }));
+    let seen: ManifestRow[] = [];
+    ManifestWriter.replace(
+      dir,
+      (onDisk) => {
+        seen = onDisk();
+        // The lock is held: another writer of the folder would wait here.
+        expect(existsSync(path.join(dir, MANIFEST_LOCK))).toBe(true);
+        return { before: [seen[0]!], own: () => [{ ...first, job: 'mine' }], after: [seen[1]!] };
+      },
+      undefined,
+      { has: () => false },
+    );
+    const rows = readManifest(dir);
+    expect(rows.map((r) => r.job)).toEqual(['other', 'mine', 'other']);
+    // Kept rows are not judged by this job's rule (it would retire them).
+    expect(rows[0]).toEqual(other);
+    expect(rows[2]?.current).toBe(later.current);
+    expect(rows[1]?.currentReason).toBe('removed from the job');
+    expect(existsSync(path.join(dir, MANIFEST_LOCK))).toBe(false);
+  });
+
+  it('an append after another writer replaced the files keeps its rows (two processes on one folder)', () => {
+    const dir = tempDir('manifest');
+    const mine = ManifestWriter.open(dir);
+    mine.append({ ...first, runId: 'a' });
+    // Another process rewrites the folder (a new template column): new files.
+    const theirs = ManifestWriter.open(dir);
+    theirs.append({ ...video, runId: 'b', vars: { product: 'scarf' } });
+    theirs.close();
+    mine.append({ ...failed, runId: 'a' });
+    mine.close();
+    expect(readManifest(dir).map((r) => r.runId)).toEqual(['a', 'b', 'a']);
+    const csv = parseCsv(readFileSync(path.join(dir, 'manifest.csv'), 'utf8'));
+    expect(csv.records.map((r) => csv.cell(r, 'runId'))).toEqual(['a', 'b', 'a']);
+    expect(csv.records.map((r) => csv.cell(r, 'product'))).toEqual(['', 'scarf', '']);
+  });
+
+  it('a torn last line of another process does not swallow the next row', () => {
+    const dir = tempDir('manifest');
+    const writer = ManifestWriter.open(dir);
+    writer.append({ ...first, runId: 'a' });
+    appendFileSync(path.join(dir, 'manifest.jsonl'), '{"runId":"killed mid-li');
+    writer.append({ ...failed, runId: 'a' });
+    writer.close();
+    expect(readManifest(dir).map((r) => r.item)).toEqual([first.item, failed.item]);
   });
 });
 

@@ -1,10 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPORT_FILE, renderReport, writeReport } from '../../src/outputs/index.js';
+import {
+  REPORT_FILE,
+  ReportWriter,
+  renderReport,
+  reportFileOf,
+  writeReport,
+} from '../../src/outputs/index.js';
 import { tempDir } from '../helpers/index.js';
 import { fixtureReport, HOSTILE_PROMPT } from './fixtures/report-data.js';
-import { FIXTURE_TOTALS } from './fixtures/rows.js';
+import { FIXTURE_ROWS, FIXTURE_TOTALS } from './fixtures/rows.js';
 
 describe('renderReport', () => {
   const page = renderReport(fixtureReport());
@@ -59,5 +65,47 @@ describe('writeReport', () => {
     expect(file).toBe(path.join(dir, REPORT_FILE));
     expect(readFileSync(file, 'utf8')).toContain('<!doctype html>');
     expect(readdirSync(dir)).toEqual([REPORT_FILE]);
+  });
+});
+
+describe('the reports of two jobs sharing a folder', () => {
+  /** More rows than a document holds inline: the rest goes to page files. */
+  function longReport(job: string) {
+    const base = FIXTURE_ROWS.find((r) => r.kind === 'image' && r.file);
+    if (!base) throw new Error('the fixture has no image row');
+    const rows = Array.from({ length: 700 }, (_, i) => ({
+      ...base,
+      job,
+      item: `${job}-${i + 1}`,
+      generationId: `${job}-g-${i + 1}`,
+    }));
+    return { ...fixtureReport(), rows };
+  }
+  const pages = (dir: string) => readdirSync(path.join(dir, 'report-data')).sort();
+
+  it('keep their page files apart: a rewrite of one removes only its own older pages', () => {
+    const dir = tempDir('report-shared');
+    expect(reportFileOf('ja', true)).toBe(REPORT_FILE);
+    expect(reportFileOf('jb', false)).toBe('report-jb.html');
+    writeReport(dir, longReport('ja'));
+    const ja = pages(dir);
+    expect(ja.length).toBeGreaterThan(0);
+    new ReportWriter(dir, longReport('jb'), reportFileOf('jb', false)).finish();
+    const both = pages(dir);
+    const jb = both.filter((name) => name.startsWith('report-jb.'));
+    expect(jb.length).toBeGreaterThan(0);
+    expect(both.filter((name) => !jb.includes(name))).toEqual(ja);
+    // The document loads its own pages by these names.
+    const jbDoc = readFileSync(path.join(dir, 'report-jb.html'), 'utf8');
+    for (const name of jb) expect(jbDoc).toContain(name);
+
+    new ReportWriter(dir, longReport('jb'), reportFileOf('jb', false)).finish();
+    const again = pages(dir);
+    expect(again.filter((name) => !name.startsWith('report-jb.'))).toEqual(ja);
+    expect(again.filter((name) => name.startsWith('report-jb.'))).not.toEqual(jb);
+    writeReport(dir, longReport('ja'));
+    expect(pages(dir).filter((name) => name.startsWith('report-jb.'))).toEqual(
+      again.filter((name) => name.startsWith('report-jb.')),
+    );
   });
 });

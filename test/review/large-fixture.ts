@@ -1,6 +1,7 @@
 /** The large-job fixture (bench/large-outputs.ts) in a temp dir removed after the test, and its review page. */
 import type { Browser, Page } from 'playwright-core';
 import { buildLargeOutputs, LARGE_JOB, type LargeFixture } from '../../bench/large-outputs.js';
+import { timedTextFilter } from '../../bench/report-pages.js';
 import { tempDir } from '../helpers/index.js';
 import { reviewServer } from './helpers.js';
 
@@ -40,11 +41,6 @@ export async function openLargeReview(
   await page.waitForSelector('article.card img');
   const firstPaintMs = performance.now() - opened;
   await shown(`100 of ${count} shown`);
-  const typedFilterMs = async (text: string, matching: number) => {
-    const typed = performance.now();
-    await page.fill('#f-text', text);
-    await shown(`${Math.min(100, matching)} of ${matching} shown`);
-    return performance.now() - typed;
-  };
+  const typedFilterMs = (text: string, matching: number) => timedTextFilter(page, text, matching);
   return { page, problems, firstPaintMs, shown, typedFilterMs };
 }

@@ -68,6 +68,7 @@ function adoption(jobName: string, withItems: boolean): Adoption {
           adopted('clip', 'g-clip', { prompt: 'dolly', generationId: 'g-shot' }),
         ]
       : [],
+    release: [],
     influencers: [
       { scope: SCOPE, jobName, localId: 'mia', configHash: 'cfg', influencerId: 'inf-1' },
     ],

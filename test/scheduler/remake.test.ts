@@ -3,7 +3,7 @@
  * docs/review.md): a new seed where the model has one, the same seed for the
  * same rejection (a resume sends the same body), another for the next
  * rejection, and the prompt edited in review. End to end:
- * test/cli/review-decisions.test.ts.
+ * test/cli/review-decisions.slow.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { JobItem, ModelCatalog } from '../../src/job/index.js';

@@ -1,7 +1,7 @@
 /**
  * Which unfinished run on another service `run` refuses for (and which it
  * moves with `--service-moved`): the rule of src/scheduler/service-move.ts,
- * on journal records. The CLI side is test/cli/service-identity.test.ts.
+ * on journal records. The CLI side is test/cli/service-identity.slow.test.ts.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -27,7 +27,6 @@ describe('non-https base URLs', () => {
   ])('run with %s %s: exit 2, says https, spends nothing', async (how, url) => {
     const dir = tempDir('security');
     const jobPath = await writeJob(dir);
-    const started = Date.now();
     const result = await runCliCaptured(
       ['run', jobPath, '--limits', LIMITS, ...(how === '--base-url' ? ['--base-url', url] : [])],
       { IBATCH_API_KEY: KEY, ...(how === 'IBATCH_BASE_URL' ? { IBATCH_BASE_URL: url } : {}) },
@@ -36,44 +35,43 @@ describe('non-https base URLs', () => {
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/https/);
     expect(result.stderr).not.toContain(KEY);
-    // No DNS lookup, no connect timeout: refused up front.
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Refused up front: no journal was made (no connection either: the test below).
     expect(existsSync(path.join(dir, '.ibatch'))).toBe(false);
   });
 
-  it('plain http to a non-loopback address is refused before any connection is made', async () => {
-    const address = externalIPv4();
-    if (!address) {
-      console.warn('no non-loopback IPv4 address on this machine: connection check skipped');
-      return;
-    }
-    const sockets: Socket[] = [];
-    const server = createServer((socket) => {
-      sockets.push(socket);
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-    const port = (server.address() as { port: number }).port;
-    try {
-      const dir = tempDir('security');
-      for (const argv of [
-        ['account', '--base-url', `http://${address}:${port}/api/v1`],
-        ['run', await writeJob(dir), '--base-url', `http://${address}:${port}/api/v1`],
-      ]) {
-        const result = await runCliCaptured(argv, { IBATCH_API_KEY: KEY }, dir);
-        expect(result.code, result.stderr).toBe(2);
-        expect(result.stderr).toMatch(/https/);
+  const address = externalIPv4();
+  // Needs a non-loopback IPv4 address on this machine to listen on.
+  it.skipIf(!address)(
+    'plain http to a non-loopback address is refused before any connection is made',
+    async () => {
+      const sockets: Socket[] = [];
+      const server = createServer((socket) => {
+        sockets.push(socket);
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+      const port = (server.address() as { port: number }).port;
+      try {
+        const dir = tempDir('security');
+        for (const argv of [
+          ['account', '--base-url', `http://${address}:${port}/api/v1`],
+          ['run', await writeJob(dir), '--base-url', `http://${address}:${port}/api/v1`],
+        ]) {
+          const result = await runCliCaptured(argv, { IBATCH_API_KEY: KEY }, dir);
+          expect(result.code, result.stderr).toBe(2);
+          expect(result.stderr).toMatch(/https/);
+        }
+        // The commands have returned: any connect they made has been accepted by now.
+        const open = await new Promise<number>((resolve) =>
+          server.getConnections((_e, count) => resolve(count)),
+        );
+        expect(open).toBe(0);
+        expect(sockets).toHaveLength(0);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
       }
-      // The commands have returned: any connect they made has been accepted by now.
-      const open = await new Promise<number>((resolve) =>
-        server.getConnections((_e, count) => resolve(count)),
-      );
-      expect(open).toBe(0);
-      expect(sockets).toHaveLength(0);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
+    },
+  );
 
   it('plain http to loopback is accepted (127.0.0.1 and localhost)', async () => {
     const em = await emulator();

@@ -64,13 +64,13 @@ export const reportCommand: CommandModule = {
             throw new UsageError(`run ${run.runId} has no output folder recorded: pass --out DIR`);
           // With the job file: the items it describes now decide the retired rows.
           const described = job?.jobPath ? await describedItemsOfFile(job.jobPath) : undefined;
-          const rows = writeRunOutputs(
+          const { rows, report } = writeRunOutputs(
             journal,
             run.runId,
             outputDir,
             described ? { described } : {},
           );
-          io.stdout.write(`${path.join(outputDir, 'report.html')}\n`);
+          io.stdout.write(`${report}\n`);
           io.stderr.write(`ibatch: run ${run.runId}: ${rows} manifest row(s) in ${outputDir}\n`);
         } finally {
           journal.close();

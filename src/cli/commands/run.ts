@@ -266,7 +266,7 @@ function report(
       `run ${result.runId || '(none)'}\n` +
       `items: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.blocked} blocked, ${counts.skipped} skipped, ${counts.pending} pending${result.done ? `; ${result.done} already done` : ''}\n` +
       `credits: ${spend.net} net (${spend.charged} charged, ${spend.refunded} refunded)${result.budget === null ? '' : ` of ${result.budget} budget`}\n` +
-      `outputs: ${printable(shownPath(io.cwd, result.outputDir))} (manifest.jsonl, manifest.csv, report.html)\n`,
+      `outputs: ${printable(shownPath(io.cwd, result.outputDir))} (manifest.jsonl, manifest.csv, ${result.report ? printable(path.basename(result.report)) : 'report.html'})\n`,
   );
   if (!delivery) return;
   if ('error' in delivery) io.stderr.write(`ibatch: ${printable(delivery.error.message)}\n`);

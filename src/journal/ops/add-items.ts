@@ -63,22 +63,20 @@ export function addItems(j: JournalDb, runId: string, items: readonly NewItem[])
   );
   const existingHash = j.stmt('SELECT request_hash FROM items WHERE run_id = ? AND item_key = ?');
   const now = j.now();
-  return j.db
-    .transaction(() => {
-      let inserted = 0;
-      const changed: string[] = [];
-      for (const item of items) {
-        const columns = itemColumns(item);
-        const result = insert.run({ runId, ...columns, now });
-        if (result.changes === 1) {
-          inserted += 1;
-          continue;
-        }
-        fillVars.run({ runId, itemKey: columns.itemKey, vars: columns.vars });
-        const row = existingHash.get(runId, item.itemKey) as { request_hash: string };
-        if (row.request_hash !== item.requestHash) changed.push(item.itemKey);
+  return j.transaction(() => {
+    let inserted = 0;
+    const changed: string[] = [];
+    for (const item of items) {
+      const columns = itemColumns(item);
+      const result = insert.run({ runId, ...columns, now });
+      if (result.changes === 1) {
+        inserted += 1;
+        continue;
       }
-      return { inserted, changed };
-    })
-    .immediate();
+      fillVars.run({ runId, itemKey: columns.itemKey, vars: columns.vars });
+      const row = existingHash.get(runId, item.itemKey) as { request_hash: string };
+      if (row.request_hash !== item.requestHash) changed.push(item.itemKey);
+    }
+    return { inserted, changed };
+  });
 }

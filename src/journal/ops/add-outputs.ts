@@ -32,7 +32,7 @@ export function addOutputs(
      ON CONFLICT (run_id, item_key, n) DO NOTHING`,
   );
   const now = j.now();
-  j.db.transaction(() => {
+  j.transaction(() => {
     for (const { error, ...output } of outputs) {
       insert.run({
         ...output,
@@ -44,5 +44,5 @@ export function addOutputs(
         now,
       });
     }
-  })();
+  });
 }

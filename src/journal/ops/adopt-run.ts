@@ -35,51 +35,49 @@ export interface AdoptRunInput {
  * items cost was recorded by the journal that was lost, not here.
  */
 export function adoptRun(j: JournalDb, input: AdoptRunInput): RunRecord {
-  return j.db
-    .transaction(() => {
-      const { runId } = createRun(j, input.run);
-      addItems(
-        j,
-        runId,
-        input.items.map((a) => a.item),
-      );
-      const now = j.now();
-      const attempt = j.stmt(
-        `INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json,
+  return j.transaction(() => {
+    const { runId } = createRun(j, input.run);
+    addItems(
+      j,
+      runId,
+      input.items.map((a) => a.item),
+    );
+    const now = j.now();
+    const attempt = j.stmt(
+      `INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json,
            request_hash, state, generation_ids_json, charged_cost, created_at, finished_at)
          VALUES (@runId, @itemKey, 1, @idempotencyKey, @request, @requestHash,
            '${ATTEMPT_STATE.succeeded}', @generationIds, 0, @now, @now)`,
+    );
+    const attemptsUsed = j.stmt(
+      'UPDATE items SET attempts_used = 1 WHERE run_id = ? AND item_key = ?',
+    );
+    for (const { item, attempt: a, outputs } of input.items) {
+      attempt.run({
+        runId,
+        itemKey: item.itemKey,
+        idempotencyKey: a.idempotencyKey,
+        request: JSON.stringify(a.request),
+        requestHash: item.requestHash,
+        generationIds: JSON.stringify([
+          ...new Set(
+            outputs.flatMap((o) => (o.output.generationId ? [o.output.generationId] : [])),
+          ),
+        ]),
+        now,
+      });
+      attemptsUsed.run(runId, item.itemKey);
+      setItemState(j, runId, item.itemKey, { state: ITEM_STATE.succeeded, error: null });
+      addOutputs(
+        j,
+        runId,
+        item.itemKey,
+        outputs.map((o) => o.output),
       );
-      const attemptsUsed = j.stmt(
-        'UPDATE items SET attempts_used = 1 WHERE run_id = ? AND item_key = ?',
-      );
-      for (const { item, attempt: a, outputs } of input.items) {
-        attempt.run({
-          runId,
-          itemKey: item.itemKey,
-          idempotencyKey: a.idempotencyKey,
-          request: JSON.stringify(a.request),
-          requestHash: item.requestHash,
-          generationIds: JSON.stringify([
-            ...new Set(
-              outputs.flatMap((o) => (o.output.generationId ? [o.output.generationId] : [])),
-            ),
-          ]),
-          now,
-        });
-        attemptsUsed.run(runId, item.itemKey);
-        setItemState(j, runId, item.itemKey, { state: ITEM_STATE.succeeded, error: null });
-        addOutputs(
-          j,
-          runId,
-          item.itemKey,
-          outputs.map((o) => o.output),
-        );
-        for (const o of outputs) markOutputDownloaded(j, runId, item.itemKey, o.output.n, o.file);
-      }
-      appendEvent(j, runId, input.event);
-      setRunStatus(j, runId, RUN_STATUS.completed);
-      return getRun(j, runId)!;
-    })
-    .immediate();
+      for (const o of outputs) markOutputDownloaded(j, runId, item.itemKey, o.output.n, o.file);
+    }
+    appendEvent(j, runId, input.event);
+    setRunStatus(j, runId, RUN_STATUS.completed);
+    return getRun(j, runId)!;
+  });
 }

@@ -30,8 +30,8 @@ export {
 } from './influencers.js';
 export {
   eachItemRequestHash,
-  hasJobItems,
   latestItems,
+  recordedItemState,
   removeUnattemptedItem,
   replaceItemRequest,
 } from './item-history.js';

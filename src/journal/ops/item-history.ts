@@ -84,24 +84,24 @@ export function latestItems(
 }
 
 /**
- * Whether any run of the job on `service` recorded an item of a step other
- * than `exceptStep` (the trainings' step): when none did, the journal has no
- * record of the job there (a lost journal), without reading every item.
+ * The state of the item `itemKey` in run `runId` on `service` and how many
+ * attempts it used; undefined when no run of that id on that service holds
+ * it. One row by its primary key: adoption asks it of every row of a
+ * manifest of 100,000 items.
  */
-export function hasJobItems(
+export function recordedItemState(
   j: JournalDb,
-  jobName: string,
+  runId: string,
+  itemKey: string,
   service: string,
-  exceptStep: string,
-): boolean {
-  const row = j
+): { readonly state: string; readonly attemptsUsed: number } | undefined {
+  return j
     .stmt(
-      `SELECT EXISTS (SELECT 1 FROM items i JOIN runs r ON r.run_id = i.run_id
-         WHERE r.job_name = ? AND ${runServiceSql('r')} = ib_service(?)
-           AND i.step_id <> ?) AS found`,
+      `SELECT i.state AS state, i.attempts_used AS attemptsUsed
+       FROM items i JOIN runs r ON r.run_id = i.run_id
+       WHERE i.run_id = ? AND i.item_key = ? AND ${runServiceSql('r')} = ib_service(?)`,
     )
-    .get(jobName, service, exceptStep) as { found: number };
-  return row.found === 1;
+    .get(runId, itemKey, service) as { state: string; attemptsUsed: number } | undefined;
 }
 
 /**
@@ -130,7 +130,7 @@ export function eachItemRequestHash(
  * request: that attempt is finished as it was sent.
  */
 export function replaceItemRequest(j: JournalDb, runId: string, item: NewItem): boolean {
-  return j.db.transaction(() => replaceRequest(j, runId, item)).immediate();
+  return j.transaction(() => replaceRequest(j, runId, item));
 }
 
 function replaceRequest(j: JournalDb, runId: string, item: NewItem): boolean {

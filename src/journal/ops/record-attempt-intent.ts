@@ -35,59 +35,57 @@ export type AttemptIntentResult =
  * (the service replays instead of charging twice).
  */
 export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): AttemptIntentResult {
-  return j.db
-    .transaction((): AttemptIntentResult => {
-      const previous = getAttempt(j, input.runId, input.itemKey, input.attemptNo);
-      if (previous) {
-        if (previous.idempotencyKey !== input.idempotencyKey) {
-          throw new Error(
-            `Attempt ${input.attemptNo} of ${input.itemKey} is already recorded with another key`,
-          );
-        }
-        return { kind: 'existing', attempt: previous };
+  return j.transaction((): AttemptIntentResult => {
+    const previous = getAttempt(j, input.runId, input.itemKey, input.attemptNo);
+    if (previous) {
+      if (previous.idempotencyKey !== input.idempotencyKey) {
+        throw new Error(
+          `Attempt ${input.attemptNo} of ${input.itemKey} is already recorded with another key`,
+        );
       }
-      const item = j
-        .stmt(
-          `SELECT reserved_credits AS held, request_json AS request, request_hash AS hash
+      return { kind: 'existing', attempt: previous };
+    }
+    const item = j
+      .stmt(
+        `SELECT reserved_credits AS held, request_json AS request, request_hash AS hash
            FROM items WHERE run_id = ? AND item_key = ?`,
-        )
-        .get(input.runId, input.itemKey) as
-        | { held: number; request: string; hash: string }
-        | undefined;
-      if (item === undefined) throw new Error(`No item ${input.itemKey} in run ${input.runId}`);
-      const missing = Math.max(0, (input.quotedCost ?? 0) - item.held);
-      const reserve = reserveCredits(j, input.runId, input.itemKey, missing, input.spendCap);
-      if (!reserve.ok) return { kind: 'over-budget', reserve };
-      const now = j.now();
-      j.stmt(
-        `INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json,
+      )
+      .get(input.runId, input.itemKey) as
+      | { held: number; request: string; hash: string }
+      | undefined;
+    if (item === undefined) throw new Error(`No item ${input.itemKey} in run ${input.runId}`);
+    const missing = Math.max(0, (input.quotedCost ?? 0) - item.held);
+    const reserve = reserveCredits(j, input.runId, input.itemKey, missing, input.spendCap);
+    if (!reserve.ok) return { kind: 'over-budget', reserve };
+    const now = j.now();
+    j.stmt(
+      `INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json,
            request_hash, state, quoted_cost, created_at)
          VALUES (@runId, @itemKey, @attemptNo, @idempotencyKey, @request, @requestHash, '${ATTEMPT_STATE.intent}',
            @quotedCost, @now)`,
-      ).run({
-        runId: input.runId,
-        itemKey: input.itemKey,
-        attemptNo: input.attemptNo,
-        idempotencyKey: input.idempotencyKey,
-        // The same as the item's (nearly always): '' says so, and the reads
-        // put the item's back (columns.ts). A request is most of an
-        // attempt's bytes; a 100,000-item journal need not hold each twice.
-        request: sameAsItem(JSON.stringify(input.request), item.request),
-        requestHash: sameAsItem(input.requestHash, item.hash),
-        quotedCost: input.quotedCost,
-        now,
-      });
-      j.stmt(
-        `UPDATE items SET state = '${ITEM_STATE.submitting}', attempts_used = MAX(attempts_used, @attemptNo),
+    ).run({
+      runId: input.runId,
+      itemKey: input.itemKey,
+      attemptNo: input.attemptNo,
+      idempotencyKey: input.idempotencyKey,
+      // The same as the item's (nearly always): '' says so, and the reads
+      // put the item's back (columns.ts). A request is most of an
+      // attempt's bytes; a 100,000-item journal need not hold each twice.
+      request: sameAsItem(JSON.stringify(input.request), item.request),
+      requestHash: sameAsItem(input.requestHash, item.hash),
+      quotedCost: input.quotedCost,
+      now,
+    });
+    j.stmt(
+      `UPDATE items SET state = '${ITEM_STATE.submitting}', attempts_used = MAX(attempts_used, @attemptNo),
            error = NULL, not_before = NULL, updated_at = @now
          WHERE run_id = @runId AND item_key = @itemKey`,
-      ).run({ runId: input.runId, itemKey: input.itemKey, attemptNo: input.attemptNo, now });
-      return {
-        kind: 'recorded',
-        attempt: getAttempt(j, input.runId, input.itemKey, input.attemptNo)!,
-      };
-    })
-    .immediate();
+    ).run({ runId: input.runId, itemKey: input.itemKey, attemptNo: input.attemptNo, now });
+    return {
+      kind: 'recorded',
+      attempt: getAttempt(j, input.runId, input.itemKey, input.attemptNo)!,
+    };
+  });
 }
 
 /** '' (the item's value, see columns.ts) when `value` is the item's, else `value`. */

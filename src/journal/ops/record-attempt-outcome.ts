@@ -45,48 +45,46 @@ export function recordAttemptOutcome(
   j: JournalDb,
   input: AttemptOutcomeInput,
 ): AttemptRecord | undefined {
-  return j.db
-    .transaction(() => {
-      const now = j.now();
-      // The error text can quote the service: redacted again here, a last line of defence.
-      const error = redactDeep(input.error ?? null);
-      const update = j
-        .stmt(
-          `UPDATE attempts SET state = @state,
+  return j.transaction(() => {
+    const now = j.now();
+    // The error text can quote the service: redacted again here, a last line of defence.
+    const error = redactDeep(input.error ?? null);
+    const update = j
+      .stmt(
+        `UPDATE attempts SET state = @state,
              refunded_credits = CASE
                WHEN @refundedCredits IS NOT NULL THEN MIN(@refundedCredits, charged_cost)
                WHEN @refunded THEN charged_cost ELSE 0 END,
              error = @error, http_status = COALESCE(@httpStatus, http_status), finished_at = @now
            WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
              AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})`,
-        )
-        .run({
-          runId: input.runId,
-          itemKey: input.itemKey,
-          attemptNo: input.attemptNo,
-          state: input.state,
-          refunded: input.refunded ? 1 : 0,
-          refundedCredits: input.refundedCredits ?? null,
-          error,
-          httpStatus: input.httpStatus ?? null,
-          now,
-        });
-      if (update.changes === 1) {
-        j.stmt(
-          `UPDATE items SET state = @state, reserved_credits = 0, error = @error,
+      )
+      .run({
+        runId: input.runId,
+        itemKey: input.itemKey,
+        attemptNo: input.attemptNo,
+        state: input.state,
+        refunded: input.refunded ? 1 : 0,
+        refundedCredits: input.refundedCredits ?? null,
+        error,
+        httpStatus: input.httpStatus ?? null,
+        now,
+      });
+    if (update.changes === 1) {
+      j.stmt(
+        `UPDATE items SET state = @state, reserved_credits = 0, error = @error,
              updated_at = @now
            WHERE run_id = @runId AND item_key = @itemKey`,
-        ).run({
-          runId: input.runId,
-          itemKey: input.itemKey,
-          state: input.itemState,
-          error,
-          now,
-        });
-        refreshItemMoney(j, input.runId, input.itemKey);
-        if (input.outputs?.length) addOutputs(j, input.runId, input.itemKey, input.outputs);
-      }
-      return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
-    })
-    .immediate();
+      ).run({
+        runId: input.runId,
+        itemKey: input.itemKey,
+        state: input.itemState,
+        error,
+        now,
+      });
+      refreshItemMoney(j, input.runId, input.itemKey);
+      if (input.outputs?.length) addOutputs(j, input.runId, input.itemKey, input.outputs);
+    }
+    return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
+  });
 }

@@ -43,37 +43,35 @@ export function recordAttemptSubmitted(
   j: JournalDb,
   input: AttemptSubmittedInput,
 ): AttemptRecord | undefined {
-  return j.db
-    .transaction(() => {
-      const now = j.now();
-      const update = j
-        .stmt(
-          `UPDATE attempts SET state = '${ATTEMPT_STATE.submitted}', charged_cost = @chargedCost,
+  return j.transaction(() => {
+    const now = j.now();
+    const update = j
+      .stmt(
+        `UPDATE attempts SET state = '${ATTEMPT_STATE.submitted}', charged_cost = @chargedCost,
              generation_ids_json = @generationIds, task_id = @taskId,
              training_id = @trainingId, influencer_id = @influencerId,
              http_status = @httpStatus, submitted_at = COALESCE(submitted_at, @now)
            WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
              AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})`,
-        )
-        .run({
-          runId: input.runId,
-          itemKey: input.itemKey,
-          attemptNo: input.attemptNo,
-          chargedCost: input.chargedCost,
-          ...remoteColumns(input),
-          httpStatus: input.httpStatus ?? 202,
-          now,
-        });
-      if (update.changes === 1) {
-        j.stmt(
-          `UPDATE items SET state = '${ITEM_STATE.submitted}', reserved_credits = 0, updated_at = ?
+      )
+      .run({
+        runId: input.runId,
+        itemKey: input.itemKey,
+        attemptNo: input.attemptNo,
+        chargedCost: input.chargedCost,
+        ...remoteColumns(input),
+        httpStatus: input.httpStatus ?? 202,
+        now,
+      });
+    if (update.changes === 1) {
+      j.stmt(
+        `UPDATE items SET state = '${ITEM_STATE.submitted}', reserved_credits = 0, updated_at = ?
            WHERE run_id = ? AND item_key = ?`,
-        ).run(now, input.runId, input.itemKey);
-        refreshItemMoney(j, input.runId, input.itemKey);
-      }
-      return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
-    })
-    .immediate();
+      ).run(now, input.runId, input.itemKey);
+      refreshItemMoney(j, input.runId, input.itemKey);
+    }
+    return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
+  });
 }
 
 function remoteColumns(ids: CreatedRemoteIds) {

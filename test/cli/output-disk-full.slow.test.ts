@@ -1,9 +1,12 @@
 /**
- * Issue 13.7: a full disk under the output folder is a full disk, not a
- * network error. The real `ibatch run` writes its outputs onto a 16 KiB tmpfs
- * filled to its last page (mounted in a user + mount namespace with
- * `unshare -rm`, so no root is needed and only the child sees it): the
- * first output's write fails with a real ENOSPC. The run stops (exit 4, resumable)
+ * A full disk under the output folder is a full disk, not a network error.
+ * The real `ibatch run` writes its outputs onto a 16 KiB tmpfs filled to its
+ * last page (mounted in a user + mount namespace with `unshare -rm`, so no
+ * root is needed and only the child sees it). Mounted on `out/shots` (the
+ * step's folder of the default `filename`), the folder's locks and manifest
+ * have room and the first output's write fails with a real ENOSPC after the
+ * charge; mounted on `out` itself, the run's first write (its folder lock)
+ * fails before anything is spent. The run stops (exit 4, resumable)
  * with "the disk holding OUT is full (ENOSPC). Free space, then run again to
  * resume; nothing was lost."; the journal (on the real disk) keeps the
  * charges, and the resume, with room, downloads everything, one charge per
@@ -27,12 +30,11 @@ import {
 const SCALE = 30;
 
 /**
- * Mounts a 16 KiB tmpfs on $1 (in a private mount namespace) with one 4 KiB
- * page left, then runs the rest: the run's empty manifest takes that page at
- * start, so the first output and every later write fail with ENOSPC.
+ * Mounts a 16 KiB tmpfs on $1 (in a private mount namespace) filled to its
+ * last page, then runs the rest: every write under $1 fails with ENOSPC.
  */
 const ON_FULL_DISK =
-  'mount -t tmpfs -o size=16k tmpfs "$1" && head -c 12288 /dev/zero > "$1/filler" && shift && exec "$@"';
+  'mount -t tmpfs -o size=16k tmpfs "$1" && head -c 16384 /dev/zero > "$1/filler" && shift && exec "$@"';
 
 const namespaces = spawnSync('unshare', ['-rm', 'true']).status === 0;
 
@@ -43,11 +45,12 @@ describe('a full output disk (needs user namespaces: unshare -rm)', () => {
       const em = await testEmulator({ timeScale: SCALE });
       const ws = workspace(imageJob({ name: 'disk-full', n: 2 }));
       const out = path.join(ws.dir, 'out');
-      mkdirSync(out);
+      const shots = path.join(out, 'shots');
+      mkdirSync(shots, { recursive: true });
       const env = envFor(em, SCALE);
       const full = await runCommand(
         'unshare',
-        ['-rm', 'sh', '-c', ON_FULL_DISK, 'sh', out, process.execPath, BIN, 'run', 'job.yaml'],
+        ['-rm', 'sh', '-c', ON_FULL_DISK, 'sh', shots, process.execPath, BIN, 'run', 'job.yaml'],
         { cwd: ws.dir, env: cleanEnv(env), timeoutMs: 60_000 },
       );
       const text = `${full.stdout}\n${full.stderr}`;
@@ -71,6 +74,27 @@ describe('a full output disk (needs user namespaces: unshare -rm)', () => {
       const rows = readManifest(out);
       expect(rows.map((row) => row.status)).toEqual(['succeeded', 'succeeded']);
       for (const row of rows) expect(existsSync(path.join(out, row.file ?? ''))).toBe(true);
+    },
+    90_000,
+  );
+
+  it.skipIf(!namespaces)(
+    'a folder full from the start stops at its first write, before anything is spent',
+    async () => {
+      const em = await testEmulator({ timeScale: SCALE });
+      const ws = workspace(imageJob({ name: 'disk-full-at-start', n: 2 }));
+      const out = path.join(ws.dir, 'out');
+      mkdirSync(out);
+      const full = await runCommand(
+        'unshare',
+        ['-rm', 'sh', '-c', ON_FULL_DISK, 'sh', out, process.execPath, BIN, 'run', 'job.yaml'],
+        { cwd: ws.dir, env: cleanEnv(envFor(em, SCALE)), timeoutMs: 60_000 },
+      );
+      const text = `${full.stdout}\n${full.stderr}`;
+      expect(full.code, text).toBe(4);
+      expect(text).toContain(`the disk holding ${out} is full (ENOSPC)`);
+      expect(text).not.toMatch(/unexpected|failed \(network\)/);
+      expect(await charges(em)).toEqual([]);
     },
     90_000,
   );

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +16,14 @@ interface Quote {
   readonly total: number;
 }
 
-const ADOPTED = /adopted 3 item\(s\) from manifest\.jsonl \(journal had no record of them\)/;
+/** A saved copy of the journal put back in place of the one there (its WAL dropped). */
+function restoreJournal(ws: Workspace, saved: string): void {
+  rmSync(`${ws.journalPath}-wal`, { force: true });
+  rmSync(`${ws.journalPath}-shm`, { force: true });
+  copyFileSync(saved, ws.journalPath);
+}
+
+const ADOPTED = /adopted 3 item\(s\) from manifest\.jsonl \(the journal does not show them done\)/;
 
 describe('a lost journal: the manifest of the output folder says what is done', () => {
   it('the .ibatch folder deleted: 0 creates; a row added: exactly that row; earlier files unchanged', async () => {
@@ -128,6 +135,8 @@ describe('a lost journal: the manifest of the output folder says what is done', 
     rmSync(`${ws.journalPath}-wal`, { force: true });
     rmSync(`${ws.journalPath}-shm`, { force: true });
     truncateSync(ws.journalPath, 0);
+    // `plan` reads the emptied journal as none, and quotes the adoption: nothing to pay.
+    expect((await planCli<Quote>(ws.jobPath, envFor(em, SCALE))).doc?.total).toBe(0);
     const again = await run(em, ws);
     expect(again.code, said(again)).toBe(0);
     expect(await charges(em)).toHaveLength(3);
@@ -172,5 +181,62 @@ describe('a lost journal: the manifest of the output folder says what is done', 
     const third = await run(em, ws);
     expect(third.code, said(third)).toBe(0);
     expect(await charges(em)).toHaveLength(4);
+  }, 90_000);
+  it("last night's journal beside tonight's folder: what the manifest shows made since is adopted, not paid again", async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('stale'));
+    writeRows(ws, ROWS.slice(0, 1));
+    expect((await run(em, ws)).code).toBe(0);
+    // Last night: the journal knows the first row only (a CI cache saved then).
+    const stale = `${ws.journalPath}.last-night`;
+    copyFileSync(ws.journalPath, stale);
+    writeRows(ws, ROWS);
+    expect((await run(em, ws)).code).toBe(0);
+    expect(await charges(em)).toHaveLength(3);
+    const tonight = manifest(ws);
+
+    // Tonight's journal lost, last night's restored beside tonight's folder.
+    restoreJournal(ws, stale);
+    // `plan` quotes what `run` then charges: nothing.
+    expect((await planCli<Quote>(ws.jobPath, envFor(em, SCALE))).doc?.total).toBe(0);
+    const again = await run(em, ws);
+    expect(again.code, said(again)).toBe(0);
+    expect(await charges(em)).toHaveLength(3);
+    expect(said(again)).toMatch(
+      /adopted 2 item\(s\) from manifest\.jsonl \(the journal does not show them done\)/,
+    );
+    expectFilesIntact(ws, tonight);
+    // Adopted once: the next run finds every item done and adopts nothing.
+    const third = await run(em, ws);
+    expect(third.code, said(third)).toBe(0);
+    expect(await charges(em)).toHaveLength(3);
+    expect(said(third)).not.toMatch(/adopted \d+ item/);
+  }, 90_000);
+
+  it("a stopped run's never-attempted item that another journal made since: adopted, out of that run, not paid again", async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(csvJob('stale-stopped'));
+    const price = priceOf('sdxl-lite', { input: { prompt: 'x' } }).cost;
+    writeRows(ws, ROWS.slice(0, 2));
+    expect((await run(em, ws)).code).toBe(0);
+    // The third row's run stops at --max-spend before it sends anything for it.
+    writeRows(ws, [...ROWS, ['vase', 'shelf']]);
+    const stopped = await run(em, ws, '--max-spend', String(price));
+    expect(stopped.code, said(stopped)).toBe(3);
+    const saved = path.join(ws.dir, 'journal.stopped.db');
+    copyFileSync(ws.journalPath, saved);
+    // That journal lost: a run on a fresh one adopts the folder and makes the rest.
+    rmSync(path.join(ws.dir, '.ibatch'), { recursive: true });
+    expect((await run(em, ws)).code).toBe(0);
+    const paid = await charges(em);
+    expect(paid).toHaveLength(4);
+
+    // The stopped run's journal restored: its never-sent item, made since, is adopted.
+    restoreJournal(ws, saved);
+    expect((await planCli<Quote>(ws.jobPath, envFor(em, SCALE))).doc?.total).toBe(0);
+    const again = await run(em, ws);
+    expect(again.code, said(again)).toBe(0);
+    expect(await charges(em)).toHaveLength(4);
+    expect(said(again)).toMatch(/adopted 1 item\(s\)/);
   }, 90_000);
 });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -7,6 +8,7 @@ import {
   JournalLockedError,
   lockPathFor,
   openJournal,
+  withLockSync,
 } from '../../src/journal/index.js';
 import { tempDir, until } from '../helpers/index.js';
 import { spawnFixture } from './child.js';
@@ -127,5 +129,38 @@ describe('journal lock', () => {
     const journal = await openJournal(path, { readonly: true });
     expect(journal.integrityCheck()).toEqual(['ok']);
     journal.close();
+  });
+});
+
+describe('withLockSync (a short critical section: the manifest lock)', () => {
+  const refuse = (holder: { pid: number } | undefined) => new Error(`held by ${holder?.pid}`);
+
+  it('holds the lock only while its section runs, taking over a holder that is gone', () => {
+    const lock = join(tempDir('lock-sync'), 'x.lock');
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    writeFileSync(lock, JSON.stringify({ pid: gone, hostname: hostname(), startedAt: Date.now() }));
+    const seen = withLockSync(lock, () => JSON.parse(readFileSync(lock, 'utf8')) as unknown, {
+      waitMs: 1000,
+      refuse,
+    });
+    expect(seen).toMatchObject({ pid: process.pid });
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('waits a bounded time for a live holder, then throws its refusal', () => {
+    const lock = join(tempDir('lock-sync'), 'x.lock');
+    writeFileSync(lock, JSON.stringify({ pid: 1, hostname: `not-${hostname()}`, startedAt: 0 }));
+    let ran = false;
+    expect(() =>
+      withLockSync(
+        lock,
+        () => {
+          ran = true;
+        },
+        { waitMs: 50, refuse },
+      ),
+    ).toThrow('held by 1');
+    expect(ran).toBe(false);
+    expect(existsSync(lock)).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
  * errors: a bad flag value is a usage error (exit 2, one line naming the
  * flag, no stack); Ctrl-C while `run --wait` waits for another process's
  * lock, or while a start-up call hangs, exits 130 with no stack (and the
- * resume line: test/cli/signals-pipes.test.ts).
+ * resume line: test/cli/signals-pipes.slow.test.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

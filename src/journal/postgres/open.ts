@@ -1,0 +1,52 @@
+/**
+ * Opening a PostgreSQL journal (`--journal postgres://...`): connect, take
+ * the job's lock (writers), migrate, and hand the store to a `Journal`.
+ * Readers (`status`, `costs`, `report`) take no lock and never migrate; in
+ * PostgreSQL they never block a writer either.
+ */
+import { registerSecret } from '../../shared/index.js';
+import { journalFault } from '../faults.js';
+import { Journal } from '../journal.js';
+import type { OpenJournalOptions } from '../open.js';
+import { acquireJobLock } from './job-lock.js';
+import { assertPostgresSchema, migratePostgres } from './migrate.js';
+import { postgresStore } from './store.js';
+import { SyncPostgres } from './sync-client.js';
+import { parseJournalUrl } from './url.js';
+
+/**
+ * How long connecting may take before the server counts as unreachable. An
+ * assumption: a reachable server answers a login far sooner.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export async function openPostgresJournal(
+  value: string,
+  options: OpenJournalOptions,
+): Promise<Journal> {
+  const url = parseJournalUrl(value);
+  registerSecret(url.password);
+  registerSecret(process.env.PGPASSWORD);
+  const client = new SyncPostgres({
+    connectionString: url.connectionString,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    application_name: 'ibatch',
+    ...(url.schema !== undefined ? { options: `-c search_path="${url.schema}"` } : {}),
+  });
+  try {
+    if (options.readonly) {
+      assertPostgresSchema(client, url.display);
+      return new Journal(postgresStore(client, options.now), url.display, undefined);
+    }
+    // Migrating first is safe: migrations take their own lock.
+    migratePostgres(client, url.schema, url.display);
+    const lock = await acquireJobLock(client, url.schema, url.display, options);
+    return new Journal(postgresStore(client, options.now), url.display, lock);
+  } catch (error) {
+    client.close();
+    const fault = journalFault(error, url.display, 'open');
+    if (fault) throw fault;
+    throw error;
+  }
+}

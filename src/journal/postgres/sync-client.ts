@@ -1,0 +1,132 @@
+/**
+ * A synchronous PostgreSQL connection: node-postgres in a worker thread, the
+ * calling thread blocked in `Atomics.wait` until the worker has the answer
+ * (the pattern of `synckit`). It keeps `Journal` synchronous on both stores,
+ * so the engine's write-ahead rule reads the same: when a journal method
+ * returns, its COMMIT has returned. docs/journal.md weighs this against an
+ * async journal interface.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import type pg from 'pg';
+import type { Reply, Request, WorkerInput } from './worker.js';
+
+/** A statement PostgreSQL refused (a constraint, a syntax error): its SQLSTATE in `code`. */
+export class PostgresStatementError extends Error {
+  readonly code: string | undefined;
+  constructor(message: string, code: string | undefined) {
+    super(message);
+    this.name = 'PostgresStatementError';
+    this.code = code;
+  }
+}
+
+/** The connection failed or was lost: the server is down, unreachable, or refused the login. */
+export class PostgresConnectionError extends Error {
+  readonly code: string | undefined;
+  constructor(message: string, code: string | undefined) {
+    super(message);
+    this.name = 'PostgresConnectionError';
+    this.code = code;
+  }
+}
+
+export interface QueryResult {
+  readonly rows: Record<string, unknown>[];
+  readonly rowCount: number;
+}
+
+/**
+ * The worker's file: compiled beside this one in dist/. From the sources
+ * (tests) it is the .ts file, required through tsx's CommonJS hook inside
+ * the worker (`--import tsx` in a worker's execArgv registers its loader too
+ * late for the worker's own entry on Node 20).
+ */
+function workerEntry(): URL | string {
+  const js = new URL('./worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(js))) return js;
+  const tsx = createRequire(import.meta.url).resolve('tsx/cjs/api');
+  const ts = fileURLToPath(new URL('./worker.ts', import.meta.url));
+  return `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(ts)});`;
+}
+
+/**
+ * How long one statement may keep the caller blocked before the connection
+ * counts as lost. An assumption: far above any journal statement, and below
+ * what a person would take for a hang.
+ */
+const STATEMENT_DEADLINE_MS = 60_000;
+
+export class SyncPostgres {
+  readonly #worker: Worker;
+  readonly #port: MessageChannel['port1'];
+  readonly #flag = new Int32Array(new SharedArrayBuffer(4));
+  #closed = false;
+
+  constructor(connection: pg.ClientConfig) {
+    const { port1, port2 } = new MessageChannel();
+    const entry = workerEntry();
+    const input: WorkerInput = {
+      connection,
+      flag: this.#flag.buffer as SharedArrayBuffer,
+      port: port2,
+    };
+    this.#worker = new Worker(entry, {
+      eval: typeof entry === 'string',
+      workerData: input,
+      transferList: [port2],
+      // The journal's connection is no reason for the process to stay alive.
+      stdout: false,
+      stderr: false,
+    });
+    this.#worker.unref();
+    this.#port = port1;
+  }
+
+  /** Runs one statement and returns its rows; throws a PostgresStatementError or PostgresConnectionError. */
+  query(sql: string, params: readonly unknown[] = []): QueryResult {
+    const reply = this.#ask({ kind: 'query', sql, params });
+    if (reply.ok)
+      return { rows: reply.rows as Record<string, unknown>[], rowCount: reply.rowCount };
+    throw reply.connectionLost
+      ? new PostgresConnectionError(reply.message, reply.code)
+      : new PostgresStatementError(
+          `${reply.message} (in: ${sql.replace(/\s+/g, ' ')})`,
+          reply.code,
+        );
+  }
+
+  #ask(request: Request): Reply {
+    if (this.#closed)
+      throw new PostgresConnectionError('The journal connection is closed', undefined);
+    Atomics.store(this.#flag, 0, 0);
+    this.#port.postMessage(request);
+    const deadline = Date.now() + STATEMENT_DEADLINE_MS;
+    for (;;) {
+      Atomics.wait(this.#flag, 0, 0, Math.max(1, deadline - Date.now()));
+      const message = receiveMessageOnPort(this.#port);
+      if (message) return message.message as Reply;
+      if (Date.now() >= deadline) {
+        this.#closed = true;
+        void this.#worker.terminate();
+        throw new PostgresConnectionError(
+          `PostgreSQL did not answer within ${STATEMENT_DEADLINE_MS / 1000} s`,
+          undefined,
+        );
+      }
+      // Woken with no message yet: the worker sets the flag right after posting.
+      Atomics.store(this.#flag, 0, 0);
+    }
+  }
+
+  /** Ends the connection and the worker. Safe to call twice. */
+  close(): void {
+    if (this.#closed) return;
+    this.#ask({ kind: 'close' });
+    this.#closed = true;
+    this.#port.close();
+    void this.#worker.terminate();
+  }
+}

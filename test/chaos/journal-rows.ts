@@ -1,0 +1,102 @@
+/**
+ * The rows the chaos verdict reads from the journal, from either store: a
+ * SQLite file (read-only) or a PostgreSQL journal's URL (`?schema=`), by the
+ * same SQL (SQLite's insertion order `rowid` is PostgreSQL's `seq` column).
+ */
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { isJournalUrl } from '../../src/journal/index.js';
+
+export interface ItemRow {
+  run_id: string;
+  item_key: string;
+  source_item_key: string | null;
+  kind: string;
+  model_id: string | null;
+  state: string;
+  charged_credits: number;
+  refunded_credits: number;
+}
+export interface AttemptRow {
+  run_id: string;
+  item_key: string;
+  attempt_no: number;
+  idempotency_key: string;
+  request_json: string;
+  state: string;
+  error: string | null;
+}
+export interface OutputRow {
+  run_id: string;
+  item_key: string;
+  n: number;
+  generation_id: string | null;
+  url: string | null;
+  file: string | null;
+  sha256: string | null;
+  state: string;
+}
+
+export interface JournalRows {
+  readonly integrity: string;
+  readonly runs: { run_id: string; status: string }[];
+  readonly items: ItemRow[];
+  readonly attempts: AttemptRow[];
+  readonly outputs: OutputRow[];
+}
+
+const RUNS = 'SELECT run_id, status FROM runs ORDER BY created_at, rowid';
+const ITEMS = 'SELECT * FROM items';
+// An attempt's request stored '' is its item's (journal migration 8).
+const ATTEMPTS = `SELECT a.run_id, a.item_key, a.attempt_no, a.idempotency_key, a.state, a.error,
+    CASE WHEN a.request_json = '' THEN i.request_json ELSE a.request_json END AS request_json
+  FROM attempts a LEFT JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
+  ORDER BY a.run_id, a.item_key, a.attempt_no`;
+const OUTPUTS = 'SELECT * FROM outputs';
+
+export async function readJournalRows(journal: string): Promise<JournalRows> {
+  if (isJournalUrl(journal)) return readPostgres(journal);
+  const db = new Database(journal, { readonly: true, fileMustExist: true });
+  try {
+    return {
+      integrity: String(db.pragma('integrity_check', { simple: true })),
+      runs: db.prepare(RUNS).all() as JournalRows['runs'],
+      items: db.prepare(ITEMS).all() as ItemRow[],
+      attempts: db.prepare(ATTEMPTS).all() as AttemptRow[],
+      outputs: db.prepare(OUTPUTS).all() as OutputRow[],
+    };
+  } finally {
+    db.close();
+  }
+}
+
+async function readPostgres(journal: string): Promise<JournalRows> {
+  const url = new URL(journal);
+  const schema = url.searchParams.get('schema');
+  url.searchParams.delete('schema');
+  const client = new pg.Client({
+    connectionString: url.toString(),
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    // Big integers as numbers, as SQLite gives them.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === 20 || oid === 1700
+          ? Number
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  await client.connect();
+  try {
+    const all = async <T>(sql: string) =>
+      (await client.query(sql.replace(/\browid\b/g, 'seq'))).rows as T[];
+    return {
+      integrity: 'ok',
+      runs: await all(RUNS),
+      items: await all(ITEMS),
+      attempts: await all(ATTEMPTS),
+      outputs: await all(OUTPUTS),
+    };
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * `--journal postgres://...` as a user runs it: a whole `ibatch run` against
+ * the emulator with its journal in PostgreSQL, read back by `status` from a
+ * folder with no local state, and the same command again converging with no
+ * new create; an unreachable server is exit 4 without a stack trace, and a
+ * server stopped mid-run stops the run (exit 4) and the same command resumes
+ * it once the server is back, paying nothing twice. The
+ * password is never in what the commands print. Spawned processes need
+ * `npm run build`.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  expectNoStack,
+  freePort,
+  runCliCaptured,
+  spawnCli,
+  tempDir,
+  testEmulator,
+  until,
+} from '../helpers/index.js';
+import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers/postgres.js';
+import {
+  charges,
+  envFor,
+  expectOneChargePerItem,
+  imageJob,
+  slowEnv,
+  workspace,
+} from '../scheduler/helpers.js';
+
+const SCALE = 30;
+let server: RunningPostgres;
+beforeAll(async () => {
+  if (!postgresMissing) server = await startPostgres();
+});
+
+describe.skipIf(postgresMissing)(
+  `a PostgreSQL journal${postgresMissing ? ` (skipped: ${postgresMissing})` : ''}`,
+  () => {
+    it('run, status from another folder, run again: one charge per item, no password printed', async () => {
+      const em = await testEmulator({ timeScale: SCALE });
+      const N = 4;
+      const ws = workspace(imageJob({ name: 'team-job', n: N }));
+      const url = await server.newSchema();
+      const env = envFor(em, SCALE);
+      const run = spawnCli(['run', ws.jobPath, '--journal', url], { env, cwd: ws.dir });
+      const { code } = await run.exited;
+      expect(code, run.stderr()).toBe(0);
+      expectOneChargePerItem(await charges(em), N);
+      // Nothing of the journal beside the job: it lives in PostgreSQL.
+      expect(existsSync(ws.journalPath)).toBe(false);
+
+      // Another folder, the password from PGPASSWORD, the address from IBATCH_JOURNAL.
+      const elsewhere = tempDir('elsewhere');
+      const shown = new URL(url);
+      shown.password = '';
+      const readerEnv = { ...env, IBATCH_JOURNAL: shown.toString(), PGPASSWORD: server.password };
+      // A process of its own: PGPASSWORD is read from the process's environment.
+      const reader = spawnCli(['status', '--json'], { env: readerEnv, cwd: elsewhere });
+      const read = await reader.exited;
+      const status = { code: read.code, stdout: reader.stdout(), stderr: reader.stderr() };
+      expect(status.code, status.stderr).toBe(0);
+      const { runs } = JSON.parse(status.stdout) as {
+        runs: { jobName: string; status: string; net: number }[];
+      };
+      expect(runs).toEqual([
+        expect.objectContaining({ jobName: 'team-job', status: 'completed', net: 2 * N }),
+      ]);
+
+      const again = await runCliCaptured(['run', ws.jobPath, '--journal', url], env, ws.dir);
+      expect(again.code, again.stderr).toBe(0);
+      expectOneChargePerItem(await charges(em), N);
+
+      const printed = [
+        run.stdout(),
+        run.stderr(),
+        status.stdout,
+        status.stderr,
+        again.stdout,
+        again.stderr,
+      ];
+      expect(printed.join('\n')).not.toContain(server.password);
+      // Nor in any row of the journal, nor in the files the run wrote (manifest, report).
+      const schema = new URL(url).searchParams.get('schema');
+      const tables = await server.query<{ name: string }>(
+        'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1',
+        [schema],
+      );
+      expect(tables.length).toBeGreaterThan(5);
+      for (const { name } of tables) {
+        const rows = await server.query(`SELECT * FROM ${schema}.${name}`);
+        expect(JSON.stringify(rows), name).not.toContain(server.password);
+      }
+      const files = readdirSync(ws.dir, { recursive: true, withFileTypes: true }).filter((f) =>
+        f.isFile(),
+      );
+      expect(files.map((f) => f.name)).toContain('manifest.jsonl');
+      for (const file of files) {
+        const text = readFileSync(path.join(file.parentPath, file.name), 'utf8');
+        expect(text, file.name).not.toContain(server.password);
+      }
+    }, 60_000);
+
+    it('an unreachable server: exit 4, one sentence, no password', async () => {
+      const url = `postgres://${server.user}:${server.password}@127.0.0.1:${await freePort()}/postgres`;
+      const result = await runCliCaptured(['status', '--journal', url], {}, tempDir('nowhere'));
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toMatch(/PostgreSQL cannot be reached/);
+      expectNoStack(result.stderr);
+      expect(result.stdout + result.stderr).not.toContain(server.password);
+    });
+
+    it('two folders, two host names, one PostgreSQL: A is SIGKILLed mid-run, B resumes its run, one charge per item', async () => {
+      const em = await testEmulator({ timeScale: SCALE });
+      const N = 12;
+      const job = imageJob({ name: 'two-machines', n: N });
+      const a = workspace(job);
+      const b = workspace(job);
+      const url = await server.newSchema();
+      const env = slowEnv(em, SCALE);
+      const runA = spawnCli(['run', a.jobPath, '--journal', url], {
+        env: { ...env, HOSTNAME: 'machine-a' },
+        cwd: a.dir,
+      });
+      await until(async () => (await charges(em)).length >= 2, {
+        timeoutMs: 20_000,
+        what: "A's first charges",
+      });
+      runA.child.kill('SIGKILL');
+      await runA.exited;
+      expect((await charges(em)).length).toBeLessThan(N);
+
+      const runB = spawnCli(['run', b.jobPath, '--journal', url], {
+        env: { ...env, HOSTNAME: 'machine-b' },
+        cwd: b.dir,
+      });
+      const { code } = await runB.exited;
+      expect(code, runB.stderr()).toBe(0);
+      expectOneChargePerItem(await charges(em), N);
+      // B resumed A's run: one run in the journal, read from B's folder.
+      const reader = spawnCli(['status', '--json', '--journal', url], { env, cwd: b.dir });
+      await reader.exited;
+      const { runs } = JSON.parse(reader.stdout()) as { runs: { status: string }[] };
+      expect(runs).toEqual([expect.objectContaining({ status: 'completed' })]);
+    }, 90_000);
+
+    // Last: it stops this file's server (and starts it again).
+    it('PostgreSQL stopped mid-run: exit 4; the same command resumes once it is back, no double charge', async () => {
+      const em = await testEmulator({ timeScale: SCALE });
+      const N = 20;
+      const ws = workspace(imageJob({ name: 'outage-job', n: N }));
+      const url = await server.newSchema();
+      const env = slowEnv(em, SCALE);
+      const run = spawnCli(['run', ws.jobPath, '--journal', url], { env, cwd: ws.dir });
+      await until(async () => (await charges(em)).length >= 2, {
+        timeoutMs: 20_000,
+        what: 'a first charge',
+      });
+      await server.stop();
+      const { code } = await run.exited;
+      expect(code, run.stderr()).toBe(4);
+      expect(run.stderr()).toMatch(/PostgreSQL cannot be reached/);
+      expectNoStack(run.stderr());
+      expect(run.stdout() + run.stderr()).not.toContain(server.password);
+      expect((await charges(em)).length).toBeLessThan(N);
+
+      await server.restart();
+      const resumed = await runCliCaptured(['run', ws.jobPath, '--journal', url], env, ws.dir);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expectOneChargePerItem(await charges(em), N);
+    }, 90_000);
+  },
+);
