@@ -5,10 +5,13 @@
  */
 import path from 'node:path';
 import { type Command, Option } from 'commander';
-import { s3UrlProblem } from '../deliver/index.js';
-import { DEFAULT_JOB_LIMITS, type JobLimits } from '../job/index.js';
+import {
+  DEFAULT_JOB_LIMITS,
+  type JobLimits,
+  notifyUrlProblem,
+  s3UrlProblem,
+} from '../job/index.js';
 import { isJournalUrl } from '../journal/index.js';
-import { notifyUrlProblem } from '../notify/index.js';
 import { TRAINING_ESTIMATE_ENV } from '../plan/index.js';
 import { assertRunId } from '../scheduler/index.js';
 import { LOG_FORMATS, type LogFormat, UsageError } from '../shared/index.js';

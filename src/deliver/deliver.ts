@@ -8,13 +8,13 @@
  * equal to ours means it is there. Nothing local is ever written or removed.
  */
 import PQueue from 'p-queue';
+import type { S3Destination } from '../job/index.js';
 import type { DeliveryTarget, Journal } from '../journal/index.js';
 import type { ManifestRow } from '../outputs/index.js';
 import { InterruptedError, type Logger, silentLogger } from '../shared/index.js';
 import { type DeliveryProgress, DeliveryRefusedError, DeliveryUnreachableError } from './errors.js';
 import { planDelivery } from './objects.js';
 import type { ObjectStore, StoreObject } from './s3-store.js';
-import type { S3Destination } from './s3-url.js';
 
 export interface DeliverOptions {
   readonly journal: Pick<Journal, 'getDelivery' | 'recordDelivery'>;

@@ -8,4 +8,3 @@
 export { type DeliverOptions, type DeliveryResult, deliverOutputs } from './deliver.js';
 export * from './errors.js';
 export { type ObjectStore, openS3Store, type S3StoreOptions, s3EndpointOf } from './s3-store.js';
-export { parseS3Url, type S3Destination, s3UrlProblem } from './s3-url.js';

@@ -8,6 +8,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { uploadTypeOfFileName } from '../contract/index.js';
+import { objectKey, type S3Destination } from '../job/index.js';
 import {
   MANIFEST_CSV,
   MANIFEST_JSONL,
@@ -19,7 +20,6 @@ import { ownSidecarOf, sidecarPathOf } from '../provenance/index.js';
 import { sha256Hex } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 import type { StoreObject } from './s3-store.js';
-import { objectKey, type S3Destination } from './s3-url.js';
 
 export interface DeliveryPlan {
   /** Outputs and sidecars, sent first, in any order. */

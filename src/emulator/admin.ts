@@ -8,13 +8,14 @@ import { API_KEY_PREFIX, type Bucket, ERROR_CODES } from '../contract/index.js';
 import type { EmulatorContext } from './context.js';
 import { isFaultKind } from './fault-kinds.js';
 import { EmulatorHttpError, validationError } from './http-error.js';
-import { isLoopback, parseJson, readBody, sendJson } from './http-util.js';
+import { isLoopback, sendJson } from './http-util.js';
 import {
   type Behaviour,
   DEFAULT_BEHAVIOUR,
   type FaultConfig,
   type FaultScript,
 } from './options.js';
+import { parseJson, readBody } from './parse-body.js';
 import type { BucketSnapshot } from './rate-limit.js';
 import type { LedgerEntry } from './state.js';
 import {

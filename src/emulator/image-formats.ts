@@ -7,7 +7,7 @@
  * hold one symbol, so the pixel data takes no bits at all.
  */
 import { createHash } from 'node:crypto';
-import { jpegSegment, riffChunk, webpContainer } from '../provenance/index.js';
+import { jpegSegment, riffChunk, webpContainer } from '../media/index.js';
 
 const digestOf = (id: string): Buffer => createHash('sha256').update(id).digest();
 

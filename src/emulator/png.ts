@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { PNG_SIGNATURE, pngChunk } from '../provenance/index.js';
+import { PNG_SIGNATURE, pngChunk } from '../media/index.js';
 import { VIDEO_CLIP } from './video-clip.js';
 
 /** A size x size gradient whose two corner colours derive from `id`. */

@@ -16,8 +16,9 @@ import {
 } from './fault-responses.js';
 import { handle } from './handlers.js';
 import { EmulatorHttpError, notFound } from './http-error.js';
-import { parseJson, readBody, sendJson } from './http-util.js';
+import { sendJson } from './http-util.js';
 import { type IdempotencyLookup, idempotencyKeyOf } from './idempotency.js';
+import { parseJson, readBody } from './parse-body.js';
 import { matchRoute } from './routes.js';
 
 const delay = (ms: number, pending: Pending) =>

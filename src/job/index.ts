@@ -44,6 +44,16 @@ export {
   type ModelLister,
 } from './model-catalog.js';
 export {
+  mergeTargets,
+  NOTIFY_FORMATS,
+  type NotifyFormat,
+  type NotifyTarget,
+  notifyTarget,
+  notifyUrlProblem,
+  receiverName,
+} from './notify-targets.js';
+export { objectKey, parseS3Url, type S3Destination, s3UrlProblem } from './s3-url.js';
+export {
   DEFAULT_FILENAME,
   type JobFile,
   JobFileSchema,

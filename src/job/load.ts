@@ -7,13 +7,13 @@
  * later, in `scanJob`, and `checkJobFile` reports both together.
  */
 import { dirname, resolve } from 'node:path';
-import { type NotifyTarget, notifyTarget } from '../notify/index.js';
 import { sha256Hex } from '../shared/index.js';
 import { parseDuration } from './duration.js';
 import { JobFileError, type JobIssue } from './issues.js';
 import { InputFileRefused, type JobLimits, jobLimits, readRegularFile } from './limits.js';
 import { loadInfluencers, loadUploads } from './load-sections.js';
 import { defaultJournalPath } from './local-files.js';
+import { type NotifyTarget, notifyTarget } from './notify-targets.js';
 import { outputGuardIssues } from './output-guard.js';
 import { NOTHING_REFUSED, type Refused, salvageJobFile } from './salvage.js';
 import { type JobFile, JobFileSchema } from './schema.js';

@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { LIMITS } from '../contract/index.js';
-import { s3UrlProblem } from '../deliver/index.js';
-import { NOTIFY_FORMATS, notifyUrlProblem } from '../notify/index.js';
 import { DEFAULT_OUTPUT_TEMPLATE } from '../outputs/index.js';
+import { NOTIFY_FORMATS, notifyUrlProblem } from './notify-targets.js';
+import { s3UrlProblem } from './s3-url.js';
 import { isKnownEncoding } from './text-encoding.js';
 
 /** Ids used in keys, file names and idempotency keys: keep them plain. */

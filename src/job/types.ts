@@ -1,7 +1,7 @@
 /** Loaded and expanded jobs. Terms (job, step, item, upload set, media ref): docs/glossary.md. */
 import type { GenerationRequest, Kind, Model } from '../contract/index.js';
-import type { NotifyTarget } from '../notify/index.js';
 import type { JobLimits } from './limits.js';
+import type { NotifyTarget } from './notify-targets.js';
 import type { MatrixValue, PickEntry } from './schema.js';
 import type { JobSource } from './source-map.js';
 

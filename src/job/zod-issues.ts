@@ -4,9 +4,9 @@
  * `prompt`?)" rather than "Unrecognized key").
  */
 import type { z } from 'zod';
-import { NOTIFY_FORMATS } from '../notify/index.js';
 import { quote } from '../shared/index.js';
 import type { JobIssue } from './issues.js';
+import { NOTIFY_FORMATS } from './notify-targets.js';
 import { INFLUENCER_KEYS, JOB_KEYS, STEP_KEYS } from './schema.js';
 import { formatPath, issueAt, type JobSource, type KeyPath } from './source-map.js';
 

@@ -5,8 +5,8 @@
  * whatever ended it, an error that escaped the run included.
  */
 import path from 'node:path';
-import { s3EndpointOf, s3UrlProblem } from '../deliver/index.js';
-import { notifyUrlProblem } from '../notify/index.js';
+import { s3EndpointOf } from '../deliver/index.js';
+import { notifyUrlProblem, s3UrlProblem } from '../job/index.js';
 import { type RunJobOptions, type RunResult, runJob } from '../scheduler/index.js';
 import { type ExitCode, silentLogger, UsageError } from '../shared/index.js';
 import { type DeliveryAfterRun, deliverAfterRun, type RunDelivery } from './deliver-job.js';

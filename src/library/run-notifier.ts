@@ -9,11 +9,10 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { LoadedJob } from '../job/index.js';
+import { type LoadedJob, mergeTargets } from '../job/index.js';
 import type { Spend, StepProgress } from '../journal/index.js';
 import {
   type Delivery,
-  mergeTargets,
   type RunDeliveryFacts,
   type RunEndEvent,
   type RunEndFacts,

@@ -13,11 +13,3 @@ export {
   sendNotifications,
   signature,
 } from './send.js';
-export {
-  mergeTargets,
-  NOTIFY_FORMATS,
-  type NotifyFormat,
-  type NotifyTarget,
-  notifyTarget,
-  notifyUrlProblem,
-} from './targets.js';

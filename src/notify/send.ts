@@ -15,11 +15,11 @@ import {
   RetryCounter,
   type RetryOptions,
 } from '../api/index.js';
+import { type NotifyTarget, receiverName } from '../job/index.js';
 import { type Logger, sleep, undici } from '../shared/index.js';
 import { USER_AGENT } from '../version.js';
 import type { RunEndEvent } from './event.js';
 import { slackMessage } from './slack.js';
-import { type NotifyTarget, receiverName } from './targets.js';
 
 /** Everything together, every receiver and retry, ends within this (docs/notify.md). */
 export const NOTIFY_TOTAL_MS = 5_000;

@@ -38,6 +38,20 @@ export {
   manifestRowKey,
 } from './manifest-row.js';
 export {
+  downloadedOutputRow,
+  type RowSource,
+  succeededAttempt,
+} from './manifest-row-of-item.js';
+export {
+  describedOrRetiredOnDisk,
+  folderManifestRows,
+  folderRowSource,
+  folderRuns,
+  keptRows,
+  recordedOutputDir,
+  runsInFolder,
+} from './manifest-rows.js';
+export {
   type AppendResult,
   type FolderRows,
   MANIFEST_CSV,

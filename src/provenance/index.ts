@@ -7,8 +7,6 @@
  */
 
 export { embedProvenance } from './embed.js';
-export { jpegSegment } from './jpeg.js';
-export { PNG_SIGNATURE, pngChunk } from './png.js';
 export {
   ownSidecarOf,
   type Provenance,
@@ -17,5 +15,4 @@ export {
   sidecarPathOf,
   writeSidecar,
 } from './sidecar.js';
-export { riffChunk, webpContainer } from './webp.js';
 export { AI_DIGITAL_SOURCE_TYPE, type EmbeddedFacts, IBATCH_XMP_NS } from './xmp.js';

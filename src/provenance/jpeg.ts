@@ -4,6 +4,8 @@
  * Exif) as the XMP specification places it. The entropy-coded data is copied
  * byte for byte.
  */
+import { jpegSegment } from '../media/index.js';
+
 const XMP_HEADER = Buffer.from('http://ns.adobe.com/xap/1.0/\0', 'latin1');
 /** A segment's length field counts itself (2 bytes) and is at most 0xffff. */
 const MAX_XMP_BYTES = 0xffff - 2 - XMP_HEADER.length;
@@ -41,12 +43,4 @@ export function embedJpeg(jpeg: Buffer, xmp: string): Buffer | undefined {
     jpegSegment(0xe1, Buffer.concat([XMP_HEADER, packet])),
     jpeg.subarray(insertAt),
   ]);
-}
-
-/** One JPEG marker segment (0xFF `marker`) whose length counts itself and `body`. */
-export function jpegSegment(marker: number, body: Buffer): Buffer {
-  const head = Buffer.alloc(4);
-  head.writeUInt16BE(0xff00 | marker, 0);
-  head.writeUInt16BE(body.length + 2, 2);
-  return Buffer.concat([head, body]);
 }

@@ -4,6 +4,8 @@
  * header chunk first, its canvas size read from the bitstream header; the
  * bitstream itself is copied byte for byte.
  */
+import { riffChunk, webpContainer } from '../media/index.js';
+
 const XMP_FLAG = 0x04;
 const ALPHA_FLAG = 0x10;
 
@@ -28,14 +30,6 @@ function chunksOf(webp: Buffer): RiffChunk[] | undefined {
     at = end;
   }
   return chunks;
-}
-
-/** One RIFF chunk, padded to an even length. */
-export function riffChunk(fourcc: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.write(fourcc, 0, 'latin1');
-  head.writeUInt32LE(data.length, 4);
-  return Buffer.concat([head, data, data.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0)]);
 }
 
 /** Canvas size and alpha of a simple file's bitstream, or undefined. */
@@ -92,13 +86,4 @@ export function embedWebp(webp: Buffer, xmp: string): Buffer | undefined {
     body = Buffer.concat([vp8x(flags, canvas.width, canvas.height), webp.subarray(12), xmpChunk]);
   }
   return webpContainer(body);
-}
-
-/** A WebP file: the RIFF header around `body` (its chunks). */
-export function webpContainer(body: Buffer): Buffer {
-  const head = Buffer.alloc(12);
-  head.write('RIFF', 0, 'latin1');
-  head.writeUInt32LE(4 + body.length, 4);
-  head.write('WEBP', 8, 'latin1');
-  return Buffer.concat([head, body]);
 }

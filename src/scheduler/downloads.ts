@@ -19,6 +19,7 @@ import { ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js
 import {
   type DescribedItems,
   diskFullCode,
+  downloadedOutputRow,
   downloadOutput,
   type ManifestRow,
   type ManifestWriter,
@@ -37,7 +38,6 @@ import {
   isLocalProblem,
   removeStalePartFiles,
 } from './download-checks.js';
-import { downloadedOutputRow } from './manifest-row-of-item.js';
 import { finishInterruptedMove, moveAside } from './move-aside.js';
 import { asideNameOf, OutputNames, outputOwner } from './output-names.js';
 import { type DownloadFacts, provenanceEmbedder, writeOutputSidecar } from './provenance.js';

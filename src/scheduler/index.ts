@@ -21,12 +21,6 @@ export { countItems, countsOf, runProgress } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
 export { identityOf } from './item-identity.js';
 export { parseInferenceTime } from './latency.js';
-export {
-  describedOrRetiredOnDisk,
-  folderManifestRows,
-  folderRuns,
-  recordedOutputDir,
-} from './manifest-rows.js';
 export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './next-run.js';
 export { OutputFolderLockedError, OutputFolderOwnedError } from './output-folder-lock.js';
 export { PlanItems, recordedItems } from './plan-items.js';

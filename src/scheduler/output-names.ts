@@ -11,9 +11,8 @@
  */
 import path from 'node:path';
 import { type Journal, OUTPUT_STATE } from '../journal/index.js';
-import type { DescribedItems } from '../outputs/index.js';
+import { type DescribedItems, runsInFolder } from '../outputs/index.js';
 import { sha256Hex } from '../shared/index.js';
-import { runsInFolder } from './manifest-rows.js';
 import type { OutputKey } from './move-aside.js';
 
 /** The holder of a name found on disk that no journal record owns. */

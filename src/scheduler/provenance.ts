@@ -6,7 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Journal, OutputRecord } from '../journal/index.js';
-import { type ManifestRow, resolveInside } from '../outputs/index.js';
+import {
+  downloadedOutputRow,
+  type ManifestRow,
+  resolveInside,
+  succeededAttempt,
+} from '../outputs/index.js';
 import {
   AI_DIGITAL_SOURCE_TYPE,
   type EmbeddedFacts,
@@ -18,7 +23,6 @@ import {
 } from '../provenance/index.js';
 import { redactDeep } from '../shared/index.js';
 import { VERSION } from '../version.js';
-import { downloadedOutputRow, succeededAttempt } from './manifest-row-of-item.js';
 
 type OutputKey = Pick<OutputRecord, 'runId' | 'itemKey' | 'n' | 'generationId'>;
 

@@ -1,19 +1,21 @@
 /**
  * The manifest and report of a run, rebuilt from the journal (the source of
- * truth; rows: src/scheduler/manifest-rows.ts) and `report.html` with costs,
+ * truth; rows: src/outputs/manifest-rows.ts) and `report.html` with costs,
  * trainings and the timeline. Used at the end of every run (even a stopped
  * one) and by `ibatch report`.
  */
 import { type EventRecord, type Journal, RUN_STATUS, serviceOfRun } from '../journal/index.js';
 import {
   type DescribedItems,
+  describedOrRetiredOnDisk,
+  folderRowSource,
+  keptRows,
   ManifestWriter,
   type ReportData,
   ReportWriter,
   reportFileOf,
 } from '../outputs/index.js';
 import { TRAINING_STEP } from './item-identity.js';
-import { describedOrRetiredOnDisk, folderRowSource, keptRows } from './manifest-rows.js';
 
 /**
  * Rewrites manifest.jsonl/csv of `outputDir` (the rows of every run of the

@@ -9,7 +9,7 @@ import {
   QueuedGenerationSchema,
 } from '../../src/contract/index.js';
 import { EMULATOR_MODELS, priceOf } from '../../src/emulator/index.js';
-import { PNG_SIGNATURE } from '../../src/provenance/index.js';
+import { PNG_SIGNATURE } from '../../src/media/index.js';
 import { until } from '../helpers/index.js';
 import { api, emulator } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeTargets, notifyTarget, notifyUrlProblem } from '../../src/notify/index.js';
+import { mergeTargets, notifyTarget, notifyUrlProblem } from '../../src/job/index.js';
 
 describe('notify targets', () => {
   it('a hooks.slack.com URL gets the Slack format unless the job names one', () => {
