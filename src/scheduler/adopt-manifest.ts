@@ -28,15 +28,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { JobItem, LoadedJob } from '../job/index.js';
 import { type AdoptedItem, idempotencyKey, type Journal, newRunId } from '../journal/index.js';
-import {
-  isAlreadyDownloaded,
-  isRowOfJob,
-  isSingleLinkedFile,
-  MANIFEST_JSONL,
-  type ManifestRow,
-  readManifest,
-  resolveInside,
-} from '../outputs/index.js';
+import { isRowOfJob, MANIFEST_JSONL, readManifest } from '../outputs/index.js';
 import type { Logger } from '../shared/index.js';
 import {
   type AdoptedInfluencer,
