@@ -42,8 +42,8 @@ import {
   adoptedInfluencers,
   type InfluencerAdoptionInput,
 } from './adopt-influencers.js';
-import { TRAINING_STEP } from './item-identity.js';
-import { toNewItem } from './item-records.js';
+import { TRAINING_STEP } from './decide/item-identity.js';
+import { toNewItem } from './decide/item-records.js';
 import { assertRunId } from './run-id.js';
 
 /** What a lost journal's adoption records (see the module comment). */
@@ -64,7 +64,7 @@ export interface AdoptionInput extends InfluencerAdoptionInput {
   readonly service: string;
   /** The job file's whole items of these keys, in job order (`plan` scans the job for them). */
   readonly jobItems: (keys: ReadonlySet<string>) => ReadonlyMap<string, JobItem>;
-  /** An item's identity hash (src/scheduler/item-identity.ts). */
+  /** An item's identity hash (src/scheduler/decide/item-identity.ts). */
   readonly identity: (item: JobItem) => string;
 }
 

@@ -16,9 +16,12 @@ export {
   GenerationDeadlineError,
   type GenerationReader,
 } from './completion-watcher.js';
+export { filelessIdentity } from './decide/item-identity.js';
+export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './decide/next-run.js';
+export { PlanItems, recordedItems } from './decide/plan-items.js';
+export { ServiceChangedError } from './decide/service-move.js';
 export { countItems, countsOf, runProgress } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
-export { filelessIdentity } from './item-identity.js';
 export { parseInferenceTime } from './latency.js';
 export {
   describedOrRetiredOnDisk,
@@ -26,15 +29,12 @@ export {
   folderRuns,
   recordedOutputDir,
 } from './manifest-rows.js';
-export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './next-run.js';
 export { OutputFolderLockedError, OutputFolderOwnedError } from './output-folder-lock.js';
-export { PlanItems, recordedItems } from './plan-items.js';
 export { type PlanNextRunInput, planNextRun } from './plan-next-run.js';
 export { checkBeforeSpending, Preflight } from './preflight.js';
 export { assertRunId, MAX_RUN_ID_LENGTH, RUN_ID_RULE } from './run-id.js';
 export { runJob } from './run-job.js';
 export { writeRunOutputs } from './run-outputs.js';
-export { ServiceChangedError } from './service-move.js';
 export { RESUME_AFTER_INTERRUPT, runStatusOfError } from './stop-control.js';
 export type {
   ItemOutcomeState,

@@ -12,7 +12,7 @@ import {
   ReportWriter,
   reportFileOf,
 } from '../outputs/index.js';
-import { TRAINING_STEP } from './item-identity.js';
+import { TRAINING_STEP } from './decide/item-identity.js';
 import { describedOrRetiredOnDisk, folderRowSource, keptRows } from './manifest-rows.js';
 
 /**
