@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { validateJob } from '../../src/job/index.js';
 import { type AttemptRecord, idempotencyKey, openJournal } from '../../src/journal/index.js';
-import { prepareJobFiles } from '../../src/scheduler/assets.js';
+import { prepareJobFiles } from '../../src/scheduler/decide/input-files.js';
 import { itemIdentity } from '../../src/scheduler/decide/item-identity.js';
 import { toNewItem } from '../../src/scheduler/decide/item-records.js';
 import { accountFingerprint, contentHash } from '../../src/shared/index.js';

@@ -13,9 +13,10 @@ import type { GenerationRequest } from '../../src/contract/index.js';
 import { type JobItem, validateJob } from '../../src/job/index.js';
 import { idempotencyKey, type Journal, openJournal } from '../../src/journal/index.js';
 import { QuoteCache } from '../../src/plan/index.js';
-import { AssetResolver, prepareJobFiles } from '../../src/scheduler/assets.js';
+import { AssetResolver } from '../../src/scheduler/assets.js';
 import { CompletionWatcher } from '../../src/scheduler/completion-watcher.js';
 import type { RunContext } from '../../src/scheduler/context.js';
+import { prepareJobFiles } from '../../src/scheduler/decide/input-files.js';
 import {
   itemIdentity,
   TRAINING_STEP,

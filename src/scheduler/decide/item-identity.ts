@@ -11,7 +11,7 @@
 import type { JobItem, LoadedInfluencer, LoadedJob } from '../../job/index.js';
 import type { NewItem } from '../../journal/index.js';
 import { contentHash } from '../../shared/index.js';
-import { localPathOf, type PreparedFiles } from '../assets.js';
+import { localPathOf, type PreparedFiles } from './input-files.js';
 
 export const TRAINING_STEP = 'influencers';
 export const trainingItemKey = (localId: string) => `train-${localId}`;

@@ -27,8 +27,8 @@ import {
   type WantedItem,
 } from '../../plan/index.js';
 import { canonicalServiceUrl, UsageError } from '../../shared/index.js';
-import type { PreparedFiles } from '../assets.js';
 import { assertFreshSteps, freshSteps } from './fresh.js';
+import type { PreparedFiles } from './input-files.js';
 import {
   influencerConfigHash,
   TRAINING_STEP,

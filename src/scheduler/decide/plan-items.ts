@@ -20,7 +20,7 @@ import {
 } from '../../job/index.js';
 import { type HeldStrings, type Journal, openJournal } from '../../journal/index.js';
 import { PriceClasses, priceClassOfItem, RecordedItems } from '../../plan/index.js';
-import { localPathOf, type PreparedFiles } from '../assets.js';
+import { localPathOf, type PreparedFiles } from './input-files.js';
 import { filelessIdentity, itemIdentity } from './item-identity.js';
 import type { DecisionItem } from './next-run.js';
 

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { pngFor } from '../../../src/emulator/index.js';
 import { type JobItem, validateJob } from '../../../src/job/index.js';
 import { RecordedItems } from '../../../src/plan/index.js';
-import { prepareJobFiles } from '../../../src/scheduler/assets.js';
+import { prepareJobFiles } from '../../../src/scheduler/decide/input-files.js';
 import { itemIdentity } from '../../../src/scheduler/decide/item-identity.js';
 import { PlanItems } from '../../../src/scheduler/decide/plan-items.js';
 import { tempDir } from '../../helpers/index.js';
