@@ -31,12 +31,12 @@ import {
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
+import { downloadedOutputRow } from '../outputs/manifest-row-of-item.js';
 import { sidecarPathOf } from '../provenance/index.js';
 import { LocalFileError } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import type { RunContext } from './context.js';
-import { downloadedOutputRow } from './manifest-row-of-item.js';
 import { finishInterruptedMove, moveAside } from './move-aside.js';
 import { asideNameOf, OutputNames, outputOwner } from './output-names.js';
 import { type DownloadFacts, provenanceEmbedder, writeOutputSidecar } from './provenance.js';

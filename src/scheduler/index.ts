@@ -5,6 +5,12 @@
  */
 
 export {
+  describedOrRetiredOnDisk,
+  folderManifestRows,
+  folderRuns,
+  recordedOutputDir,
+} from '../outputs/manifest-rows.js';
+export {
   type CheckJobOptions,
   checkJobBeforeSpending,
   type JobCheckedBeforeSpending,
@@ -23,12 +29,6 @@ export { ServiceChangedError } from './decide/service-move.js';
 export { countItems, countsOf, runProgress } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
 export { parseInferenceTime } from './latency.js';
-export {
-  describedOrRetiredOnDisk,
-  folderManifestRows,
-  folderRuns,
-  recordedOutputDir,
-} from './manifest-rows.js';
 export { OutputFolderLockedError, OutputFolderOwnedError } from './output-folder-lock.js';
 export { type PlanNextRunInput, planNextRun } from './plan-next-run.js';
 export { checkBeforeSpending, Preflight } from './preflight.js';

@@ -12,8 +12,8 @@
 import path from 'node:path';
 import { type Journal, OUTPUT_STATE } from '../journal/index.js';
 import type { DescribedItems } from '../outputs/index.js';
+import { runsInFolder } from '../outputs/manifest-rows.js';
 import { sha256Hex } from '../shared/index.js';
-import { runsInFolder } from './manifest-rows.js';
 import type { OutputKey } from './move-aside.js';
 
 /** The holder of a name found on disk that no journal record owns. */

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Journal, OutputRecord } from '../journal/index.js';
 import { type ManifestRow, resolveInside } from '../outputs/index.js';
+import { downloadedOutputRow, succeededAttempt } from '../outputs/manifest-row-of-item.js';
 import {
   AI_DIGITAL_SOURCE_TYPE,
   type EmbeddedFacts,
@@ -18,7 +19,6 @@ import {
 } from '../provenance/index.js';
 import { redactDeep } from '../shared/index.js';
 import { VERSION } from '../version.js';
-import { downloadedOutputRow, succeededAttempt } from './manifest-row-of-item.js';
 
 type OutputKey = Pick<OutputRecord, 'runId' | 'itemKey' | 'n' | 'generationId'>;
 

@@ -9,8 +9,8 @@
  */
 import { existsSync } from 'node:fs';
 import type { Journal, RunRecord } from '../journal/index.js';
+import { recordedOutputDir } from '../outputs/manifest-rows.js';
 import type { Logger } from '../shared/index.js';
-import { recordedOutputDir } from './manifest-rows.js';
 
 export function runOutputDir(
   journal: Journal,

@@ -1,6 +1,6 @@
 /**
  * The manifest and report of a run, rebuilt from the journal (the source of
- * truth; rows: src/scheduler/manifest-rows.ts) and `report.html` with costs,
+ * truth; rows: src/outputs/manifest-rows.ts) and `report.html` with costs,
  * trainings and the timeline. Used at the end of every run (even a stopped
  * one) and by `ibatch report`.
  */
@@ -12,8 +12,8 @@ import {
   ReportWriter,
   reportFileOf,
 } from '../outputs/index.js';
+import { describedOrRetiredOnDisk, folderRowSource, keptRows } from '../outputs/manifest-rows.js';
 import { TRAINING_STEP } from './decide/item-identity.js';
-import { describedOrRetiredOnDisk, folderRowSource, keptRows } from './manifest-rows.js';
 
 /**
  * Rewrites manifest.jsonl/csv of `outputDir` (the rows of every run of the

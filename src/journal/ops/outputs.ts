@@ -90,7 +90,7 @@ export interface OutputFile {
 
 /**
  * The output files a run's manifest rows list with a `file`
- * (the rule of scheduler/manifest-rows.ts `itemRows` and manifest-row-of-item.ts `fileRow`; a test holds the two equal: test/review/review-counts.test.ts): each downloaded output of
+ * (the rule of outputs/manifest-rows.ts `itemRows` and manifest-row-of-item.ts `fileRow`; a test holds the two equal: test/review/review-counts.test.ts): each downloaded output of
  * a generation item that succeeded, or that failed for good after it was
  * paid for (an output with a URL), in item then output order. A lean read
  * (three columns, no record parsing) for what counts files, like the review

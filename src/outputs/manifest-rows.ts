@@ -18,12 +18,8 @@ import {
   ReviewIndex,
   type RunRecord,
 } from '../journal/index.js';
-import {
-  type DescribedItems,
-  type ManifestRow,
-  markCurrentRows,
-  retiredItemsOnDisk,
-} from '../outputs/index.js';
+import { type DescribedItems, markCurrentRows } from './current.js';
+import type { ManifestRow } from './manifest-row.js';
 import {
   failedOutputRow,
   fileRow,
@@ -34,6 +30,7 @@ import {
   type RowSource,
   succeededAttempt,
 } from './manifest-row-of-item.js';
+import { retiredItemsOnDisk } from './manifest-writer.js';
 
 /** More runs than any journal holds: `listRuns` then returns all of them. */
 const EVERY_RUN = 1_000_000;

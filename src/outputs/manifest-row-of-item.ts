@@ -13,7 +13,7 @@ import {
   OUTPUT_STATE,
   type OutputRecord,
 } from '../journal/index.js';
-import type { ManifestRow } from '../outputs/index.js';
+import type { ManifestRow } from './manifest-row.js';
 /** The attempt whose generation made an item's outputs. */
 export function succeededAttempt(attempts: readonly AttemptRecord[]): AttemptRecord | undefined {
   return attempts.find((a) => a.state === ATTEMPT_STATE.succeeded);
