@@ -11,8 +11,9 @@ import { loadJob } from '../job/index.js';
 import { type Journal, openJournal, RUN_STATUS } from '../journal/index.js';
 import { describedKeysOf } from '../library/index.js';
 import type { DescribedItems } from '../outputs/index.js';
+import { recordedOutputDir } from '../outputs/index.js';
 import { newestRunOf } from '../review/index.js';
-import { recordedOutputDir, writeRunOutputs } from '../scheduler/index.js';
+import { writeRunOutputs } from '../scheduler/index.js';
 import type { CliIo } from './command.js';
 import { resolveTarget } from './status-target.js';
 

@@ -19,14 +19,10 @@ import {
   serviceOfRun,
 } from '../journal/index.js';
 import { resumeCommand } from '../library/index.js';
+import { recordedOutputDir } from '../outputs/index.js';
 import { type TrainingPrice, trainingPrice, trainingPriceText } from '../plan/index.js';
 import { type ReviewCounts, reviewCounts } from '../review/index.js';
-import {
-  itemsChanged,
-  itemsLeftAlone,
-  recordedOutputDir,
-  runProgress,
-} from '../scheduler/index.js';
+import { itemsChanged, itemsLeftAlone, runProgress } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { countsText, formatWait, stepCounts } from './progress-format.js';
 

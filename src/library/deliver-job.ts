@@ -14,8 +14,9 @@ import {
 } from '../deliver/index.js';
 import { defaultJournalPath, loadJob } from '../job/index.js';
 import { openJournal } from '../journal/index.js';
+import { recordedOutputDir } from '../outputs/index.js';
 import { chosenRows, newestRunOf, outputRows } from '../review/index.js';
-import { type RunResult, recordedOutputDir } from '../scheduler/index.js';
+import type { RunResult } from '../scheduler/index.js';
 import { EXIT, isIbatchError, type Logger, type StopReason } from '../shared/index.js';
 import { describedKeysOf } from './described-items.js';
 import { shellQuote } from './resume-command.js';

@@ -37,6 +37,16 @@ export {
   ManifestRowSchema,
   manifestRowKey,
 } from './manifest-row.js';
+export { downloadedOutputRow, succeededAttempt } from './manifest-row-of-item.js';
+export {
+  describedOrRetiredOnDisk,
+  folderManifestRows,
+  folderRowSource,
+  folderRuns,
+  keptRows,
+  recordedOutputDir,
+  runsInFolder,
+} from './manifest-rows.js';
 export {
   type AppendResult,
   type FolderRows,

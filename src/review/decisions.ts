@@ -12,8 +12,13 @@ import {
   ReviewIndex,
   type ReviewRecord,
 } from '../journal/index.js';
-import { currentStateOf, type DescribedItems, markCurrentRows } from '../outputs/index.js';
-import { describedOrRetiredOnDisk, folderRuns } from '../scheduler/index.js';
+import {
+  currentStateOf,
+  type DescribedItems,
+  describedOrRetiredOnDisk,
+  folderRuns,
+  markCurrentRows,
+} from '../outputs/index.js';
 import { newestRunOf, type ReviewedOutput } from './outputs.js';
 
 export interface DecisionOptions {

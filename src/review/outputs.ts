@@ -8,10 +8,10 @@ import type { Journal, RunRecord } from '../journal/index.js';
 import {
   currentStateOf,
   type DescribedItems,
+  folderManifestRows,
   type ManifestRow,
   RETIRED_REASON,
 } from '../outputs/index.js';
-import { folderManifestRows } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { expandGlobs } from '../uploads/index.js';
 

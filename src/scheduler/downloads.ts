@@ -22,6 +22,7 @@ import {
   type DescribedItems,
   DownloadError,
   diskFullCode,
+  downloadedOutputRow,
   downloadOutput,
   type ManifestRow,
   type ManifestWriter,
@@ -31,7 +32,6 @@ import {
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
-import { downloadedOutputRow } from '../outputs/manifest-row-of-item.js';
 import { sidecarPathOf } from '../provenance/index.js';
 import { LocalFileError } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';

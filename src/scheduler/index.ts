@@ -5,12 +5,6 @@
  */
 
 export {
-  describedOrRetiredOnDisk,
-  folderManifestRows,
-  folderRuns,
-  recordedOutputDir,
-} from '../outputs/manifest-rows.js';
-export {
   type CheckJobOptions,
   checkJobBeforeSpending,
   type JobCheckedBeforeSpending,

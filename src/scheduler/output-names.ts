@@ -12,7 +12,7 @@
 import path from 'node:path';
 import { type Journal, OUTPUT_STATE } from '../journal/index.js';
 import type { DescribedItems } from '../outputs/index.js';
-import { runsInFolder } from '../outputs/manifest-rows.js';
+import { runsInFolder } from '../outputs/index.js';
 import { sha256Hex } from '../shared/index.js';
 import type { OutputKey } from './move-aside.js';
 

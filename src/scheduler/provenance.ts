@@ -6,8 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Journal, OutputRecord } from '../journal/index.js';
-import { type ManifestRow, resolveInside } from '../outputs/index.js';
-import { downloadedOutputRow, succeededAttempt } from '../outputs/manifest-row-of-item.js';
+import {
+  downloadedOutputRow,
+  type ManifestRow,
+  resolveInside,
+  succeededAttempt,
+} from '../outputs/index.js';
 import {
   AI_DIGITAL_SOURCE_TYPE,
   type EmbeddedFacts,

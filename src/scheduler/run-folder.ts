@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Journal, RunRecord } from '../journal/index.js';
-import { recordedOutputDir } from '../outputs/manifest-rows.js';
+import { recordedOutputDir } from '../outputs/index.js';
 import type { Logger } from '../shared/index.js';
 
 export function runOutputDir(

@@ -7,12 +7,14 @@
 import { type EventRecord, type Journal, RUN_STATUS, serviceOfRun } from '../journal/index.js';
 import {
   type DescribedItems,
+  describedOrRetiredOnDisk,
+  folderRowSource,
+  keptRows,
   ManifestWriter,
   type ReportData,
   ReportWriter,
   reportFileOf,
 } from '../outputs/index.js';
-import { describedOrRetiredOnDisk, folderRowSource, keptRows } from '../outputs/manifest-rows.js';
 import { TRAINING_STEP } from './decide/item-identity.js';
 
 /**

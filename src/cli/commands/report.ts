@@ -7,7 +7,8 @@
 import path from 'node:path';
 import { openJournal } from '../../journal/index.js';
 import { describedItemsOfFile } from '../../library/index.js';
-import { recordedOutputDir, writeRunOutputs } from '../../scheduler/index.js';
+import { recordedOutputDir } from '../../outputs/index.js';
+import { writeRunOutputs } from '../../scheduler/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';

@@ -16,10 +16,11 @@ import {
 import {
   type CostSummary,
   type DescribedItems,
+  folderManifestRows,
   type ManifestRow,
+  recordedOutputDir,
   summarizeCosts,
 } from '../../outputs/index.js';
-import { folderManifestRows, recordedOutputDir } from '../../scheduler/index.js';
 import { redactDeep, UsageError } from '../../shared/index.js';
 import { newestRunOf } from '../outputs.js';
 
