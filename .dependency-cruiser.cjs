@@ -58,6 +58,18 @@ module.exports = {
       from: { path: '^src/cli/commands/([^/]+)[.]ts$', pathNot: '^src/cli/commands/index[.]ts$' },
       to: { path: '^src/cli/commands/', pathNot: '^src/cli/commands/$1[.]ts$' },
     },
+    {
+      name: 'decide-below-engine',
+      comment:
+        'scheduler/decide/ (what the next run makes) sits below the engine: it imports no engine file',
+      severity: 'error',
+      from: { path: '^src/scheduler/decide/' },
+      to: {
+        path: '^src/scheduler/',
+        pathNot: '^src/scheduler/decide/',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
     ...layerRules,
   ],
   options: {

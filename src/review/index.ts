@@ -5,7 +5,7 @@
  * counts `status` shows, and `export` (and delivery) of the current or
  * approved outputs.
  * What a rejection makes the next run do lives with the run's decision
- * (src/scheduler/remake.ts, src/plan/desired-state.ts).
+ * (src/scheduler/decide/remake.ts, src/plan/desired-state.ts).
  */
 export { chosenRows } from './chosen.js';
 export {

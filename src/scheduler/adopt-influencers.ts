@@ -9,9 +9,9 @@ import type { LoadedJob } from '../job/index.js';
 import type { InfluencerLookup, Journal } from '../journal/index.js';
 import { MANIFEST_JSONL, type ManifestRow } from '../outputs/index.js';
 import type { Logger } from '../shared/index.js';
-import type { PreparedFiles } from './assets.js';
+import type { PreparedFiles } from './decide/input-files.js';
+import { influencerConfigHash } from './decide/item-identity.js';
 import type { InfluencerDirectory } from './influencer-directory.js';
-import { influencerConfigHash } from './item-identity.js';
 
 /** A job-local influencer adopted from the manifest: trained before, still ready on the account. */
 export interface AdoptedInfluencer extends InfluencerLookup {

@@ -36,7 +36,7 @@ import {
   type InfluencerAdoptionInput,
 } from './adopt-influencers.js';
 import { type CandidateJournal, itemsLeftToManifest, notDone } from './adoption-candidates.js';
-import { toNewItem } from './item-records.js';
+import { toNewItem } from './decide/item-records.js';
 import { latestGroups, type Verified, verifiedOutputs } from './manifest-groups.js';
 import { assertRunId } from './run-id.js';
 
@@ -63,7 +63,7 @@ export interface AdoptionInput extends InfluencerAdoptionInput {
   readonly service: string;
   /** The job file's whole items of these keys, in job order (`plan` scans the job for them). */
   readonly jobItems: (keys: ReadonlySet<string>) => ReadonlyMap<string, JobItem>;
-  /** An item's identity hash (src/scheduler/item-identity.ts). */
+  /** An item's identity hash (src/scheduler/decide/item-identity.ts). */
   readonly identity: (item: JobItem) => string;
 }
 

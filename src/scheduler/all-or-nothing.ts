@@ -7,7 +7,7 @@
  */
 import type { JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
 import { PlanDoesNotFitError } from '../plan/index.js';
-import { PlanItems } from './plan-items.js';
+import { PlanItems } from './decide/plan-items.js';
 import { planNextRun } from './plan-next-run.js';
 import { preflightOf } from './preflight.js';
 import type { RunJobOptions } from './types.js';

@@ -17,7 +17,7 @@ import type { RateGate } from '../limits/index.js';
 import { type DescribedItems, diskFullCode, OutputDiskFullError } from '../outputs/index.js';
 import { EXIT, type ExitCode, type Logger } from '../shared/index.js';
 import type { RunContext } from './context.js';
-import { TRAINING_STEP } from './item-identity.js';
+import { TRAINING_STEP } from './decide/item-identity.js';
 import { writeRunOutputs } from './run-outputs.js';
 import {
   exitCodeOf,

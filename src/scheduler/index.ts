@@ -4,7 +4,6 @@
  * account's rate limits and the budget, journaling every step before it acts.
  */
 
-export { prepareJobFiles } from './assets.js';
 export {
   type CheckJobOptions,
   checkJobBeforeSpending,
@@ -17,19 +16,20 @@ export {
   GenerationDeadlineError,
   type GenerationReader,
 } from './completion-watcher.js';
+export { prepareJobFiles } from './decide/input-files.js';
+export { identityOf } from './decide/item-identity.js';
+export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './decide/next-run.js';
+export { PlanItems, recordedItems } from './decide/plan-items.js';
+export { ServiceChangedError } from './decide/service-move.js';
 export { countItems, countsOf, runProgress } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
-export { identityOf } from './item-identity.js';
 export { parseInferenceTime } from './latency.js';
-export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './next-run.js';
 export { OutputFolderLockedError, OutputFolderOwnedError } from './output-folder-lock.js';
-export { PlanItems, recordedItems } from './plan-items.js';
 export { type PlanNextRunInput, planNextRun } from './plan-next-run.js';
 export { checkBeforeSpending, Preflight } from './preflight.js';
 export { assertRunId, MAX_RUN_ID_LENGTH, RUN_ID_RULE } from './run-id.js';
 export { runJob } from './run-job.js';
 export { writeRunOutputs } from './run-outputs.js';
-export { ServiceChangedError } from './service-move.js';
 export { RESUME_AFTER_INTERRUPT, runStatusOfError } from './stop-control.js';
 export type {
   ItemOutcomeState,

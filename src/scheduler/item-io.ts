@@ -11,8 +11,8 @@ import {
 } from '../contract/index.js';
 import type { JobItem } from '../job/index.js';
 import type { NewOutput } from '../journal/index.js';
-import { localPathOf } from './assets.js';
 import type { RunContext } from './context.js';
+import { localPathOf } from './decide/input-files.js';
 import type { ItemDeps } from './generation-item.js';
 import { DependencyFailedError } from './item-graph.js';
 

@@ -5,9 +5,9 @@
 import type { JobItem, LoadedStep } from '../job/index.js';
 import { ITEM_STATE, isStateIn, type Journal, TERMINAL_ITEM_STATES } from '../journal/index.js';
 import type { DesiredState } from '../plan/index.js';
+import { outputIdsReader } from './decide/next-run.js';
 import { settleGraph } from './generation-item.js';
 import type { ItemGraph } from './item-graph.js';
-import { outputIdsReader } from './next-run.js';
 
 export type Driven = { readonly item: JobItem; readonly step: LoadedStep };
 

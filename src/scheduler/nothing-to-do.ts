@@ -7,12 +7,12 @@
 import { RUN_STATUS } from '../journal/index.js';
 import { ManifestWriter } from '../outputs/index.js';
 import { EXIT } from '../shared/index.js';
+import type { RunSelection } from './decide/select-run.js';
 import { DownloadStage } from './downloads.js';
 import { outputsOfDoneItems } from './drive-run.js';
 import type { Invocation } from './run-job.js';
 import { writeRunOutputs } from './run-outputs.js';
 import { timelineRecorder } from './run-wiring.js';
-import type { RunSelection } from './select-run.js';
 import { StopController } from './stop-control.js';
 import { RUN_DEFAULTS, type RunResult } from './types.js';
 

@@ -16,11 +16,11 @@ import {
 import { canonicalServiceUrl, silentLogger } from '../shared/index.js';
 import { readAdoption } from './adopt-manifest.js';
 import { adoptedReader } from './adopted-reader.js';
-import { type PreparedFiles, prepareJobFiles } from './assets.js';
+import { type PreparedFiles, prepareJobFiles } from './decide/input-files.js';
+import { identityOf } from './decide/item-identity.js';
+import { type JournalReader, NO_HISTORY, nextRun, scopeOf } from './decide/next-run.js';
+import type { PlanItem, PlanItems } from './decide/plan-items.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
-import { identityOf } from './item-identity.js';
-import { type JournalReader, NO_HISTORY, nextRun, scopeOf } from './next-run.js';
-import type { PlanItem, PlanItems } from './plan-items.js';
 import type { Preflight } from './preflight.js';
 
 export interface PlanNextRunInput {

@@ -15,7 +15,7 @@ import {
   ReportWriter,
   reportFileOf,
 } from '../outputs/index.js';
-import { TRAINING_STEP } from './item-identity.js';
+import { TRAINING_STEP } from './decide/item-identity.js';
 
 /**
  * Rewrites manifest.jsonl/csv of `outputDir` (the rows of every run of the

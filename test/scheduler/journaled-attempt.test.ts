@@ -13,23 +13,24 @@ import type { GenerationRequest } from '../../src/contract/index.js';
 import { type JobItem, validateJob } from '../../src/job/index.js';
 import { idempotencyKey, type Journal, openJournal } from '../../src/journal/index.js';
 import { QuoteCache } from '../../src/plan/index.js';
-import { AssetResolver, prepareJobFiles } from '../../src/scheduler/assets.js';
+import { AssetResolver } from '../../src/scheduler/assets.js';
 import { CompletionWatcher } from '../../src/scheduler/completion-watcher.js';
 import type { RunContext } from '../../src/scheduler/context.js';
-import { type ItemDeps, runGenerationItem } from '../../src/scheduler/generation-item.js';
-import { ItemGraph } from '../../src/scheduler/item-graph.js';
+import { prepareJobFiles } from '../../src/scheduler/decide/input-files.js';
 import {
   itemIdentity,
   TRAINING_STEP,
   trainingItemKey,
   trainingItems,
-} from '../../src/scheduler/item-identity.js';
+} from '../../src/scheduler/decide/item-identity.js';
+import { selectRun } from '../../src/scheduler/decide/select-run.js';
+import { type ItemDeps, runGenerationItem } from '../../src/scheduler/generation-item.js';
+import { ItemGraph } from '../../src/scheduler/item-graph.js';
 import {
   type CreateAnswer,
   type PaidCreate,
   runJournaledAttempt,
 } from '../../src/scheduler/journaled-attempt.js';
-import { selectRun } from '../../src/scheduler/select-run.js';
 import { StopController } from '../../src/scheduler/stop-control.js';
 import { InfluencerResolver } from '../../src/scheduler/trainings.js';
 import { silentLogger } from '../../src/shared/index.js';

@@ -3,7 +3,7 @@
  * (one committed record per output or item, like `approve`/`reject`). Only
  * outputs the listing shows can be decided on: a made-up run or item is
  * refused, not recorded. A rejection may carry an edited prompt: the item's
- * next attempt sends it (src/scheduler/remake.ts), and its request records it.
+ * next attempt sends it (src/scheduler/decide/remake.ts), and its request records it.
  */
 import { z } from 'zod';
 import { type Journal, REVIEW_DECISION, type ReviewRecord } from '../../journal/index.js';

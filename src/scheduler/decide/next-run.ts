@@ -6,7 +6,7 @@
  * `plan` quotes it (`nextRun`). One rule for both, so a quote is what the run
  * then does.
  */
-import type { InfluencerRef, JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
+import type { InfluencerRef, JobItem, LoadedJob, ModelCatalog } from '../../job/index.js';
 import {
   FINISHED_RUN_STATUSES,
   type HeldStrings,
@@ -17,7 +17,7 @@ import {
   type NewItem,
   type RunRecord,
   serviceOfRun,
-} from '../journal/index.js';
+} from '../../journal/index.js';
 import {
   type DesiredState,
   desiredState,
@@ -26,10 +26,10 @@ import {
   type VerdictCounts,
   verdictCounts,
   type WantedItem,
-} from '../plan/index.js';
-import { canonicalServiceUrl, UsageError } from '../shared/index.js';
-import type { PreparedFiles } from './assets.js';
+} from '../../plan/index.js';
+import { canonicalServiceUrl, UsageError } from '../../shared/index.js';
 import { assertFreshSteps, freshSteps } from './fresh.js';
+import type { PreparedFiles } from './input-files.js';
 import {
   influencerConfigHash,
   TRAINING_STEP,

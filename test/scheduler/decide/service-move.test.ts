@@ -1,13 +1,16 @@
 /**
  * Which unfinished run on another service `run` refuses for (and which it
- * moves with `--service-moved`): the rule of src/scheduler/service-move.ts,
+ * moves with `--service-moved`): the rule of src/scheduler/decide/service-move.ts,
  * on journal records. The CLI side is test/cli/service-identity.slow.test.ts.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Journal, openJournal } from '../../src/journal/index.js';
-import { assertSameService, ServiceChangedError } from '../../src/scheduler/service-move.js';
-import { tempDir } from '../helpers/index.js';
+import { type Journal, openJournal } from '../../../src/journal/index.js';
+import {
+  assertSameService,
+  ServiceChangedError,
+} from '../../../src/scheduler/decide/service-move.js';
+import { tempDir } from '../../helpers/index.js';
 
 const A = 'http://127.0.0.1:8080/api/v1';
 const B = 'https://api.example.com/api/v1';

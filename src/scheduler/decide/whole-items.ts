@@ -2,7 +2,7 @@
  * The job file's whole items where the decision needs more than a
  * `DecisionItem` (next-run.ts): asked for by key, once, only when needed.
  */
-import type { JobItem } from '../job/index.js';
+import type { JobItem } from '../../job/index.js';
 import type { DecideOptions, DecisionItem } from './next-run.js';
 
 const NO_ITEMS: ReadonlyMap<string, JobItem> = new Map();

@@ -5,7 +5,7 @@
  * otherwise a new run is started only when something is missing; a finished,
  * unchanged job starts nothing.
  */
-import type { JobItem, LoadedJob } from '../job/index.js';
+import type { JobItem, LoadedJob } from '../../job/index.js';
 import {
   ITEM_STATE,
   type Journal,
@@ -13,8 +13,8 @@ import {
   newRunId,
   RUN_STATUS,
   type RunRecord,
-} from '../journal/index.js';
-import type { DesiredState } from '../plan/index.js';
+} from '../../journal/index.js';
+import type { DesiredState } from '../../plan/index.js';
 import { toNewItem } from './item-records.js';
 import {
   type DecideOptions,

@@ -2,8 +2,8 @@
  * Job items as the journal records them, and what changed in one since it was
  * recorded (named as the job file names the fields, for the resume message).
  */
-import type { JobItem } from '../job/index.js';
-import type { NewItem } from '../journal/index.js';
+import type { JobItem } from '../../job/index.js';
+import type { NewItem } from '../../journal/index.js';
 
 /** The request fields that differ, as the job file names them (`input.prompt`, `copies`, `model`). */
 export function changedFields(

@@ -14,8 +14,8 @@ import {
   type RunRecord,
   scopeOfRun,
   serviceOfRun,
-} from '../journal/index.js';
-import { canonicalServiceUrl, EXIT, IbatchError } from '../shared/index.js';
+} from '../../journal/index.js';
+import { canonicalServiceUrl, EXIT, IbatchError } from '../../shared/index.js';
 
 /** The job's unfinished run was made on another service, and the user did not say it moved. */
 export class ServiceChangedError extends IbatchError {

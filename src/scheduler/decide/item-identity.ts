@@ -8,10 +8,10 @@
  * reference image therefore makes the items that use it again. An item with
  * neither hashes as its request alone (what older journals recorded).
  */
-import type { JobItem, LoadedInfluencer, LoadedJob } from '../job/index.js';
-import type { NewItem } from '../journal/index.js';
-import { contentHash } from '../shared/index.js';
-import { localPathOf, type PreparedFiles } from './assets.js';
+import type { JobItem, LoadedInfluencer, LoadedJob } from '../../job/index.js';
+import type { NewItem } from '../../journal/index.js';
+import { contentHash } from '../../shared/index.js';
+import { localPathOf, type PreparedFiles } from './input-files.js';
 
 export const TRAINING_STEP = 'influencers';
 export const trainingItemKey = (localId: string) => `train-${localId}`;

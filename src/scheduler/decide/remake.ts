@@ -9,9 +9,9 @@
  * (the item's journal record holds it). The item's identity hash stays the
  * job file's: once remade and not rejected, the item is done again.
  */
-import type { JobItem, ModelCatalog } from '../job/index.js';
-import { REVIEW_DECISION, ReviewIndex, type ReviewRecord } from '../journal/index.js';
-import { contentHash } from '../shared/index.js';
+import type { JobItem, ModelCatalog } from '../../job/index.js';
+import { REVIEW_DECISION, ReviewIndex, type ReviewRecord } from '../../journal/index.js';
+import { contentHash } from '../../shared/index.js';
 
 /** The service's seed range: -1 (random) or 1 to 2147483647. */
 const MAX_SEED = 2_147_483_647;

@@ -1,5 +1,5 @@
 /** `--fresh [STEP...]`: which steps a run makes again on purpose. */
-import { UsageError } from '../shared/index.js';
+import { UsageError } from '../../shared/index.js';
 
 /** `--fresh` names steps of the job (a typo must not silently regenerate nothing). */
 export function assertFreshSteps(

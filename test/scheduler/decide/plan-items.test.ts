@@ -1,5 +1,5 @@
 /**
- * `plan`'s lean item records (src/scheduler/plan-items.ts) stand in for the
+ * `plan`'s lean item records (src/scheduler/decide/plan-items.ts) stand in for the
  * job's whole items without changing a thing the decision or the quote sees:
  * the identity of every item is the one `run` computes (local files hashed
  * first), whole items come back from a re-scan of the job by key, and a price
@@ -9,14 +9,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pngFor } from '../../src/emulator/index.js';
-import { type JobItem, validateJob } from '../../src/job/index.js';
-import { RecordedItems } from '../../src/plan/index.js';
-import { prepareJobFiles } from '../../src/scheduler/assets.js';
-import { itemIdentity } from '../../src/scheduler/item-identity.js';
-import { PlanItems } from '../../src/scheduler/plan-items.js';
-import { tempDir } from '../helpers/index.js';
-import { emulatorCatalog } from '../job/helpers.js';
+import { pngFor } from '../../../src/emulator/index.js';
+import { type JobItem, validateJob } from '../../../src/job/index.js';
+import { RecordedItems } from '../../../src/plan/index.js';
+import { prepareJobFiles } from '../../../src/scheduler/decide/input-files.js';
+import { itemIdentity } from '../../../src/scheduler/decide/item-identity.js';
+import { PlanItems } from '../../../src/scheduler/decide/plan-items.js';
+import { tempDir } from '../../helpers/index.js';
+import { emulatorCatalog } from '../../job/helpers.js';
 
 async function jobOf(yaml: string, files: Record<string, string | Uint8Array> = {}) {
   const dir = tempDir('plan-items');

@@ -17,10 +17,10 @@ import {
   type MediaRef,
   type ModelCatalog,
   scanJob,
-} from '../job/index.js';
-import { type HeldStrings, type Journal, openJournal } from '../journal/index.js';
-import { PriceClasses, priceClassOfItem, RecordedItems } from '../plan/index.js';
-import { localPathOf, type PreparedFiles } from './assets.js';
+} from '../../job/index.js';
+import { type HeldStrings, type Journal, openJournal } from '../../journal/index.js';
+import { PriceClasses, priceClassOfItem, RecordedItems } from '../../plan/index.js';
+import { localPathOf, type PreparedFiles } from './input-files.js';
 import { filelessIdentity, itemIdentity } from './item-identity.js';
 import type { DecisionItem } from './next-run.js';
 

@@ -1,14 +1,14 @@
 /**
- * The request of a rejected item's next attempt (src/scheduler/remake.ts,
+ * The request of a rejected item's next attempt (src/scheduler/decide/remake.ts,
  * docs/review.md): a new seed where the model has one, the same seed for the
  * same rejection (a resume sends the same body), another for the next
  * rejection, and the prompt edited in review. End to end:
  * test/cli/review-decisions.slow.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { JobItem, ModelCatalog } from '../../src/job/index.js';
-import type { ReviewRecord } from '../../src/journal/index.js';
-import { Rejections, remakeSeed } from '../../src/scheduler/remake.js';
+import type { JobItem, ModelCatalog } from '../../../src/job/index.js';
+import type { ReviewRecord } from '../../../src/journal/index.js';
+import { Rejections, remakeSeed } from '../../../src/scheduler/decide/remake.js';
 
 const catalog = new Map([
   ['flux-portrait', { id: 'flux-portrait', fields: [{ name: 'prompt' }, { name: 'seed' }] }],

@@ -8,7 +8,7 @@ import {
   type NewItem,
   type RunRecord,
   TERMINAL_ITEM_STATES,
-} from '../journal/index.js';
+} from '../../journal/index.js';
 import { TRAINING_STEP } from './item-identity.js';
 import { changedFields, toNewItem } from './item-records.js';
 import type { DecideOptions, DecisionItem, JournalReader } from './next-run.js';
