@@ -6,7 +6,7 @@
  * stand-in items "priced at run time" instead of failing the plan.
  */
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { priceOf, type RunningEmulator } from '../../src/emulator/index.js';
 import { validateJob } from '../../src/job/index.js';
@@ -55,10 +55,16 @@ describe('plan on the emulator', () => {
   beforeAll(async () => {
     emulator = await testEmulator();
     env = emulatorEnv(emulator);
-    // Copies, so the model cache written beside each job stays out of the repo.
+    // Copies, so the model cache written beside each job stays out of the repo;
+    // without what a demo run left beside the jobs (its journal and outputs,
+    // git-ignored), which the plan would otherwise read as work already done.
     work = tempDir('plan');
+    const leftByRuns = new Set(['.ibatch', 'out']);
     for (const folder of ['jobs', 'examples', 'schema'])
-      cpSync(join(REPO, folder), join(work, folder), { recursive: true });
+      cpSync(join(REPO, folder), join(work, folder), {
+        recursive: true,
+        filter: (source) => !leftByRuns.has(basename(source)),
+      });
   });
 
   for (const [job, expectedQuotes] of Object.entries(JOBS)) {
