@@ -3,6 +3,9 @@
  * decision is `nextRun`'s (the rule `run` carries out); the journal is opened
  * read-only, never created and never locked, so `plan` works beside a running
  * job and before the first run.
+ * In the engine, not in decide/: it reads what the engine owns (the
+ * preflight, a lost journal's adoption, the account's influencers) around
+ * the decision.
  */
 import { defaultJournalPath, type LoadedJob, type ModelCatalog } from '../job/index.js';
 import { holdsNoJournal, type Journal, openJournal } from '../journal/index.js';
