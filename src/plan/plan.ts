@@ -52,7 +52,7 @@ export interface PlanOptions {
 }
 
 /**
- * What the journal says about the next run (src/scheduler/decide/next-run.ts). The
+ * What the quote takes of the next run (`NextRun`, src/scheduler/decide/next-run.ts). The
  * price classes then hold only the items that run pays for. Without it the
  * job is quoted as if no run of it had happened.
  */

@@ -45,6 +45,11 @@ export interface StartedRun extends Invocation {
  * manifest writer's digests, the download stage) lives in `driveItems` and is
  * garbage once it returns: the run-end writing, the run's peak, does not
  * carry it.
+ * In the run chain (docs/glossary.md): one selected run, from its context (stop
+ * control, rate gate, create queue, progress) to its finish (status,
+ * manifest, report). Its own function because `converge` may drive a
+ * second run with a fresh context, and finishing must run after
+ * `driveItems` let go of what only driving needs.
  */
 export async function driveRun(started: StartedRun): Promise<RunResult> {
   const { options, journal, validated, logger, selection, outputDir } = started;
@@ -155,7 +160,13 @@ interface Driving {
   readonly done: number;
 }
 
-/** Drives the run's items and their downloads until all ended or the run stopped. */
+/**
+ * Drives the run's items and their downloads until all ended or the run stopped.
+ * In the run chain (docs/glossary.md): it adds the item graph, the item window, the
+ * manifest writer and the download stage. Its own function so that all of
+ * them go out of scope before `driveRun` finishes the run: merged, the
+ * run-end rewrite would hold every driven item in memory at its peak.
+ */
 async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving> {
   const { options, journal, validated, files, selection, contracts } = started;
   const { job, catalog, items } = validated;

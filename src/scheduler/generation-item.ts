@@ -52,6 +52,10 @@ export interface ItemDeps {
  * Drives one item of the run to its outcome. `slot` is its place in the run's
  * item window (item-window.ts): left once its create is answered, taken
  * again for a retry's create.
+ * In the run chain (docs/glossary.md): one generation item's life (resolve the
+ * request, create, wait, retry, record outputs). Its own function because
+ * `driveItems` runs many of them at once in the window, and trainings take
+ * the same paid path (`runJournaledAttempt`) without this item logic.
  */
 export async function runGenerationItem(
   ctx: RunContext,

@@ -87,6 +87,10 @@ export interface SubmittedAttempt<Answer> {
  * the run stops with `credits`). Rejects with the create's error; a refusal
  * (4xx, 402) is first recorded as `rejected` with its reservation released,
  * anything else leaves the intent open for the next run to re-send.
+ * In the run chain (docs/glossary.md): the journal-before-spend protocol for one paid
+ * create (intent, reservation, key, 202). Its own function because
+ * generations (`runGenerationItem`) and trainings share it: one copy of the
+ * rule that nothing is sent without a committed intent and key.
  */
 export function runJournaledAttempt<Body, Answer extends CreateAnswer>(
   ctx: RunContext,

@@ -3,6 +3,9 @@
  * decision is `nextRun`'s (the rule `run` carries out); the journal is opened
  * read-only, never created and never locked, so `plan` works beside a running
  * job and before the first run.
+ * In the engine, not in decide/: it reads what the engine owns (the
+ * preflight, a lost journal's adoption, the account's influencers) around
+ * the next run.
  */
 import { defaultJournalPath, type LoadedJob, type ModelCatalog } from '../job/index.js';
 import { holdsNoJournal, type Journal, openJournal } from '../journal/index.js';
@@ -83,8 +86,8 @@ export async function planNextRun(
           outputDir: job.output,
         })
       : journal;
-    const { charged, facts } = decideNext(reader, input, files, scope);
-    // The decision's state (the journal's history of every item) is gone by
+    const { charged, facts } = quotedNextRun(reader, input, files, scope);
+    // The next run's state (the journal's history of every item) is gone by
     // now: a price class's first charged item may need the job scanned again.
     const classes = items.priceClasses(charged);
     const budget = { name: job.name, budget: job.budget ?? null };
@@ -105,7 +108,7 @@ export async function planNextRun(
 }
 
 /** `nextRun` of the plan's items: the items it pays for and what the quote says of it. */
-function decideNext(
+function quotedNextRun(
   journal: JournalReader | undefined,
   input: PlanNextRunInput,
   files: PreparedFiles,

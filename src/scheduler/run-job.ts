@@ -42,6 +42,15 @@ type Validated = Awaited<ReturnType<typeof validateBeforeSpending>>;
 type Files = Awaited<ReturnType<typeof prepareJobFiles>>;
 type Logger = NonNullable<RunJobOptions['logger']>;
 
+/**
+ * The first verb of the run chain (docs/glossary.md "the run chain"): the
+ * invocation. It adds everything that must hold before anything is spent
+ * and that is held for the whole invocation: validation and preflight, the
+ * authenticated read, the journal's lock and the output folders' locks,
+ * released whatever happens. Its own function because `converge` may drive
+ * several runs under those locks; merged, the locks' `finally` and the
+ * "nothing spent yet" checks would mix with the per-run loop.
+ */
 export async function runJob(options: RunJobOptions): Promise<RunResult> {
   const logger = options.logger ?? silentLogger();
   const { client } = options;
@@ -172,6 +181,11 @@ export interface Invocation {
  * Runs until the journal matches the job file or a run stops: usually one
  * run; a second when a resumed run had items the job file changed after they
  * were paid for (finished as sent, then made as the job now says).
+ * In the run chain (docs/glossary.md): it adds what is the same for every run of
+ * the invocation (the run snapshot, the service move, adopting a lost
+ * journal) and what spans runs (settled runs, `--max-spend` spent so far).
+ * Its own function because `runJob` holds the locks around it and
+ * `driveRun` sees one run only; the loop over runs belongs to neither.
  */
 async function converge(inv: Invocation): Promise<RunResult> {
   const { options, journal, validated, files } = inv;

@@ -110,6 +110,10 @@ export interface DecideOptions<T extends DecisionItem = JobItem> extends RunScop
   readonly held?: () => HeldStrings;
 }
 
+/**
+ * The core of the next run that `run` and `plan` share: `selectRun` writes
+ * it, `nextRun` adds what the quote needs (`NextRun`).
+ */
 export interface RunDecision<T extends DecisionItem = JobItem> {
   readonly state: DesiredState;
   /**
@@ -126,7 +130,7 @@ export interface RunDecision<T extends DecisionItem = JobItem> {
 }
 
 /**
- * Decides, reading only: the unfinished run of the job is resumed (its keys
+ * Decides the next run, reading only: the unfinished run of the job is resumed (its keys
  * are the ones in flight) and given whatever else is missing; otherwise a new
  * run would hold only what is missing; nothing at all when nothing is.
  */

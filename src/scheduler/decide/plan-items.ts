@@ -1,7 +1,7 @@
 /**
  * What `plan` keeps of each job item: a lean record (key, step, source,
  * influencer, identity hash, price class, outputs) instead of the whole
- * `JobItem`, several times larger, which a large job holds per row. The decision (next-run.ts) works on these records, by `run`'s
+ * `JobItem`, several times larger, which a large job holds per row. The next run (next-run.ts) is decided on these records, by `run`'s
  * rule; where something needs whole items (a rejected item's remake, a
  * resumed run's changed items, a price class's first charged item, the
  * identity of an item naming local files) the job is scanned again for just

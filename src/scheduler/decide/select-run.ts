@@ -48,6 +48,14 @@ export type RunSelection =
     }
   | { readonly kind: 'nothing'; readonly state: DesiredState; readonly lastRun?: RunRecord };
 
+/**
+ * In the run chain (docs/glossary.md): the next run (`decideRun`, next-run.ts)
+ * carried out in the journal: the resumed run with its changed items
+ * written, or a new run recorded with its items, or nothing. Its own
+ * function, and in decide/, because it is the one place the engine writes
+ * the decision `plan` only reads; in `converge` the rule and the engine's
+ * state (folders, spend caps) would mix, and decide/ could not test it alone.
+ */
 export function selectRun(
   journal: Journal,
   job: LoadedJob,
