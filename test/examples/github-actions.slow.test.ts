@@ -8,13 +8,15 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { cleanEnv, REPO, runCommand, scaledLimits, testEmulator } from '../helpers/index.js';
+import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers/postgres.js';
 import { ledgerMark, ledgerSince, NIGHT_SCALE as SCALE } from './nights.js';
 import { createHost, type HostSetup } from './setup.js';
 
 const WORKFLOW = path.join(REPO, 'examples/github-actions/ibatch.yml');
+const PG_WORKFLOW = path.join(REPO, 'examples/github-actions/ibatch-postgres.yml');
 const VALIDATOR = path.join(REPO, 'node_modules/.bin/action-validator');
 
 interface Step {
@@ -27,17 +29,21 @@ interface Step {
 }
 interface Workflow {
   readonly on: Record<string, unknown>;
-  readonly jobs: Record<string, { env: Record<string, string>; steps: Step[] }>;
+  readonly jobs: Record<
+    string,
+    { env: Record<string, string>; steps: Step[]; services?: Record<string, unknown> }
+  >;
 }
 
 const workflow = parse(readFileSync(WORKFLOW, 'utf8')) as Workflow;
 const job = workflow.jobs.run;
 const steps = job?.steps ?? [];
-const step = (name: string) => {
-  const found = steps.find((s) => s.name === name);
+const stepOf = (list: readonly Step[], name: string) => {
+  const found = list.find((s) => s.name === name);
   if (!found) throw new Error(`no step named ${name}`);
   return found;
 };
+const step = (name: string) => stepOf(steps, name);
 
 describe('examples/github-actions/ibatch.yml', () => {
   let host: HostSetup;
@@ -173,4 +179,85 @@ describe('examples/github-actions/ibatch.yml', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(summary, 'utf8')).toContain('found no run');
   });
+});
+
+describe('examples/github-actions/ibatch-postgres.yml (the PostgreSQL journal variant)', () => {
+  const variant = parse(readFileSync(PG_WORKFLOW, 'utf8')) as Workflow;
+  const pgJob = variant.jobs.run;
+  const pgSteps = pgJob?.steps ?? [];
+  let server: RunningPostgres;
+  let host: HostSetup;
+  beforeEach(() => {
+    host = createHost();
+  });
+  beforeAll(async () => {
+    if (!postgresMissing) server = await startPostgres();
+  });
+
+  it('passes action-validator', async () => {
+    const ok = await runCommand(VALIDATOR, [PG_WORKFLOW], { timeoutMs: 30_000 });
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+  });
+
+  it('has a postgres service container, the journal in PostgreSQL, the password apart, no journal cache', () => {
+    expect(pgJob?.services).toHaveProperty('postgres');
+    expect(pgJob?.env.IBATCH_JOURNAL).toContain('postgres://');
+    // The password travels as PGPASSWORD, from a secret, never in the URL.
+    expect(pgJob?.env.IBATCH_JOURNAL).not.toMatch(/postgres:\/\/[^@/]*:[^@/]*@/);
+    expect(pgJob?.env.PGPASSWORD).toContain('secrets.IBATCH_PG_PASSWORD');
+    expect(pgSteps.some((s) => s.uses?.startsWith('actions/cache'))).toBe(false);
+    expect(JSON.stringify(pgSteps)).not.toContain('.ibatch-state');
+    // The same run step and run id as the cached workflow.
+    expect(stepOf(pgSteps, 'Run the job')).toEqual(
+      expect.objectContaining({ env: step('Run the job').env }),
+    );
+    expect(stepOf(pgSteps, 'Run the job').run).toContain('--run-id "$RUN_ID"');
+  });
+
+  it.skipIf(postgresMissing)(
+    'its run step on two fresh runners sharing one PostgreSQL: the second spends 0, the summary sees the run',
+    async () => {
+      const em = await testEmulator({ timeScale: SCALE });
+      const journal = new URL(await server.newSchema());
+      journal.password = '';
+      const summary = path.join(host.root, 'summary.md');
+      const runner = (workspace: string) =>
+        cleanEnv({
+          PATH: `${path.join(workspace, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
+          IBATCH_BASE_URL: em.baseUrl,
+          IBATCH_API_KEY: em.accounts[0]!.apiKey,
+          IBATCH_LIMITS: scaledLimits(SCALE),
+          JOB: 'jobs/campaign.yaml',
+          // What vars.IBATCH_JOURNAL and secrets.IBATCH_PG_PASSWORD would hold.
+          IBATCH_JOURNAL: journal.toString(),
+          PGPASSWORD: server.password,
+          OUT_DIR: path.join(workspace, 'out'),
+          MAX_SPEND: String(pgJob?.env.MAX_SPEND),
+          RUN_ID: 'gh-5151',
+          FRESH: '',
+          GITHUB_STEP_SUMMARY: summary,
+        });
+      const runStep = (workspace: string, name: string) =>
+        runCommand('bash', ['-e', '-c', stepOf(pgSteps, name).run ?? ''], {
+          cwd: workspace,
+          env: runner(workspace),
+          timeoutMs: 90_000,
+        });
+      const first = await runStep(host.srv, 'Run the job');
+      expect(first.code, first.stderr).toBe(0);
+      expect((await ledgerSince(em, 0)).net).toBe(136);
+      // "Re-run jobs" lands on a fresh runner: no cache, only the shared journal.
+      const fresh = createHost();
+      const mark = await ledgerMark(em);
+      const retry = await runStep(fresh.srv, 'Run the job');
+      expect(retry.code, retry.stderr).toBe(0);
+      expect(await ledgerSince(em, mark)).toEqual({ charges: [], net: 0 });
+      const written = await runStep(fresh.srv, 'Write the job summary');
+      expect(written.code, written.stderr).toBe(0);
+      expect(readFileSync(summary, 'utf8')).toContain('### ibatch run `gh-5151`: completed');
+      const printed = first.stdout + first.stderr + retry.stdout + retry.stderr + written.stderr;
+      expect(printed).not.toContain(server.password);
+    },
+    150_000,
+  );
 });

@@ -29,6 +29,10 @@ export function migratePostgres(
   display: string,
 ): number[] {
   const applied: number[] = [];
+  // A journal already at the latest model needs no CREATE: so a role with
+  // read/write grants only opens it (CREATE ... IF NOT EXISTS checks the
+  // privilege before it looks whether the object exists).
+  if (schemaVersion(client) === LATEST_SCHEMA_VERSION) return applied;
   const locked = (work: () => void) => {
     client.query('BEGIN');
     try {
