@@ -14,16 +14,17 @@ const shown = (value: string) => (isJournalUrl(value) ? journalDisplayName(value
 
 export const journalCommand: CommandModule = {
   register(program, io) {
-    const journal = program
-      .command('journal')
-      .description('journal maintenance: move history between SQLite and PostgreSQL');
-    withExamples(journal.command('copy'), [
+    const examples: [string, string][] = [
       [
         'journal copy .ibatch/journal.db postgres://ibatch@db:5432/ibatch',
         'SQLite into PostgreSQL',
       ],
       ['journal copy postgres://ibatch@db:5432/ibatch team.db', 'and back into a file'],
-    ])
+    ];
+    const journal = withExamples(program.command('journal'), examples).description(
+      'journal maintenance: move history between SQLite and PostgreSQL',
+    );
+    withExamples(journal.command('copy'), examples)
       .description(
         'copy every run of one journal into another (refuses a job the target already holds)',
       )
