@@ -147,3 +147,17 @@ const FAULT_FIX: Record<JournalFaultKind, (path: string, dir: string) => string>
   unreachable: (path) =>
     `Check that the server of ${path} is up and reachable from here, and the role, password and sslmode`,
 };
+
+/** `journal copy` into a journal that already holds one of the copied jobs: refused, nothing copied. */
+export class JournalCopyConflictError extends IbatchError {
+  constructor(target: string, jobs: readonly string[]) {
+    super(
+      'journal_copy_conflict',
+      redact(
+        `The journal ${target} already holds job ${jobs.map((j) => `\`${j}\``).join(', ')}: ` +
+          'copying would mix two histories of one job, so nothing was copied.',
+      ),
+      EXIT.invalid,
+    );
+  }
+}

@@ -7,7 +7,7 @@
  * JournalWriteError; they are prototype methods, not bound
  * properties, so wrap one in an arrow before passing it as a callback.
  */
-import type { JournalWriteError } from './errors.js';
+import { JournalCopyConflictError, type JournalWriteError } from './errors.js';
 import { journalFault } from './faults.js';
 import type { AddItemsResult, NewItem } from './ops/add-items.js';
 import type { NewOutput } from './ops/add-outputs.js';
@@ -201,6 +201,21 @@ export class Journal {
   /** Creates attempted since `since` in any run of this journal (rate gate seeding). */
   recentCreates(since: number): RecentCreate[] {
     return this.#guard(() => ops.recentCreates(this.#j, since));
+  }
+
+  // Moving history
+  /**
+   * Copies every run of this journal into `target`, in one transaction of
+   * the target, after refusing if the target already holds one of its jobs.
+   */
+  copyInto(target: Journal) {
+    return this.#guard(() =>
+      this.#j.snapshot(() => {
+        const clash = ops.jobsInBoth(this.#j, target.#j);
+        if (clash.length > 0) throw new JournalCopyConflictError(target.path, clash);
+        return ops.copyJournalRows(this.#j, target.#j);
+      }),
+    );
   }
 
   // Outputs

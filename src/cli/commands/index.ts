@@ -26,6 +26,7 @@ const LOADERS: readonly (readonly [name: string, load: Loader])[] = [
   ['models', async () => (await import('./models.js')).modelsCommand],
   ['account', async () => (await import('./account.js')).accountCommand],
   ['influencers', async () => (await import('./influencers.js')).influencersCommand],
+  ['journal', async () => (await import('./journal.js')).journalCommand],
   ['schema', async () => (await import('./schema.js')).schemaCommand],
   ['emulator', async () => (await import('./emulator.js')).emulatorCommand],
 ];

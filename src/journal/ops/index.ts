@@ -9,6 +9,7 @@ export { addOutputs } from './add-outputs.js';
 export { adoptRun } from './adopt-run.js';
 export { assetUrlsOfService, findAsset, recordAsset } from './assets.js';
 export { budgetStanding } from './budget-standing.js';
+export { copyJournalRows, jobsInBoth } from './copy-journal.js';
 export { costBreakdown } from './costs.js';
 export { createRun } from './create-run.js';
 export { getDelivery, recordDelivery } from './deliveries.js';
