@@ -35,7 +35,7 @@ import { recordEscapedStop } from './finish-run.js';
 import { InfluencerDirectory } from './influencer-directory.js';
 import { nothingToDo } from './nothing-to-do.js';
 import { OutputFolderLocks } from './output-folder-lock.js';
-import { runOutputDir } from './run-folder.js';
+import { runOutputDir, thisMachine } from './run-folder.js';
 import { assertRunId } from './run-id.js';
 import { contractHashes, persistedWait } from './run-wiring.js';
 import type { RunJobOptions, RunResult } from './types.js';
@@ -187,6 +187,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
     service,
     scope,
     outputDir,
+    host: thisMachine(),
     limits: options.limits,
     contracts,
     ...(options.inProcessEmulator ? { served: IN_PROCESS_EMULATOR } : {}),

@@ -12,9 +12,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/shared/index.js';
 import {
   expectNoStack,
   freePort,
+  manifestRows,
   runCliCaptured,
   spawnCli,
   tempDir,
@@ -145,6 +147,14 @@ describe.skipIf(postgresMissing)(
       await reader.exited;
       const { runs } = JSON.parse(reader.stdout()) as { runs: { status: string }[] };
       expect(runs).toEqual([expect.objectContaining({ status: 'completed' })]);
+      // B's own output folder holds every output, A's finished ones fetched again.
+      const bOut = path.join(b.dir, 'out');
+      const rows = manifestRows(path.join(bOut, 'manifest.jsonl')).filter((r) => r.file);
+      expect(rows).toHaveLength(N);
+      for (const row of rows) {
+        const file = String(row.file);
+        expect(sha256Hex(readFileSync(path.join(bOut, file))), file).toBe(row.sha256);
+      }
     }, 90_000);
 
     // Last: it stops this file's server (and starts it again).
