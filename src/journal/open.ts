@@ -25,7 +25,7 @@ import { lockPathFor, prepareJournalFile } from './identity.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { assertCurrentSchema, migrate, schemaVersion } from './migrate.js';
-import { openPostgresJournal } from './postgres/open.js';
+import { openPostgresJournal, postgresHoldsNoJournal } from './postgres/open.js';
 import { isJournalUrl } from './postgres/url.js';
 import { sqliteStore } from './sql.js';
 
@@ -103,9 +103,11 @@ export async function openJournal(
  * or a database never migrated (schema 0: what is left after its `-wal` file
  * was deleted following a `kill -9`). The writer (`run`) makes a journal of
  * it; a reader (`plan`) reads it as no journal yet instead of refusing it.
+ * A PostgreSQL journal: a schema never migrated. The one test of "is there a
+ * journal here" for both stores: never look for a file instead.
  */
 export function holdsNoJournal(path: string): boolean {
-  if (isJournalUrl(path)) return false;
+  if (isJournalUrl(path)) return postgresHoldsNoJournal(path);
   const fullPath = resolve(path);
   if (!existsSync(fullPath) || statSync(fullPath).size === 0) return true;
   let db: Database.Database | undefined;

@@ -17,7 +17,6 @@
  *
  * A failure is a job file error (exit 2) at the field, with what was found.
  */
-import { existsSync } from 'node:fs';
 import {
   isUrl,
   JobFileError,
@@ -29,7 +28,7 @@ import {
   MEDIA_FIELD_TYPES,
   type ModelCatalog,
 } from '../job/index.js';
-import { type Journal, openJournal } from '../journal/index.js';
+import { holdsNoJournal, type Journal, openJournal } from '../journal/index.js';
 import { isRowOfJob, readManifest } from '../outputs/index.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 
@@ -212,7 +211,7 @@ export async function checkBeforeSpending(
   client: InfluencerLister & { readonly baseUrl: string },
   journalPath: string,
 ): Promise<void> {
-  const journal = existsSync(journalPath)
+  const journal = !holdsNoJournal(journalPath)
     ? await openJournal(journalPath, { readonly: true })
     : undefined;
   try {

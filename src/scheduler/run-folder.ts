@@ -5,9 +5,13 @@
  * changed after a kill or a stop) finishes where its files are, with a
  * warning; the runs after it use the new folder. When the recorded folder is
  * gone (the user moved it to the new place), the run follows it there.
+ * A run resumed on another machine (a shared PostgreSQL journal) follows the
+ * job's folder on this machine too: the recorded path is the other
+ * machine's, and the files it lacks are downloaded again (the repair path).
  * docs/run.md, "Changing the output folder".
  */
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { Journal, RunRecord } from '../journal/index.js';
 import { recordedOutputDir } from '../outputs/index.js';
 import type { Logger } from '../shared/index.js';
@@ -20,7 +24,9 @@ export function runOutputDir(
 ): string {
   const recorded = recordedOutputDir(run);
   if (recorded === undefined || recorded === wanted) return wanted;
-  if (existsSync(recorded)) {
+  const recordedOn = (run.options as { host?: unknown } | null)?.host;
+  const elsewhere = typeof recordedOn === 'string' && recordedOn !== thisMachine();
+  if (!elsewhere && existsSync(recorded)) {
     logger.warn(
       { runId: run.runId, outputDir: recorded, jobOutput: wanted },
       `run ${run.runId} writes its files to ${recorded}, where it started: the job now names ${wanted}, which the runs after it use (move ${recorded} there once this run is done, or now, before resuming)`,
@@ -30,7 +36,14 @@ export function runOutputDir(
   journal.setRunOutputDir(run.runId, wanted);
   logger.info(
     { runId: run.runId, outputDir: wanted, was: recorded },
-    `run ${run.runId} continues in ${wanted} (${recorded} is gone)`,
+    elsewhere
+      ? `run ${run.runId} continues in ${wanted} (it started on ${String(recordedOn)}, in ${recorded})`
+      : `run ${run.runId} continues in ${wanted} (${recorded} is gone)`,
   );
   return wanted;
+}
+
+/** The machine a run's output folder is on: `HOSTNAME` when set (containers, CI), else the OS's name. */
+export function thisMachine(): string {
+  return process.env.HOSTNAME || hostname();
 }

@@ -7,10 +7,12 @@
  * budget decide what actually goes out. A run ends by
  * rewriting the manifest and the report from the journal, whatever stopped it.
  */
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { defaultJournalPath, jobInputPaths } from '../job/index.js';
 import {
+  holdsNoJournal,
+  isJournalUrl,
   type Journal,
   journalFiles,
   openJournal,
@@ -33,7 +35,7 @@ import { recordEscapedStop } from './finish-run.js';
 import { InfluencerDirectory } from './influencer-directory.js';
 import { nothingToDo } from './nothing-to-do.js';
 import { OutputFolderLocks } from './output-folder-lock.js';
-import { runOutputDir } from './run-folder.js';
+import { runOutputDir, thisMachine } from './run-folder.js';
 import { assertRunId } from './run-id.js';
 import { contractHashes, persistedWait } from './run-wiring.js';
 import type { RunJobOptions, RunResult } from './types.js';
@@ -142,7 +144,8 @@ async function pauseForPersistedWait(
   // SQLite gives the -wal and -shm files it makes the journal's own mode: a
   // read-only journal read here would leave them read-only after the user
   // fixed the journal. Such a journal is the writer's to report, below.
-  if (!existsSync(journalPath) || !writable(journalPath)) return;
+  if (holdsNoJournal(journalPath)) return;
+  if (!isJournalUrl(journalPath) && !writable(journalPath)) return;
   let journal: Journal | undefined;
   try {
     journal = await openJournal(journalPath, { readonly: true });
@@ -198,6 +201,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
     service,
     scope,
     outputDir,
+    host: thisMachine(),
     limits: options.limits,
     contracts,
     ...(options.inProcessEmulator ? { served: IN_PROCESS_EMULATOR } : {}),

@@ -5,15 +5,18 @@
  * new create; an unreachable server is exit 4 without a stack trace, and a
  * server stopped mid-run stops the run (exit 4) and the same command resumes
  * it once the server is back, paying nothing twice. The
- * password is never in what the commands print. Spawned processes need
+ * password is never in what the commands print. `plan` reads the same
+ * journal: nothing new after a whole run. Spawned processes need
  * `npm run build`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/shared/index.js';
 import {
   expectNoStack,
   freePort,
+  manifestRows,
   runCliCaptured,
   spawnCli,
   tempDir,
@@ -144,6 +147,14 @@ describe.skipIf(postgresMissing)(
       await reader.exited;
       const { runs } = JSON.parse(reader.stdout()) as { runs: { status: string }[] };
       expect(runs).toEqual([expect.objectContaining({ status: 'completed' })]);
+      // B's own output folder holds every output, A's finished ones fetched again.
+      const bOut = path.join(b.dir, 'out');
+      const rows = manifestRows(path.join(bOut, 'manifest.jsonl')).filter((r) => r.file);
+      expect(rows).toHaveLength(N);
+      for (const row of rows) {
+        const file = String(row.file);
+        expect(sha256Hex(readFileSync(path.join(bOut, file))), file).toBe(row.sha256);
+      }
     }, 90_000);
 
     // Last: it stops this file's server (and starts it again).
@@ -171,5 +182,31 @@ describe.skipIf(postgresMissing)(
       expect(resumed.code, resumed.stderr).toBe(0);
       expectOneChargePerItem(await charges(em), N);
     }, 90_000);
+
+    it('plan quotes every item new before the first run and none after it', async () => {
+      const em = await testEmulator({ timeScale: SCALE });
+      const N = 3;
+      const ws = workspace(imageJob({ name: 'planned-job', n: N }));
+      const url = await server.newSchema();
+      const env = envFor(em, SCALE);
+      const plan = async () => {
+        const result = await runCliCaptured(
+          ['plan', ws.jobPath, '--json', '--journal', url],
+          env,
+          ws.dir,
+        );
+        expect(result.code, result.stderr).toBe(0);
+        return (JSON.parse(result.stdout) as { steps: Record<string, unknown>[] }).steps[0];
+      };
+      // A schema never migrated holds no journal yet: every item is new.
+      expect(await plan()).toMatchObject({ new: N, done: 0 });
+
+      const run = await runCliCaptured(['run', ws.jobPath, '--journal', url], env, ws.dir);
+      expect(run.code, run.stderr).toBe(0);
+      expectOneChargePerItem(await charges(em), N);
+
+      expect(await plan()).toMatchObject({ new: 0, done: N });
+      expectOneChargePerItem(await charges(em), N);
+    });
   },
 );

@@ -11,7 +11,7 @@ import { POSTGRES_MIGRATIONS } from './schema.js';
 import type { SyncPostgres } from './sync-client.js';
 
 /** The version of the journal in the connection's schema; 0 when it has none. */
-function schemaVersion(client: SyncPostgres): number {
+export function schemaVersion(client: SyncPostgres): number {
   const table = client.query("SELECT to_regclass('ibatch_schema') IS NOT NULL AS present").rows[0];
   if (!table?.present) return 0;
   return Number(client.query('SELECT version FROM ibatch_schema').rows[0]?.version ?? 0);

@@ -9,7 +9,7 @@ import { journalFault } from '../faults.js';
 import { Journal } from '../journal.js';
 import type { OpenJournalOptions } from '../open.js';
 import { acquireJobLock } from './job-lock.js';
-import { assertPostgresSchema, migratePostgres } from './migrate.js';
+import { assertPostgresSchema, migratePostgres, schemaVersion } from './migrate.js';
 import { postgresStore } from './store.js';
 import { SyncPostgres } from './sync-client.js';
 import { parseJournalUrl } from './url.js';
@@ -24,16 +24,7 @@ export async function openPostgresJournal(
   value: string,
   options: OpenJournalOptions,
 ): Promise<Journal> {
-  const url = parseJournalUrl(value);
-  registerSecret(url.password);
-  registerSecret(process.env.PGPASSWORD);
-  const client = new SyncPostgres({
-    connectionString: url.connectionString,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    keepAlive: true,
-    application_name: 'ibatch',
-    ...(url.schema !== undefined ? { options: `-c search_path="${url.schema}"` } : {}),
-  });
+  const { url, client } = connect(value);
   try {
     if (options.readonly) {
       assertPostgresSchema(client, url.display);
@@ -49,4 +40,35 @@ export async function openPostgresJournal(
     if (fault) throw fault;
     throw error;
   }
+}
+
+/**
+ * Whether the PostgreSQL journal at `value` holds no history yet: its schema
+ * was never migrated. A server that cannot be asked counts as holding one,
+ * so the reader's open names the problem.
+ */
+export function postgresHoldsNoJournal(value: string): boolean {
+  let client: SyncPostgres | undefined;
+  try {
+    client = connect(value).client;
+    return schemaVersion(client) === 0;
+  } catch {
+    return false;
+  } finally {
+    client?.close();
+  }
+}
+
+function connect(value: string): { url: ReturnType<typeof parseJournalUrl>; client: SyncPostgres } {
+  const url = parseJournalUrl(value);
+  registerSecret(url.password);
+  registerSecret(process.env.PGPASSWORD);
+  const client = new SyncPostgres({
+    connectionString: url.connectionString,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    application_name: 'ibatch',
+    ...(url.schema !== undefined ? { options: `-c search_path="${url.schema}"` } : {}),
+  });
+  return { url, client };
 }

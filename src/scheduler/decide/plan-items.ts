@@ -10,7 +10,6 @@
  * goes (RecordedItems): the nightly case (rows added to a done job) quotes
  * it without a second scan and its memory (figures: docs/benchmarks.md, "Figures behind choices in the code").
  */
-import { existsSync } from 'node:fs';
 import {
   type JobItem,
   type LoadedJob,
@@ -18,7 +17,12 @@ import {
   type ModelCatalog,
   scanJob,
 } from '../../job/index.js';
-import { type HeldStrings, type Journal, openJournal } from '../../journal/index.js';
+import {
+  type HeldStrings,
+  holdsNoJournal,
+  type Journal,
+  openJournal,
+} from '../../journal/index.js';
 import { PriceClasses, priceClassOfItem, RecordedItems } from '../../plan/index.js';
 import { localPathOf, type PreparedFiles } from './input-files.js';
 import { filelessIdentity, itemIdentity } from './item-identity.js';
@@ -179,7 +183,7 @@ export async function recordedItems(
   jobName: string,
   service: string,
 ): Promise<RecordedItems> {
-  if (!existsSync(journalPath)) return RecordedItems.none;
+  if (holdsNoJournal(journalPath)) return RecordedItems.none;
   // They only spare a second scan of the job: a journal that cannot be read
   // (another version, damaged) is reported by the plan itself, after the job
   // file's own mistakes, as before.
