@@ -5,7 +5,7 @@
  * journal kill -9, Redis fail-over), runs whole campaigns in process (the
  * fault matrix, behaviour switches, pipeline reuse), packs the package, drives
  * a browser, benchmarks or runs the deployment examples is named
- * `*.slow.test.ts`; the wall-clock checks are `*.timing.test.ts`. `npm test`
+ * `*.slow.test.ts` (so is one running whole `ibatch run`s in process); the wall-clock checks are `*.timing.test.ts`. `npm test`
  * runs them all.
  */
 import { defineConfig, mergeConfig } from 'vitest/config';
@@ -16,6 +16,8 @@ export default mergeConfig(
   defineConfig({
     test: {
       exclude: ['**/node_modules/**', 'test/**/*.slow.test.ts', 'test/**/*.timing.test.ts'],
+      // The PostgreSQL half of the store tests starts a server (test/journal/helpers.ts).
+      env: { IBATCH_TEST_NO_SERVERS: '1' },
     },
   }),
 );

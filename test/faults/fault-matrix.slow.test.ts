@@ -3,7 +3,7 @@
  * --base-url and scaled --limits) against a FRESH emulator whose faults are
  * scripted, then checks the exit code, the ledger (no double charge), and the
  * words a user reads. Stalls and 5xx storms need small client timeouts and
- * backoff, so they live in engine-timeouts.test.ts.
+ * backoff, so they live in engine-timeouts.slow.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { FaultKind } from '../../src/emulator/index.js';

@@ -27,9 +27,20 @@ let server: RunningPostgres | undefined;
  * a real PostgreSQL (one server per test file, a schema per journal). The
  * PostgreSQL ones are skipped, saying why, where its binaries are missing.
  */
+/**
+ * `npm run test:fast` starts no server processes (vitest.fast.config.ts sets
+ * IBATCH_TEST_NO_SERVERS): the PostgreSQL half of each store test is left to
+ * `npm test`, shown as skipped with this reason.
+ */
+function serversLeftOut(): string | false {
+  return process.env.IBATCH_TEST_NO_SERVERS === '1'
+    ? 'test:fast starts no servers; npm test runs it'
+    : false;
+}
+
 export function onEachStore(body: (store: StoreName) => void): void {
   for (const store of ['sqlite', 'postgres'] as const) {
-    const skip = store === 'postgres' ? postgresMissing : false;
+    const skip = store === 'postgres' ? postgresMissing || serversLeftOut() : false;
     describe.skipIf(skip)(skip ? `${store} store (skipped: ${skip})` : `${store} store`, () => {
       beforeAll(async () => {
         if (store !== 'postgres' || server) return;
