@@ -110,6 +110,10 @@ export function holdsNoJournal(path: string): boolean {
   if (isJournalUrl(path)) return postgresHoldsNoJournal(path);
   const fullPath = resolve(path);
   if (!existsSync(fullPath) || statSync(fullPath).size === 0) return true;
+  // SQLite gives the -wal and -shm files it makes the journal's own mode: a
+  // read-only journal opened here would leave them read-only after the user
+  // made the journal writable again. Such a journal holds one; its open reports it.
+  if (!writable(fullPath)) return false;
   let db: Database.Database | undefined;
   try {
     db = new Database(fullPath, { readonly: true, fileMustExist: true });
@@ -126,15 +130,16 @@ function openFault(error: unknown, fullPath: string): JournalWriteError | undefi
   const fault = journalFault(error, fullPath, 'open');
   // SQLite only says "unable to open" when a read-only folder keeps it from
   // creating the write-ahead log beside the journal: name the real cause.
-  if (fault?.kind === 'cannot-open' && !writableFolder(dirname(fullPath))) {
+  if (fault?.kind === 'cannot-open' && !writable(dirname(fullPath))) {
     return new JournalWriteError('read-only', fullPath, 'open', error);
   }
   return fault;
 }
 
-function writableFolder(dir: string): boolean {
+/** Whether this process may write `file` (a file or a folder); an unknown answer counts as yes. */
+function writable(file: string): boolean {
   try {
-    accessSync(dir, constants.W_OK);
+    accessSync(file, constants.W_OK);
     return true;
   } catch (error) {
     return !['EACCES', 'EPERM', 'EROFS'].includes(String((error as NodeJS.ErrnoException).code));
