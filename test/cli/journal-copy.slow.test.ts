@@ -16,6 +16,7 @@ import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers
 import {
   charges,
   expectOneChargePerItem,
+  heldEnv,
   imageJob,
   slowEnv,
   workspace,
@@ -36,7 +37,7 @@ describe.skipIf(postgresMissing)(
       const job = imageJob({ name: 'moved-job', n: N });
       const a = workspace(job);
       const env = slowEnv(em, SCALE);
-      const runA = spawnCli(['run', a.jobPath], { env, cwd: a.dir });
+      const runA = spawnCli(['run', a.jobPath], { env: heldEnv(em, SCALE), cwd: a.dir });
       await until(async () => (await charges(em)).length >= 2, {
         timeoutMs: 20_000,
         what: 'the first charges',

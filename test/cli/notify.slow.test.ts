@@ -30,9 +30,9 @@ import { startTestS3 } from '../helpers/s3-server.js';
 import {
   charges,
   envFor,
+  heldEnv,
   imageJob,
   ledgerNet,
-  slowEnv,
   statusOf,
   workspace,
 } from '../scheduler/helpers.js';
@@ -302,7 +302,7 @@ describe('run --notify: each way a run stops', () => {
       const e = await testEmulator({ timeScale: SCALE });
       const receiver = await testReceiver();
       const ws = workspace(withNotify(imageJob({ name: 'mid-job', n: 20 }), [receiver.url()]));
-      const run = spawnCli(['run', 'job.yaml'], { env: slowEnv(e, SCALE), cwd: ws.dir });
+      const run = spawnCli(['run', 'job.yaml'], { env: heldEnv(e, SCALE), cwd: ws.dir });
       await until(async () => (await charges(e)).length >= 1, {
         timeoutMs: 20_000,
         what: 'a first charge',

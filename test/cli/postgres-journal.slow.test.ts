@@ -28,6 +28,7 @@ import {
   charges,
   envFor,
   expectOneChargePerItem,
+  heldEnv,
   imageJob,
   slowEnv,
   workspace,
@@ -124,7 +125,7 @@ describe.skipIf(postgresMissing)(
       const url = await server.newSchema();
       const env = slowEnv(em, SCALE);
       const runA = spawnCli(['run', a.jobPath, '--journal', url], {
-        env: { ...env, HOSTNAME: 'machine-a' },
+        env: { ...heldEnv(em, SCALE), HOSTNAME: 'machine-a' },
         cwd: a.dir,
       });
       await until(async () => (await charges(em)).length >= 2, {
@@ -164,7 +165,10 @@ describe.skipIf(postgresMissing)(
       const ws = workspace(imageJob({ name: 'outage-job', n: N }));
       const url = await server.newSchema();
       const env = slowEnv(em, SCALE);
-      const run = spawnCli(['run', ws.jobPath, '--journal', url], { env, cwd: ws.dir });
+      const run = spawnCli(['run', ws.jobPath, '--journal', url], {
+        env: heldEnv(em, SCALE),
+        cwd: ws.dir,
+      });
       await until(async () => (await charges(em)).length >= 2, {
         timeoutMs: 20_000,
         what: 'a first charge',

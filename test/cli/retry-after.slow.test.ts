@@ -22,6 +22,7 @@ import {
 import {
   charges,
   expectOneChargePerItem,
+  heldEnv,
   imageJob,
   slowEnv,
   type Workspace,
@@ -51,7 +52,7 @@ async function startedRun(name: string) {
   const e = await testEmulator({ timeScale: SCALE });
   const ws = workspace(imageJob({ name, n: N }));
   const env = slowEnv(e, SCALE);
-  const run = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
+  const run = spawnCli(['run', ws.jobPath], { env: heldEnv(e, SCALE), cwd: ws.dir });
   await until(async () => (await charges(e)).length >= 1, {
     timeoutMs: 20_000,
     what: 'a first charge',

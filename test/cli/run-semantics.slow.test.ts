@@ -15,6 +15,7 @@ import {
   charges,
   envFor,
   expectOneChargePerItem,
+  heldEnv,
   imageJob,
   readRuns,
   slowEnv,
@@ -32,7 +33,7 @@ describe('ibatch run semantics', () => {
     const N = 20;
     ws = workspace(imageJob({ name: 'sigint-job', n: N }));
     const env = slowEnv(em, SCALE);
-    const run = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
+    const run = spawnCli(['run', ws.jobPath], { env: heldEnv(em, SCALE), cwd: ws.dir });
     const emu = em;
     await until(async () => (await charges(emu)).length >= 2, {
       timeoutMs: 20_000,

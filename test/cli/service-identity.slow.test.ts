@@ -17,10 +17,10 @@ import {
   charges,
   envFor,
   expectOneChargePerItem,
+  heldEnv,
   imageJob,
   ledgerNet,
   readRuns,
-  slowEnv,
   type Workspace,
   workspace,
 } from '../scheduler/helpers.js';
@@ -32,7 +32,7 @@ const BUDGET = 30;
 
 /** Starts `run`, kills it (-9) once the service has charged a few items, leaving the rest in flight. */
 async function killedMidway(em: RunningEmulator, ws: Workspace): Promise<RunRecord> {
-  const run = spawnCli(['run', ws.jobPath], { env: slowEnv(em, SCALE), cwd: ws.dir });
+  const run = spawnCli(['run', ws.jobPath], { env: heldEnv(em, SCALE), cwd: ws.dir });
   await until(async () => (await charges(em)).length >= 2, {
     timeoutMs: 20_000,
     what: 'a first charge',

@@ -14,6 +14,7 @@ import {
   charges,
   envFor,
   expectOneChargePerItem,
+  heldEnv,
   imageJob,
   slowEnv,
   statusOf,
@@ -28,7 +29,7 @@ describe('signals', () => {
     const e = await testEmulator({ timeScale: SCALE });
     const ws = workspace(imageJob({ name: 'hup-job', n: 20 }));
     const env = slowEnv(e, SCALE);
-    const run = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
+    const run = spawnCli(['run', ws.jobPath], { env: heldEnv(e, SCALE), cwd: ws.dir });
     await until(async () => (await charges(e)).length >= 1, {
       timeoutMs: 20_000,
       what: 'a first charge',
@@ -55,7 +56,7 @@ describe('signals', () => {
   it('a second SIGHUP while the run stops (a closed terminal sends two) does not cut the stop short', async () => {
     const e = await testEmulator({ timeScale: SCALE });
     const ws = workspace(imageJob({ name: 'hup-twice', n: 20 }));
-    const run = spawnCli(['run', ws.jobPath], { env: slowEnv(e, SCALE), cwd: ws.dir });
+    const run = spawnCli(['run', ws.jobPath], { env: heldEnv(e, SCALE), cwd: ws.dir });
     await until(async () => (await charges(e)).length >= 1, {
       timeoutMs: 20_000,
       what: 'a first charge',

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { type SpawnedCli, spawnCli, testEmulator, until } from '../helpers/index.js';
-import { charges, imageJob, slowEnv, statusOf, workspace } from '../scheduler/helpers.js';
+import { charges, heldEnv, imageJob, slowEnv, statusOf, workspace } from '../scheduler/helpers.js';
 
 const SCALE = 30;
 
@@ -63,7 +63,8 @@ describe('status after each way a run stops', () => {
         imageJob({ name: 'stop-job', n: 20, ...(c.budget ? { budget: c.budget } : {}) }),
       );
       await c.before?.(e);
-      const run = spawnCli(['run', ws.jobPath], { env: slowEnv(e, SCALE), cwd: ws.dir });
+      const env = c.during ? heldEnv(e, SCALE) : slowEnv(e, SCALE);
+      const run = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
       if (c.during) {
         await until(async () => (await charges(e)).length >= 1, {
           timeoutMs: 20_000,
@@ -82,7 +83,7 @@ describe('status after each way a run stops', () => {
     const e = await testEmulator({ timeScale: SCALE });
     const ws = workspace(imageJob({ name: 'resume-job', n: 20 }));
     const env = slowEnv(e, SCALE);
-    const first = spawnCli(['run', ws.jobPath], { env, cwd: ws.dir });
+    const first = spawnCli(['run', ws.jobPath], { env: heldEnv(e, SCALE), cwd: ws.dir });
     await until(async () => (await charges(e)).length >= 1, {
       timeoutMs: 20_000,
       what: 'a first charge',

@@ -28,6 +28,7 @@ import {
   charges,
   envFor,
   expectOneChargePerItem,
+  heldEnv,
   imageJob,
   ledgerNet,
   slowEnv,
@@ -82,9 +83,10 @@ async function expectPaidOnce(s: Setup): Promise<void> {
   expect(images).toHaveLength(N);
 }
 
-/** A slow run with journal A, once it is at work (it has paid for something). */
-async function startHolder(s: Setup): Promise<SpawnedCli> {
-  const a = spawnCli(runArgs(s, s.journalA), { env: slowEnv(s.em, SCALE), cwd: s.ws.dir });
+/** A slow run with journal A, once it is at work (it has paid for something); `held` keeps it unfinished however long the test takes to act. */
+async function startHolder(s: Setup, held = false): Promise<SpawnedCli> {
+  const env = held ? heldEnv(s.em, SCALE) : slowEnv(s.em, SCALE);
+  const a = spawnCli(runArgs(s, s.journalA), { env, cwd: s.ws.dir });
   await until(async () => (await charges(s.em)).length >= 1, {
     timeoutMs: 20_000,
     what: 'the first run to charge',
@@ -154,7 +156,7 @@ describe('two journals, one output folder', () => {
   it("a SIGKILLed holder's folder lock is taken over by the next run", async () => {
     const s = await setup();
     const env = slowEnv(s.em, SCALE);
-    const a = await startHolder(s);
+    const a = await startHolder(s, true);
     a.child.kill('SIGKILL');
     await a.exited;
     // The lock outlives its holder: nothing released it.
@@ -185,7 +187,7 @@ describe('two journals, one output folder', () => {
   it("another journal is refused while the owner's run is unfinished: it would pay again for what is in flight", async () => {
     const s = await setup();
     const env = slowEnv(s.em, SCALE);
-    const a = await startHolder(s);
+    const a = await startHolder(s, true);
     a.child.kill('SIGKILL');
     await a.exited;
     const paid = (await charges(s.em)).length;

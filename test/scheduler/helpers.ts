@@ -102,7 +102,11 @@ export function expectOneChargePerItem(entries: readonly LedgerEntry[], n: numbe
   expect([...perItem.values()].every((count) => count === 1)).toBe(true);
 }
 
-/** Slow enough (10 creates per 2 s) that a 20-item run is still going when a test acts on it. */
+/**
+ * Slow (10 creates per 2 s): a run of 20 items lasts a few seconds. Whether it
+ * is still going when a test acts on it is a race a busy machine can lose; a
+ * test that needs it unfinished starts it with {@link heldEnv}.
+ */
 export function slowEnv(em: RunningEmulator, scale: number): NodeJS.ProcessEnv {
   return {
     ...envFor(em, scale),
@@ -140,4 +144,20 @@ export async function connectedEmulator(scale: number) {
   });
   defer(() => connection.close());
   return { em, connection };
+}
+
+/**
+ * Starts at most 2 generations every 3 s, so an n-item run lasts at least
+ * 1.5·(n−2) s: a test that stops it (kill, signal, outage, fault) once
+ * something is charged finds it unfinished, with items unpaid, unless the
+ * machine stalls that long. Polls and the next window keep requests flowing,
+ * so a stop that shows only on a request is still seen within seconds. The
+ * window is the process's own: resume with {@link slowEnv} or {@link envFor}.
+ */
+export function heldEnv(em: RunningEmulator, scale: number): NodeJS.ProcessEnv {
+  return {
+    ...envFor(em, scale),
+    IBATCH_LIMITS:
+      'requests=120/2000ms,generations=2/3000ms,trainings=5/120000ms,uploads=30/2000ms',
+  };
 }
