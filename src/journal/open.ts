@@ -136,6 +136,15 @@ function openFault(error: unknown, fullPath: string): JournalWriteError | undefi
   return fault;
 }
 
+/**
+ * Whether this process may write the journal at `path` (a PostgreSQL journal:
+ * its grants answer at open). A reader must not open a SQLite journal it may
+ * not write: SQLite would make its -wal and -shm files read-only too.
+ */
+export function journalWritable(path: string): boolean {
+  return isJournalUrl(path) || writable(resolve(path));
+}
+
 /** Whether this process may write `file` (a file or a folder); an unknown answer counts as yes. */
 function writable(file: string): boolean {
   try {

@@ -7,14 +7,13 @@
  * budget decide what actually goes out. A run ends by
  * rewriting the manifest and the report from the journal, whatever stopped it.
  */
-import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { defaultJournalPath, jobInputPaths } from '../job/index.js';
 import {
   holdsNoJournal,
-  isJournalUrl,
   type Journal,
   journalFiles,
+  journalWritable,
   openJournal,
   type RunSpendCap,
   serviceOfRun,
@@ -141,11 +140,8 @@ async function pauseForPersistedWait(
   jobName: string,
   gate: RunJobOptions['gate'],
 ): Promise<void> {
-  // SQLite gives the -wal and -shm files it makes the journal's own mode: a
-  // read-only journal read here would leave them read-only after the user
-  // fixed the journal. Such a journal is the writer's to report, below.
-  if (holdsNoJournal(journalPath)) return;
-  if (!isJournalUrl(journalPath) && !writable(journalPath)) return;
+  // A journal this process may not write is the writer's to report, below.
+  if (holdsNoJournal(journalPath) || !journalWritable(journalPath)) return;
   let journal: Journal | undefined;
   try {
     journal = await openJournal(journalPath, { readonly: true });
@@ -155,15 +151,6 @@ async function pauseForPersistedWait(
     // Left to openJournal below, which names the problem.
   } finally {
     journal?.close();
-  }
-}
-
-function writable(file: string): boolean {
-  try {
-    accessSync(file, constants.W_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 
