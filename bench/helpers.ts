@@ -36,7 +36,7 @@ export interface CampaignSpec {
 }
 
 export interface SideResult {
-  /** `ibatch`, `ibatch, history shortcut off` or `naive`. */
+  /** `ibatch`, `ibatch, history shortcut off`, `ibatch, PostgreSQL journal` or `naive`. */
   readonly side: string;
   readonly generations: number;
   /** Charges in the ledger (creates the service accepted and billed). */
@@ -191,11 +191,16 @@ async function measure(
 /**
  * ibatch: `runJob` on a job file of N prompts, with a local gate at the scaled
  * limits; `completeFromHistory: false` reads every generation by id (the
- * watcher before issue 17.3), the baseline of the history shortcut.
+ * watcher before issue 17.3), the baseline of the history shortcut; `journal`
+ * puts the journal in PostgreSQL instead of a SQLite file.
  */
 export async function measureIbatch(
   spec: CampaignSpec,
-  options: { readonly completeFromHistory?: boolean } = {},
+  options: {
+    readonly completeFromHistory?: boolean;
+    /** A PostgreSQL journal's URL (the side is named for it). @default journal.db in the temp dir */
+    readonly journal?: string;
+  } = {},
 ): Promise<SideResult> {
   const shortcut = options.completeFromHistory !== false;
   const modelId = spec.modelId ?? DEFAULT_MODEL;
@@ -222,7 +227,11 @@ export async function measureIbatch(
         '',
       ].join('\n'),
     );
-    const side = shortcut ? 'ibatch' : 'ibatch, history shortcut off';
+    const side = [
+      'ibatch',
+      ...(shortcut ? [] : ['history shortcut off']),
+      ...(options.journal ? ['PostgreSQL journal'] : []),
+    ].join(', ');
     return await measure(side, spec, emulator, async (apiKey) => {
       const limits = scaledLimits(spec.timeScale);
       const gate = createLocalGate(limits);
@@ -235,7 +244,7 @@ export async function measureIbatch(
           gate,
           limits,
           accountFingerprint: createHash('sha256').update(apiKey).digest('hex').slice(0, 16),
-          journalPath: path.join(dir, 'journal.db'),
+          journalPath: options.journal ?? path.join(dir, 'journal.db'),
           completeFromHistory: shortcut,
           onEvent: (event) => {
             if (event.type === 'item-done') doneAt.push(Date.now());

@@ -4,7 +4,7 @@
  * to bench/results.md with the machine it ran on.
  */
 import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BENCHMARKS } from './registry.js';
 import type { Benchmark, BenchRow } from './types.js';
@@ -29,6 +29,12 @@ function toTable(rows: readonly BenchRow[]): string {
 async function main(): Promise<void> {
   const only = process.argv[2];
   const rows: BenchRow[] = [];
+  // The machine is shared: the load beside the run says how far the absolute figures are its own.
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' / ');
+  const loadBefore = load();
   for (const [name, bench] of Object.entries(BENCHMARKS) as [string, Benchmark][]) {
     if (only && name !== only) continue;
     process.stderr.write(`bench: ${name} ...\n`);
@@ -36,8 +42,10 @@ async function main(): Promise<void> {
   }
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const machine = `${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+  const loadLine = `Load average (1 / 5 / 15 min): ${loadBefore} at start, ${load()} at end`;
+  process.stderr.write(`bench: ${machine}; ${loadLine}\n`);
   const table = toTable(rows);
-  const doc = `# Benchmark results\n\nMachine: ${machine}  \nDate: ${new Date().toISOString()}\n\nAbsolute figures are this machine's; ratios are measured side by side in the same run.\n\n${table}\n`;
+  const doc = `# Benchmark results\n\nMachine: ${machine}  \n${loadLine}  \nDate: ${new Date().toISOString()}\n\nAbsolute figures are this machine's; ratios are measured side by side in the same run.\n\n${table}\n`;
   process.stdout.write(`${table}\n`);
   if (!only) writeFileSync(fileURLToPath(new URL('./results.md', import.meta.url)), doc);
   if (rows.some((r) => r.pass === false)) process.exitCode = 1;

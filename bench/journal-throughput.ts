@@ -2,15 +2,15 @@
  * Journal throughput on both stores: full attempt lifecycles (intent ->
  * submitted -> succeeded, each its own transaction) per second. SQLite with
  * the shipped durability (WAL + synchronous FULL) in a temp dir; PostgreSQL
- * on a server started here on loopback (test/helpers/postgres-launch.ts,
- * `fsync=off`: the figure is the store's own cost, round trips included,
- * not a disk's), when its binaries are installed.
+ * on a server started here on loopback (./postgres.ts, `fsync=off`: the
+ * figure is the store's own cost, round trips included, not a disk's), when
+ * its binaries are installed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { idempotencyKey, type Journal, openJournal } from '../src/journal/index.js';
-import { launchPostgres, postgresMissing } from '../test/helpers/postgres-launch.js';
+import { withBenchPostgres } from './postgres.js';
 import type { Benchmark, BenchRow } from './types.js';
 
 const ITEMS = 1000;
@@ -21,19 +21,10 @@ export const journalThroughput: Benchmark = async () => {
     const rows = [
       await measure(await openJournal(join(dir, 'journal.db')), 'SQLite: WAL, synchronous=FULL'),
     ];
-    if (postgresMissing) {
-      process.stderr.write(`journalThroughput: no PostgreSQL row: ${postgresMissing}\n`);
-      return rows;
-    }
-    const pgDir = mkdtempSync(join(tmpdir(), 'ibatch-bench-pg-'));
-    const server = await launchPostgres(pgDir);
-    try {
-      rows.push(await measure(await openJournal(await server.newSchema()), 'PostgreSQL: loopback'));
-    } finally {
-      await server.stop();
-      rmSync(pgDir, { recursive: true, force: true });
-    }
-    return rows;
+    const postgres = await withBenchPostgres('journalThroughput', async ({ server, version }) =>
+      measure(await openJournal(await server.newSchema()), `${version}: loopback, fsync=off`),
+    );
+    return postgres ? [...rows, postgres] : rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

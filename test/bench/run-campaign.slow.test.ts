@@ -4,7 +4,9 @@
  * benchmark's claims: ibatch alone on the account gets no 429, sends nothing
  * before a Retry-After and never exceeds any bucket's window (the emulator's
  * own sliding-window maximum). No timing assertion beyond "not below the
- * lower bound", which only a wrong measurement could break.
+ * lower bound", which only a wrong measurement could break. With
+ * PostgreSQL installed, the same for ibatch with its journal there, and the
+ * table gives it every target row SQLite's side has.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -17,6 +19,7 @@ import {
 import { runNaiveClient } from '../../bench/naive-client.js';
 import { campaignRows } from '../../bench/run-campaign.js';
 import { testEmulator } from '../helpers/index.js';
+import { postgresMissing, startPostgres } from '../helpers/postgres.js';
 
 const TINY: CampaignSpec = {
   generations: 30,
@@ -71,6 +74,48 @@ describe('run benchmark on a tiny campaign', () => {
     expect(rows.every((r) => r.group === 'run' && Number.isFinite(r.value))).toBe(true);
     expect(rows.find((r) => r.metric === 'ibatch 429s received')?.pass).toBe(true);
   }, 90_000);
+
+  it.skipIf(postgresMissing)(
+    `measures ibatch with its journal in PostgreSQL beside SQLite${postgresMissing ? ` (skipped: ${postgresMissing})` : ''}`,
+    async () => {
+      const server = await startPostgres();
+      const ibatch = await measureIbatch(TINY);
+      const journal = await server.newSchema();
+      const onPostgres = await measureIbatch(TINY, { journal });
+      // The journal did live in PostgreSQL: the run is there.
+      const schema = new URL(journal).searchParams.get('schema');
+      const runs = await server.query<{ items: number }>(
+        `SELECT count(*)::int AS items FROM ${schema}.items`,
+      );
+      expect(runs[0]?.items).toBe(TINY.generations);
+      expect(onPostgres.side).toBe('ibatch, PostgreSQL journal');
+      expect(onPostgres.charges).toBe(TINY.generations);
+      expect(onPostgres.succeeded).toBe(TINY.generations);
+      expect(onPostgres.rateLimited).toBe(0);
+      expect(onPostgres.earlyRequests).toBe(0);
+      expect(onPostgres.makespanMs).toBeGreaterThanOrEqual(makespanLowerBoundMs(TINY).oracle - 5);
+
+      const noShortcut = await measureIbatch(TINY, { completeFromHistory: false });
+      const naive = await measureNaive(TINY);
+      const rows = campaignRows(TINY, {
+        ibatch,
+        postgres: { side: onPostgres, server: 'the test server' },
+        noShortcut,
+        naive,
+      });
+      // Every target row of ibatch has its PostgreSQL twin, with the same target.
+      const targeted = rows.filter((r) => r.metric.startsWith('ibatch') && r.target !== undefined);
+      for (const row of targeted.filter((r) => !r.metric.includes(','))) {
+        const twin = rows.find((r) => r.metric === `${row.metric}, PostgreSQL journal`);
+        expect(twin?.target, row.metric).toBe(row.target);
+        expect(typeof twin?.pass, row.metric).toBe('boolean');
+      }
+      expect(rows.find((r) => r.metric === 'ibatch 429s received, PostgreSQL journal')?.pass).toBe(
+        true,
+      );
+    },
+    120_000,
+  );
 
   it('the naive client retries a 429 and keeps one charge per item', async () => {
     const emulator = await testEmulator({
