@@ -3,19 +3,26 @@
  * runs the job of client acme, machine B the job of client globex (distinct
  * `HOSTNAME`, distinct folders, one schema). From a third folder holding only
  * the two job files: `status` lists both runs, `costs --by tag:client` equals
- * the emulator's ledger, `review --json` lists A's outputs, `export` and
- * `deliver` fetch the files they lack from the service (sha256 as the
+ * the emulator's ledger, `review --json` lists A's outputs, `export`,
+ * `deliver` and the review page fetch the files they lack from the service (sha256 as the
  * manifests on A and B say), and a `reject` made there is honoured by the next
  * run on A: one new charge, for the rejected item. Spawned processes need
  * `npm run build`.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../src/emulator/index.js';
 import type { ManifestRow } from '../../src/outputs/index.js';
 import { sha256Hex } from '../../src/shared/index.js';
-import { manifestRows, manifestRowsOf, spawnCli, tempDir, testEmulator } from '../helpers/index.js';
+import {
+  firstStdoutLine,
+  manifestRows,
+  manifestRowsOf,
+  spawnCli,
+  tempDir,
+  testEmulator,
+} from '../helpers/index.js';
 import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers/postgres.js';
 import { startTestS3 } from '../helpers/s3-server.js';
 import {
@@ -136,6 +143,19 @@ describe.skipIf(postgresMissing)(
       expect(manifest.map((r) => [r.file, r.sha256]).sort()).toEqual(
         rowsB.map((r) => [r.file, r.sha256]).sort(),
       );
+
+      // The review page, with none of B's files here: it fetches them, then serves B's bytes.
+      rmSync(path.join(third, 'out-globex'), { recursive: true });
+      const page = spawnCli(['review', 'globex.yaml'], { env: onC, cwd: third });
+      const pageUrl = new URL(await firstStdoutLine(page));
+      const headers = { 'X-Ibatch-Token': pageUrl.searchParams.get('token') ?? '' };
+      for (const row of rowsB) {
+        const served = await fetch(new URL(`/files/${row.file}`, pageUrl), { headers });
+        expect(served.status, row.file).toBe(200);
+        expect(sha256Hex(Buffer.from(await served.arrayBuffer())), row.file).toBe(row.sha256);
+      }
+      page.child.kill('SIGINT');
+      expect((await page.exited).code, page.stderr()).toBe(0);
 
       // A reject made on the third machine: the next run on A makes that item again, only it.
       const rejected = rowsA[0]!;
