@@ -10,7 +10,7 @@
 import { loadJob } from '../job/index.js';
 import { type Journal, openJournal, RUN_STATUS } from '../journal/index.js';
 import { describedKeysOf } from '../library/index.js';
-import { type DescribedItems, recordedOutputDir } from '../outputs/index.js';
+import { type DescribedItems, readerOutputDir } from '../outputs/index.js';
 import { newestRunOf } from '../review/index.js';
 import { writeRunOutputs } from '../scheduler/index.js';
 import type { CliIo } from './command.js';
@@ -53,9 +53,9 @@ export async function openReviewTarget(
   }
 }
 
-/** The output folder of the job's newest run, else the job file's `output`. */
+/** The output folder of the job's newest run (readerOutputDir), else the job file's `output`. */
 export function reviewOutputDir(journal: Journal, jobName: string, jobOutput: string): string {
-  return recordedOutputDir(newestRunOf(journal, jobName)) ?? jobOutput;
+  return readerOutputDir(newestRunOf(journal, jobName), jobOutput);
 }
 
 /**

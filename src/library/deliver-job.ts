@@ -13,9 +13,9 @@ import {
 } from '../deliver/index.js';
 import { defaultJournalPath, loadJob, parseS3Url } from '../job/index.js';
 import { openJournal } from '../journal/index.js';
-import { recordedOutputDir } from '../outputs/index.js';
+import { readerOutputDir } from '../outputs/index.js';
 import { chosenRows, newestRunOf, outputRows } from '../review/index.js';
-import type { RunResult } from '../scheduler/index.js';
+import { fetchOutputsHere, type RunResult } from '../scheduler/index.js';
 import { EXIT, isIbatchError, type Logger, type StopReason } from '../shared/index.js';
 import { describedKeysOf } from './described-items.js';
 import { shellQuote } from './resume-command.js';
@@ -54,13 +54,17 @@ export async function deliverJob(request: DeliverRequest): Promise<DeliveryResul
   let store: ObjectStore | undefined;
   try {
     const run = newestRunOf(journal, job.name);
-    const outputDir = request.outDir ?? recordedOutputDir(run) ?? job.output;
+    const outputDir = request.outDir ?? readerOutputDir(run, job.output);
     const approvedOnly = request.approved === true || job.deliver?.approved === true;
+    const rows = chosenRows(outputRows(journal, job.name, outputDir, described), approvedOnly);
+    await fetchOutputsHere(journal, job.name, outputDir, rows, {
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
     store = await openS3Store({ env: request.env });
     return await deliverOutputs({
       journal,
       jobName: job.name,
-      rows: chosenRows(outputRows(journal, job.name, outputDir, described), approvedOnly),
+      rows,
       outputDir,
       destination,
       store,

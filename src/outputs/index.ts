@@ -48,8 +48,11 @@ export {
   folderRowSource,
   folderRuns,
   keptRows,
+  readerOutputDir,
+  recordedElsewhere,
   recordedOutputDir,
   runsInFolder,
+  thisMachine,
 } from './manifest-rows.js';
 export {
   type AppendResult,

@@ -5,6 +5,7 @@
  * that wrote into the folder, oldest run first, each marked `current` or not,
  * so a re-run that regenerates an item keeps the earlier files listed.
  */
+import { hostname } from 'node:os';
 import path from 'node:path';
 import {
   type AttemptRecord,
@@ -41,6 +42,33 @@ export function recordedOutputDir(run: RunRecord): string | undefined {
   return typeof dir === 'string' ? path.resolve(dir) : undefined;
 }
 
+/** The machine a run's output folder is on: `HOSTNAME` when set (containers, CI), else the OS's name. */
+export function thisMachine(): string {
+  return process.env.HOSTNAME || hostname();
+}
+
+/**
+ * The machine a run recorded it started on, when it is another than this
+ * one (a shared PostgreSQL journal): its recorded output folder is a path on
+ * that machine, which means nothing here. Runs that recorded no host (older
+ * journals, a journal file) are this machine's.
+ */
+export function recordedElsewhere(run: RunRecord): string | undefined {
+  const host = (run.options as { host?: unknown } | null)?.host;
+  return typeof host === 'string' && host !== thisMachine() ? host : undefined;
+}
+
+/**
+ * The output folder a reader (`review`, `approve`, `reject`, `export`,
+ * `deliver`) uses for `run`: the one it recorded, else `here` (the job's
+ * `output:` or `--out`); for a run recorded on another machine, always
+ * `here`, where the reader fetches the files it lacks (fetchOutputsHere).
+ */
+export function readerOutputDir(run: RunRecord, here: string): string {
+  if (recordedElsewhere(run) !== undefined) return path.resolve(here);
+  return recordedOutputDir(run) ?? here;
+}
+
 /**
  * Runs whose recorded output folder is `outputDir`, oldest first. With
  * `jobName`: only that job's runs, and also those that recorded no folder
@@ -59,7 +87,10 @@ export function runsInFolder(journal: Journal, outputDir: string, jobName?: stri
 
 /** The runs whose rows the manifest of `outputDir` lists as `run` leaves it, in run order. */
 export function folderRuns(journal: Journal, run: RunRecord, outputDir: string): RunRecord[] {
-  const runs = runsInFolder(journal, outputDir, run.jobName);
+  // A run of another machine read here: its rows are those of the folder it
+  // wrote on its machine (readerOutputDir), whatever this machine's path is.
+  const folder = recordedElsewhere(run) ? (recordedOutputDir(run) ?? outputDir) : outputDir;
+  const runs = runsInFolder(journal, folder, run.jobName);
   if (!runs.some((r) => r.runId === run.runId)) runs.push(run);
   return runs;
 }

@@ -21,6 +21,7 @@ export { identityOf } from './decide/item-identity.js';
 export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './decide/next-run.js';
 export { PlanItems, recordedItems } from './decide/plan-items.js';
 export { ServiceChangedError } from './decide/service-move.js';
+export { fetchOutputsHere, OutputFetchError } from './fetch-here.js';
 export { countItems, countsOf, runProgress } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
 export { parseInferenceTime } from './latency.js';

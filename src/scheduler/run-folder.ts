@@ -11,9 +11,8 @@
  * docs/run.md, "Changing the output folder".
  */
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
 import type { Journal, RunRecord } from '../journal/index.js';
-import { recordedOutputDir } from '../outputs/index.js';
+import { recordedElsewhere, recordedOutputDir } from '../outputs/index.js';
 import type { Logger } from '../shared/index.js';
 
 export function runOutputDir(
@@ -24,8 +23,8 @@ export function runOutputDir(
 ): string {
   const recorded = recordedOutputDir(run);
   if (recorded === undefined || recorded === wanted) return wanted;
-  const recordedOn = (run.options as { host?: unknown } | null)?.host;
-  const elsewhere = typeof recordedOn === 'string' && recordedOn !== thisMachine();
+  const recordedOn = recordedElsewhere(run);
+  const elsewhere = recordedOn !== undefined;
   if (!elsewhere && existsSync(recorded)) {
     logger.warn(
       { runId: run.runId, outputDir: recorded, jobOutput: wanted },
@@ -41,9 +40,4 @@ export function runOutputDir(
       : `run ${run.runId} continues in ${wanted} (${recorded} is gone)`,
   );
   return wanted;
-}
-
-/** The machine a run's output folder is on: `HOSTNAME` when set (containers, CI), else the OS's name. */
-export function thisMachine(): string {
-  return process.env.HOSTNAME || hostname();
 }

@@ -18,7 +18,7 @@ import {
   type RunSpendCap,
   serviceOfRun,
 } from '../journal/index.js';
-import { assertWritableFolder } from '../outputs/index.js';
+import { assertWritableFolder, thisMachine } from '../outputs/index.js';
 import { canonicalServiceUrl, EXIT, silentLogger } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
 import { assertNextRunFits } from './all-or-nothing.js';
@@ -34,7 +34,7 @@ import { recordEscapedStop } from './finish-run.js';
 import { InfluencerDirectory } from './influencer-directory.js';
 import { nothingToDo } from './nothing-to-do.js';
 import { OutputFolderLocks } from './output-folder-lock.js';
-import { runOutputDir, thisMachine } from './run-folder.js';
+import { runOutputDir } from './run-folder.js';
 import { assertRunId } from './run-id.js';
 import { contractHashes, persistedWait } from './run-wiring.js';
 import type { RunJobOptions, RunResult } from './types.js';

@@ -7,6 +7,7 @@ import { sha256Hex } from '../../src/shared/index.js';
 import {
   freePort,
   manifestRows,
+  manifestRowsOf,
   runCliCaptured,
   said,
   spawnCli,
@@ -61,11 +62,7 @@ async function expectDelivered(
     expect(sidecar.body).toEqual(readFileSync(path.join(ws.dir, 'out', `${row.file}.json`)));
   }
   const manifest = await s3.get(`${prefix}/manifest.jsonl`);
-  const delivered = manifest.body
-    .toString('utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as ManifestRow);
+  const delivered = manifestRowsOf(manifest.body.toString('utf8'));
   expect(delivered.map((r) => [r.file, r.sha256]).sort()).toEqual(
     rows.map((r) => [r.file, r.sha256]).sort(),
   );

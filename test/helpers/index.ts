@@ -18,7 +18,7 @@ export {
 export { type ParsedCsv, parseCsv } from './csv.js';
 export { emulatorEnv, testEmulator } from './emulator.js';
 export { scaledLimits } from './limits.js';
-export { manifestRows } from './manifest.js';
+export { manifestRows, manifestRowsOf } from './manifest.js';
 export { BIN, DIST, REPO, repoPath } from './paths.js';
 export { freePort } from './ports.js';
 export { type CommandResult, cleanEnv, type RunCommandOptions, runCommand } from './process.js';

@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { exportOutputs, outputRows } from '../../review/index.js';
+import { fetchOutputsHere } from '../../scheduler/index.js';
 import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
 import { openReviewTarget } from '../review-target.js';
@@ -38,6 +39,7 @@ export const exportCommand: CommandModule = {
             target.outputDir,
             target.described,
           );
+          await fetchOutputsHere(target.journal, target.jobName, target.outputDir, rows);
           const into = path.resolve(io.cwd, dir);
           const exported = exportOutputs(rows, target.outputDir, into, {
             approved: options.approved === true,

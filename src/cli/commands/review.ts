@@ -13,9 +13,11 @@
  * rewrite reads every output of the folder, too slow to do per click).
  */
 import { spawn } from 'node:child_process';
+import { loadJob } from '../../job/index.js';
 import { openJournal } from '../../journal/index.js';
 import { describedItemsOfFile } from '../../library/index.js';
-import { defaultReviewer } from '../../review/index.js';
+import { defaultReviewer, outputRows } from '../../review/index.js';
+import { fetchOutputsHere } from '../../scheduler/index.js';
 import { UsageError } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
@@ -71,10 +73,14 @@ export const reviewCommand: CommandModule = {
         const { buildListing, checkHost, newToken, startReviewServer } = await import(
           '../../review/server/index.js'
         );
+        // The job's folder on this machine: where a run of another machine is read.
+        const here = target.jobPath
+          ? loadJob(target.jobPath, { readsOutputsOnly: true }).output
+          : undefined;
         if (options.json) {
           const journal = await openJournal(target.journalPath, { readonly: true });
           try {
-            const listing = buildListing(journal, target.jobName, await described());
+            const listing = buildListing(journal, target.jobName, await described(), here);
             io.stdout.write(`${JSON.stringify(listing, null, 2)}\n`);
           } finally {
             journal.close();
@@ -89,7 +95,13 @@ export const reviewCommand: CommandModule = {
         try {
           const stopped = waitForSignal();
           const describedNow = await described();
+          if (here !== undefined) {
+            const outputDir = reviewOutputDir(journal, target.jobName, here);
+            const rows = outputRows(journal, target.jobName, outputDir, describedNow);
+            await fetchOutputsHere(journal, target.jobName, outputDir, rows);
+          }
           const server = await startReviewServer({
+            ...(here !== undefined ? { here } : {}),
             journal,
             jobName: target.jobName,
             ...(describedNow ? { described: describedNow } : {}),

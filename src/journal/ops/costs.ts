@@ -67,7 +67,10 @@ const ORDER = {
   job: 'key',
   step: 'job, MIN(i.rowid)',
   day: 'key',
-  tag: 'key IS NULL, key',
+  // The untagged group last on both stores (SQLite sorts NULL first,
+  // PostgreSQL last); PostgreSQL takes an output name in ORDER BY only bare,
+  // so the test repeats the key's expression.
+  tag: `${KEY.tag} IS NULL, key`,
 } as const;
 
 // Every charged attempt in scope; `submitted_at` is when the service charged it.

@@ -18,6 +18,7 @@ import {
   type DescribedItems,
   folderManifestRows,
   type ManifestRow,
+  readerOutputDir,
   recordedOutputDir,
   summarizeCosts,
 } from '../../outputs/index.js';
@@ -78,9 +79,11 @@ export function buildListing(
   journal: Journal,
   jobName: string,
   described?: DescribedItems,
+  /** The job's output folder on this machine (readerOutputDir): where another machine's run is read. */
+  here?: string,
 ): ReviewListing {
   const newest = newestRunOf(journal, jobName);
-  const outputDir = recordedOutputDir(newest);
+  const outputDir = here === undefined ? recordedOutputDir(newest) : readerOutputDir(newest, here);
   if (!outputDir) throw new UsageError(`run ${newest.runId} has no output folder recorded`);
   const rows = folderManifestRows(journal, newest, outputDir, described);
   const current = rows.filter((r) => r.current);

@@ -46,6 +46,8 @@ export interface ReviewServerOptions {
   readonly token: string;
   /** The items the job file describes now (which outputs are retired). */
   readonly described?: DescribedItems;
+  /** The job's output folder on this machine, where another machine's run is read (readerOutputDir). */
+  readonly here?: string;
 }
 
 export interface RunningReviewServer {
@@ -65,7 +67,7 @@ const MAX_BODY = 1 << 20;
 export async function startReviewServer(
   options: ReviewServerOptions,
 ): Promise<RunningReviewServer> {
-  const { journal, jobName, token, described } = options;
+  const { journal, jobName, token, described, here } = options;
   // Built once up front (a job with no run fails here, before listening).
   // A first page (a reload, a new filter) and a decision read it fresh: built
   // again only when another process committed to the journal since, since
@@ -74,13 +76,13 @@ export async function startReviewServer(
   // decisions only change review fields: applied in place (`withDecisions`;
   // its own commits leave changeCount alone). Later pages read the same
   // listing, so paging is stable.
-  let listing = buildListing(journal, jobName, described);
+  let listing = buildListing(journal, jobName, described, here);
   let builtAt = journal.changeCount();
   let recorded = 0;
   const fresh = (): ReviewListing => {
     const now = journal.changeCount();
     if (now !== builtAt) {
-      listing = buildListing(journal, jobName, described);
+      listing = buildListing(journal, jobName, described, here);
       builtAt = now;
     }
     return listing;
