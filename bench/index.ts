@@ -4,9 +4,10 @@
  * to bench/results.md with the machine it ran on.
  */
 import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BENCHMARKS } from './registry.js';
+import { scalePreset } from './scale-presets.js';
 import type { Benchmark, BenchRow } from './types.js';
 
 function formatValue(value: number): string {
@@ -37,7 +38,9 @@ async function main(): Promise<void> {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const machine = `${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
   const table = toTable(rows);
-  const doc = `# Benchmark results\n\nMachine: ${machine}  \nDate: ${new Date().toISOString()}\n\nAbsolute figures are this machine's; ratios are measured side by side in the same run.\n\n${table}\n`;
+  const scale = scalePreset(process.env);
+  const scaleSizes = `IBATCH_BENCH_SCALE=${scale.name} (${scale.small} beside ${scale.large} items)`;
+  const doc = `# Benchmark results\n\nMachine: ${machine}  \nDate: ${new Date().toISOString()}  \nLoad average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} (other processes on the cores distort CPU and wall figures)\n\nAbsolute figures are this machine's; ratios are measured side by side in the same run. The scale rows' sizes: ${scaleSizes}; other presets and how to run them: docs/benchmarks.md (scaleRun).\n\n${table}\n`;
   process.stdout.write(`${table}\n`);
   if (!only) writeFileSync(fileURLToPath(new URL('./results.md', import.meta.url)), doc);
   if (rows.some((r) => r.pass === false)) process.exitCode = 1;

@@ -3,6 +3,7 @@
  *   IBATCH_BENCH_SCALE=quick|medium|full   sizes (default full: 1k beside 100k)
  *   IBATCH_BENCH_SCALE_SMALL / _LARGE      override the two sizes
  *   IBATCH_BENCH_SCALE_TIME_SCALE          emulator time scale (default 600)
+ *   IBATCH_BENCH_SCALE_RESUME_CAP_S        longest life of the resumed run (default 300)
  *   IBATCH_BENCH_SCALE_POSTGRES            the same rows with a PostgreSQL
  *     journal too: `1` at the same sizes, a number for its large size
  * and the PostgreSQL server those rows run against (the tests' launcher).
@@ -21,6 +22,8 @@ export interface ScalePreset {
   readonly small: number;
   readonly large: number;
   readonly timeScale: number;
+  /** The resumed run is killed after this long if it has not ended, ms. */
+  readonly resumeCapMs: number;
   /** The PostgreSQL side's sizes; `postgresLarge` undefined: no PostgreSQL rows. */
   readonly postgresSmall: number;
   readonly postgresLarge: number | undefined;
@@ -42,6 +45,13 @@ const PRESETS: Record<string, { readonly small: number; readonly large: number }
  * pace of the large run.
  */
 const DEFAULT_TIME_SCALE = 600;
+
+/**
+ * A quarter of a 100,000-item run at the pace the targets imply (about
+ * 150 items a second) takes about 3 minutes: the cap leaves room for that
+ * and keeps the bench inside its time when a resumed run is far slower.
+ */
+const DEFAULT_RESUME_CAP_S = 300;
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -74,6 +84,7 @@ export function scalePreset(env: NodeJS.ProcessEnv): ScalePreset {
     small,
     large,
     timeScale: positiveInt(env, 'IBATCH_BENCH_SCALE_TIME_SCALE', DEFAULT_TIME_SCALE),
+    resumeCapMs: positiveInt(env, 'IBATCH_BENCH_SCALE_RESUME_CAP_S', DEFAULT_RESUME_CAP_S) * 1000,
     postgresSmall: Math.min(small, postgresLarge ?? small),
     postgresLarge,
   };

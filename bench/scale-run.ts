@@ -5,201 +5,34 @@
  * this process at a high time scale, our limits scaled alike. The CLI child
  * is sampled from /proc over its whole life (proc-sampler.ts); its exit hook
  * (cli-child.ts) gives the exact CPU time. Once the large run has 75% of its
- * items done, its journal is copied (`ibatch journal copy`: one consistent
- * snapshot, what a SIGKILL at that moment leaves) with its folder; after the
- * large run ends, that copy is resumed against the same emulator: the
- * kill/resume without a second run up to 75%. Sizes, time scale and the
- * PostgreSQL side come from the environment (scale-presets.ts).
+ * items done it is stopped for a moment while its folder and journal are
+ * copied (what a SIGKILL at that moment leaves); after the large run ends,
+ * that copy is resumed against the same emulator: the kill/resume without a
+ * second run up to 75% (scale-side.ts). Sizes, time scale and the PostgreSQL
+ * side come from the environment (scale-presets.ts).
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BUCKETS } from '../src/contract/index.js';
-import { type RunningEmulator, startEmulator } from '../src/emulator/index.js';
-import { sleep } from '../src/shared/index.js';
-import { type CliRun, runCli, startCli } from './cli-child.js';
-import { writeCsvJob } from './csv-job.js';
-import { scaledLimits } from './helpers.js';
-import { marginalCpuByTenth, type ProcSummary, sampleProcess, summarize } from './proc-sampler.js';
-import { type BenchJournal, postgresJournal, sqliteJournal } from './scale-journal.js';
+import { availableParallelism, loadavg } from 'node:os';
+import { runCli } from './cli-child.js';
+import type { ProcSummary } from './proc-sampler.js';
+import { postgresJournal, sqliteJournal } from './scale-journal.js';
 import { type ScalePreset, scalePreset, withScalePostgres } from './scale-presets.js';
+import {
+  copyAtKillPoint,
+  dispose,
+  disposeCopy,
+  type MakeJournal,
+  prepare,
+  prepareCopy,
+  RESUME_WAIT_MS,
+  ROOT,
+  resumeCopy,
+  SAMPLE_MS,
+  type SampledRun,
+  sampledRun,
+} from './scale-side.js';
 import type { Benchmark, BenchRow } from './types.js';
 
 const KILL_AT_FRACTION = 0.75;
-/** How often the CLI child is sampled from /proc, ms. */
-const SAMPLE_MS = 250;
-/** Longest wait for the resumed run's first create: a row past its target, not a hung bench. */
-const RESUME_WAIT_MS = 60_000;
-/**
- * On tmpfs where there is one: every journal commit and output file is
- * fsynced, and on this machine's disk the fsyncs, not the CPU, set the pace.
- * The figures measured are CPU, memory, bytes and start-up times, which the
- * disk does not change.
- */
-const ROOT = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-
-interface Side {
-  readonly dir: string;
-  readonly job: string;
-  readonly journal: BenchJournal;
-  readonly emulator: RunningEmulator;
-  readonly env: NodeJS.ProcessEnv;
-  /** `--journal LOCATION` for a PostgreSQL journal; none for the default SQLite file. */
-  readonly journalArgs: readonly string[];
-  readonly runArgs: readonly string[];
-}
-
-type MakeJournal = (dir: string) => Promise<BenchJournal>;
-
-function limitsSpec(timeScale: number): string {
-  const limits = scaledLimits(timeScale);
-  return BUCKETS.map((b) => `${b}=${limits[b].count}/${limits[b].windowMs}ms`).join(',');
-}
-
-async function prepare(items: number, preset: ScalePreset, makeJournal: MakeJournal) {
-  const dir = mkdtempSync(join(ROOT, `ibatch-bench-scale-${items}-`));
-  const job = writeCsvJob(dir, {
-    name: `scale-run-${items}`,
-    rows: items,
-    stepLines: [
-      '    input:',
-      '      prompt: "{{ product }} in {{ setting }}, catalogue {{ sku }}"',
-    ],
-  });
-  const emulator = await startEmulator({
-    port: 0,
-    timeScale: preset.timeScale,
-    seed: 17,
-    accounts: [{ credits: 1e9 }],
-    latency: { 'ideogram-influencer': [8000, 40_000] },
-  });
-  const account = emulator.accounts[0];
-  if (!account) throw new Error('the emulator has no account');
-  const journal = await makeJournal(dir);
-  const journalArgs = journal.kind === 'sqlite' ? [] : ['--journal', journal.location];
-  return {
-    dir,
-    job,
-    journal,
-    emulator,
-    env: { IBATCH_API_KEY: account.apiKey, IBATCH_LOG_FORMAT: 'json' },
-    journalArgs,
-    runArgs: [
-      'run',
-      job,
-      '--base-url',
-      emulator.baseUrl,
-      '--limits',
-      limitsSpec(preset.timeScale),
-      ...journalArgs,
-      '--json',
-    ],
-  } satisfies Side;
-}
-
-async function dispose(side: Side): Promise<void> {
-  await side.journal.close();
-  await side.emulator.stop();
-  rmSync(side.dir, { recursive: true, force: true });
-}
-
-interface SampledRun {
-  readonly run: CliRun;
-  readonly summary: ProcSummary;
-  readonly marginal: readonly number[];
-}
-
-/** Runs `run` to its end, sampled; `onProgress` sees each items-done figure. */
-async function sampledRun(
-  side: Side,
-  items: number,
-  options: {
-    readonly cwd?: string;
-    readonly onProgress?: (done: number, pid: number) => void;
-  } = {},
-): Promise<SampledRun> {
-  const child = startCli(side.runArgs, { cwd: options.cwd ?? side.dir, env: side.env });
-  const pid = child.child.pid;
-  if (pid === undefined) throw new Error('the CLI did not start');
-  const sampler = sampleProcess(pid, {
-    intervalMs: SAMPLE_MS,
-    progress: async () => {
-      const done = await side.journal.done();
-      options.onProgress?.(done, pid);
-      return done;
-    },
-  });
-  const run = await child.done;
-  const samples = await sampler.finish();
-  if (run.code !== 0) throw new Error(`ibatch run exited ${run.code ?? run.signal}: ${run.stderr}`);
-  const summary = summarize(samples);
-  // The exit hook's maxRSS is the same high-water mark, read at the very end.
-  const peakMb = Math.max(summary.peakMb, Number.isNaN(run.peakMb) ? 0 : run.peakMb);
-  return { run, summary: { ...summary, peakMb }, marginal: marginalCpuByTenth(samples, items) };
-}
-
-async function exec(command: string, args: readonly string[]): Promise<void> {
-  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-  const [code] = (await once(child, 'close')) as [number | null];
-  if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${code}`);
-}
-
-/**
- * The state a SIGKILL at this moment would leave, in a new folder: the run is
- * stopped (SIGSTOP) while its folder is copied as it is on disk, a SQLite
- * journal with its WAL included, and a PostgreSQL journal copied into a new
- * schema (`ibatch journal copy`), then continued (SIGCONT). Its CPU and
- * memory do not change; its wall time grows by the pause, which is reported.
- */
-async function copyAtKillPoint(pid: number, side: Side, copy: BenchJournal, copyDir: string) {
-  const started = performance.now();
-  process.kill(pid, 'SIGSTOP');
-  try {
-    await exec('cp', ['-a', `${side.dir}/.`, copyDir]);
-    if (copy.kind !== 'sqlite') {
-      await runCli(['journal', 'copy', side.journal.location, copy.location], { cwd: side.dir });
-    }
-  } finally {
-    process.kill(pid, 'SIGCONT');
-  }
-  return { ms: performance.now() - started, doneAtCopy: await copy.done() };
-}
-
-async function createRequests(emulator: RunningEmulator): Promise<number> {
-  const account = emulator.accounts[0];
-  const stats = await emulator.admin.stats();
-  return stats.accounts.find((a) => a.id === account?.id)?.requestsByEndpoint.createGeneration ?? 0;
-}
-
-/**
- * Resumes the copy against the large run's emulator (its generations are
- * there, as after a real kill) and runs it to its end, sampled. Spawn to
- * first create is the first create request the emulator receives: the
- * resumed run re-sends the copy's run id and item keys, so the service may
- * answer with a generation it already has, and a charge is not a reliable
- * sign of the first create.
- */
-async function resumeCopy(side: Side, copySide: Side, items: number) {
-  const before = await createRequests(side.emulator);
-  const spawnedAt = performance.now();
-  let firstCreateMs = Number.POSITIVE_INFINITY;
-  let resumed: SampledRun | undefined;
-  const running = sampledRun(copySide, items).then((r) => {
-    resumed = r;
-  });
-  while (resumed === undefined && performance.now() - spawnedAt < RESUME_WAIT_MS) {
-    if ((await createRequests(side.emulator)) > before) {
-      firstCreateMs = performance.now() - spawnedAt;
-      break;
-    }
-    await sleep(50);
-  }
-  await running;
-  if (!resumed) throw new Error('unreachable: the resumed run settled');
-  return { firstCreateMs, resumed, creates: (await createRequests(side.emulator)) - before };
-}
 
 function row(
   journal: string,
@@ -240,21 +73,7 @@ async function measureSide(
   const loadStart = loadavg()[0] ?? Number.NaN;
   const small = await prepare(sizes.small, preset, makeJournal);
   const large = await prepare(sizes.large, preset, makeJournal);
-  const copyDir = mkdtempSync(join(ROOT, `ibatch-bench-scale-copy-${sizes.large}-`));
-  const copyJournal = await makeJournal(copyDir);
-  const copySide: Side = {
-    ...large,
-    dir: copyDir,
-    journal: copyJournal,
-    journalArgs: copyJournal.kind === 'sqlite' ? [] : ['--journal', copyJournal.location],
-    runArgs: large.runArgs.map((a) =>
-      a === large.job
-        ? join(copyDir, 'job.yaml')
-        : a === large.journal.location
-          ? copyJournal.location
-          : a,
-    ),
-  };
+  const copySide = await prepareCopy(large, makeJournal);
   try {
     const smallRun = await sampledRun(small, sizes.small);
     const killAt = Math.round(sizes.large * KILL_AT_FRACTION);
@@ -262,7 +81,7 @@ async function measureSide(
     const largeRun = await sampledRun(large, sizes.large, {
       onProgress: (done, pid) => {
         if (done >= killAt && copying === undefined) {
-          copying = copyAtKillPoint(pid, large, copyJournal, copyDir);
+          copying = copyAtKillPoint(pid, large, copySide);
           copying.catch(() => {}); // awaited after the run, which reports the failure
         }
       },
@@ -278,8 +97,11 @@ async function measureSide(
     statusMs.sort((a, b) => a - b);
     const report = await runCli(['report', large.job, ...large.journalArgs], { cwd: large.dir });
     const bytes = await large.journal.bytes();
-    const resume = await resumeCopy(large, copySide, sizes.large);
+    const resume = await resumeCopy(large, copySide, sizes.large, preset.resumeCapMs);
     const wallMs = performance.now() - wallStart;
+    const resumedLife = resume.resumed.capped
+      ? `killed at the cap after ${(preset.resumeCapMs / 1000).toFixed(0)} s (IBATCH_BENCH_SCALE_RESUME_CAP_S) with ${resume.resumed.doneAtEnd} of ${sizes.large} items done: the peak covers that part`
+      : `ran to its end (${(resume.resumed.run.ms / 1000).toFixed(1)} s, exit 0)`;
     const perItem = (r: SampledRun, n: number) => r.run.cpuMs / n;
     const ratio = perItem(largeRun, sizes.large) / perItem(smallRun, sizes.small);
     const kind = large.journal.kind;
@@ -357,7 +179,15 @@ async function measureSide(
         resume.resumed.summary.peakMb,
         'MB',
         { op: '<', max: 300 },
-        `run to its end (${(resume.resumed.run.ms / 1000).toFixed(1)} s, ${resume.creates} create requests, exit 0), VmHWM sampled; highest VmRSS at ${(resume.resumed.summary.peakAtMs / 1000).toFixed(1)} s`,
+        `${resumedLife}; ${resume.creates} create requests; VmHWM sampled; highest VmRSS at ${(resume.resumed.summary.peakAtMs / 1000).toFixed(1)} s`,
+      ),
+      row(
+        kind,
+        'resume after SIGKILL: items done per second by the resumed run',
+        (resume.resumed.doneAtEnd - copied.doneAtCopy) / (resume.resumed.run.ms / 1000),
+        'items/s',
+        undefined,
+        `${resume.resumed.doneAtEnd - copied.doneAtCopy} items from ${copied.doneAtCopy} to ${resume.resumed.doneAtEnd}; CPU ${(resume.resumed.cpuMs / 1000).toFixed(0)} s; the large run: ${(sizes.large / (largeRun.run.ms / 1000)).toFixed(0)} items/s`,
       ),
       row(
         kind,
@@ -369,9 +199,7 @@ async function measureSide(
       ),
     ];
   } finally {
-    await copyJournal.close();
-    rmSync(copyDir, { recursive: true, force: true });
-    await Promise.all([dispose(small), dispose(large)]);
+    await Promise.all([dispose(small), dispose(large), disposeCopy(copySide)]);
   }
 }
 
