@@ -26,21 +26,26 @@ export interface BenchJournal {
 const DONE_SQL =
   "SELECT coalesce(sum(items), 0) AS n FROM run_step_states WHERE state = 'succeeded'";
 
-/** The journal at `<dir>/.ibatch/journal.db` (the CLI's default), read-only from here. */
+/**
+ * The journal at `<dir>/.ibatch/journal.db` (the CLI's default), read-only
+ * from here, opened for each poll and closed again: a connection held open
+ * would keep the WAL file after the run (SQLite folds it in and removes it
+ * when the last connection closes) and add it to the journal's bytes.
+ */
 export function sqliteJournal(dir: string): BenchJournal {
   const file = join(dir, '.ibatch', 'journal.db');
-  let db: Database.Database | undefined;
   return {
     kind: 'sqlite',
     location: file,
     async done() {
+      let db: Database.Database | undefined;
       try {
-        db ??= new Database(file, { readonly: true, fileMustExist: true });
+        db = new Database(file, { readonly: true, fileMustExist: true });
         return (db.prepare(DONE_SQL).get() as { n: number }).n;
       } catch {
-        db?.close();
-        db = undefined;
         return 0; // not created or not migrated yet, or busy: ask again
+      } finally {
+        db?.close();
       }
     },
     async bytes() {
@@ -54,9 +59,7 @@ export function sqliteJournal(dir: string): BenchJournal {
       }
       return bytes;
     },
-    async close() {
-      db?.close();
-    },
+    async close() {},
   };
 }
 
