@@ -21,6 +21,7 @@ import {
   dispose,
   disposeCopy,
   type MakeJournal,
+  moveCopyInPlace,
   prepare,
   prepareCopy,
   RESUME_WAIT_MS,
@@ -97,7 +98,12 @@ async function measureSide(
     statusMs.sort((a, b) => a - b);
     const report = await runCli(['report', large.job, ...large.journalArgs], { cwd: large.dir });
     const bytes = await large.journal.bytes();
-    const resume = await resumeCopy(large, copySide, sizes.large, preset.resumeCapMs);
+    const resume = await resumeCopy(
+      large,
+      moveCopyInPlace(large, copySide),
+      sizes.large,
+      preset.resumeCapMs,
+    );
     const wallMs = performance.now() - wallStart;
     const resumedLife = resume.resumed.capped
       ? `killed at the cap after ${(preset.resumeCapMs / 1000).toFixed(0)} s (IBATCH_BENCH_SCALE_RESUME_CAP_S) with ${resume.resumed.doneAtEnd} of ${sizes.large} items done: the peak covers that part`
@@ -171,7 +177,7 @@ async function measureSide(
         resume.firstCreateMs,
         'ms',
         { op: '<', max: 5000 },
-        `the large run stopped at ${copied.doneAtCopy} items done and its folder and journal copied, the copy resumed after the run on its emulator; first create request it receives (Infinity: none within ${RESUME_WAIT_MS / 1000} s)`,
+        `the large run stopped at ${copied.doneAtCopy} items done and its folder and journal copied, the copy resumed in its place after the run, on its emulator; first create request it receives (Infinity: none within ${RESUME_WAIT_MS / 1000} s)`,
       ),
       row(
         kind,
@@ -199,7 +205,7 @@ async function measureSide(
       ),
     ];
   } finally {
-    await Promise.all([dispose(small), dispose(large), disposeCopy(copySide)]);
+    await Promise.all([dispose(small), dispose(large), disposeCopy(large, copySide)]);
   }
 }
 

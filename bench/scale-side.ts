@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { BUCKETS } from '../src/contract/index.js';
@@ -15,7 +15,7 @@ import { type CliRun, runCli, startCli } from './cli-child.js';
 import { writeCsvJob } from './csv-job.js';
 import { scaledLimits } from './helpers.js';
 import { marginalCpuByTenth, type ProcSummary, sampleProcess, summarize } from './proc-sampler.js';
-import type { BenchJournal } from './scale-journal.js';
+import { type BenchJournal, sqliteJournal } from './scale-journal.js';
 import type { ScalePreset } from './scale-presets.js';
 
 /** How often the CLI child is sampled from /proc, ms. */
@@ -220,23 +220,38 @@ export async function resumeCopy(side: Side, copySide: Side, items: number, capM
   return { firstCreateMs, resumed, creates: (await createRequests(side.emulator)) - before };
 }
 
-/** An empty folder and journal for the copy of `side` at its kill point, run with the same emulator. */
+/**
+ * An empty folder and journal to copy `side` into at its kill point. The
+ * copy is resumed from `side`'s own folder (moveCopyInPlace): a run records
+ * the absolute folder it writes to, and resumed from elsewhere it would go on
+ * writing into the original one, over the first run's files.
+ */
 export async function prepareCopy(side: Side, makeJournal: MakeJournal): Promise<Side> {
   const dir = mkdtempSync(join(ROOT, `${basename(side.dir)}-copy-`));
   const journal = await makeJournal(dir);
+  return { ...side, dir, journal };
+}
+
+/**
+ * Once `side`'s run and its readers are done: moves its folder aside and the
+ * copy into its place, and returns the side that resumes the copy there.
+ */
+export function moveCopyInPlace(side: Side, copy: Side): Side {
+  renameSync(side.dir, `${side.dir}-finished`);
+  renameSync(copy.dir, side.dir);
+  const journal = copy.journal.kind === 'sqlite' ? sqliteJournal(side.dir) : copy.journal;
+  const journalArgs = journal.kind === 'sqlite' ? [] : ['--journal', journal.location];
   return {
     ...side,
-    dir,
     journal,
-    journalArgs: journal.kind === 'sqlite' ? [] : ['--journal', journal.location],
-    runArgs: side.runArgs.map((a) =>
-      a === side.job ? join(dir, 'job.yaml') : a === side.journal.location ? journal.location : a,
-    ),
+    journalArgs,
+    runArgs: side.runArgs.map((a) => (a === side.journal.location ? journal.location : a)),
   };
 }
 
-/** Removes the copy's folder; its emulator is the original side's, stopped with it. */
-export async function disposeCopy(copy: Side): Promise<void> {
+/** Removes what the copy left: the first run's folder moved aside, the copy's journal. */
+export async function disposeCopy(side: Side, copy: Side): Promise<void> {
   await copy.journal.close();
   rmSync(copy.dir, { recursive: true, force: true });
+  rmSync(`${side.dir}-finished`, { recursive: true, force: true });
 }
