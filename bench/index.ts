@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BENCHMARKS } from './registry.js';
+import { scalePreset } from './scale-presets.js';
 import type { Benchmark, BenchRow } from './types.js';
 
 function formatValue(value: number): string {
@@ -45,7 +46,9 @@ async function main(): Promise<void> {
   const loadLine = `Load average (1 / 5 / 15 min): ${loadBefore} at start, ${load()} at end`;
   process.stderr.write(`bench: ${machine}; ${loadLine}\n`);
   const table = toTable(rows);
-  const doc = `# Benchmark results\n\nMachine: ${machine}  \n${loadLine}  \nDate: ${new Date().toISOString()}\n\nAbsolute figures are this machine's; ratios are measured side by side in the same run.\n\n${table}\n`;
+  const scale = scalePreset(process.env);
+  const scaleSizes = `IBATCH_BENCH_SCALE=${scale.name} (${scale.small} beside ${scale.large} items)`;
+  const doc = `# Benchmark results\n\nMachine: ${machine}  \n${loadLine} (other processes on the cores distort CPU and wall figures)  \nDate: ${new Date().toISOString()}\n\nAbsolute figures are this machine's; ratios are measured side by side in the same run. The scale rows' sizes: ${scaleSizes}; other presets and how to run them: docs/benchmarks.md (scaleRun).\n\n${table}\n`;
   process.stdout.write(`${table}\n`);
   if (!only) writeFileSync(fileURLToPath(new URL('./results.md', import.meta.url)), doc);
   if (rows.some((r) => r.pass === false)) process.exitCode = 1;
