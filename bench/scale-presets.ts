@@ -6,16 +6,8 @@
  *   IBATCH_BENCH_SCALE_RESUME_CAP_S        longest life of the resumed run (default 300)
  *   IBATCH_BENCH_SCALE_POSTGRES            the same rows with a PostgreSQL
  *     journal too: `1` at the same sizes, a number for its large size
- * and the PostgreSQL server those rows run against (the tests' launcher).
+ * (the server those rows run against: bench/postgres.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  launchPostgres,
-  postgresMissing,
-  type RunningPostgres,
-} from '../test/helpers/postgres-launch.js';
 
 export interface ScalePreset {
   readonly name: string;
@@ -88,25 +80,4 @@ export function scalePreset(env: NodeJS.ProcessEnv): ScalePreset {
     postgresSmall: Math.min(small, postgresLarge ?? small),
     postgresLarge,
   };
-}
-
-/** Runs `use` against a fresh server; undefined (and a line on stderr) when PostgreSQL is not installed. */
-export async function withScalePostgres<T>(
-  use: (server: RunningPostgres) => Promise<T>,
-): Promise<T | undefined> {
-  if (postgresMissing) {
-    process.stderr.write(`scaleRun: no PostgreSQL rows: ${postgresMissing}\n`);
-    return undefined;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'ibatch-bench-pg-'));
-  try {
-    const server = await launchPostgres(dir);
-    try {
-      return await use(server);
-    } finally {
-      await server.stop();
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

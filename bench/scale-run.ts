@@ -13,9 +13,10 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { runCli } from './cli-child.js';
+import { withBenchPostgres } from './postgres.js';
 import type { ProcSummary } from './proc-sampler.js';
 import { postgresJournal, sqliteJournal } from './scale-journal.js';
-import { type ScalePreset, scalePreset, withScalePostgres } from './scale-presets.js';
+import { type ScalePreset, scalePreset } from './scale-presets.js';
 import {
   copyAtKillPoint,
   dispose,
@@ -221,7 +222,7 @@ export const scaleRun: Benchmark = async () => {
   const rows = await measureSide(preset, preset, async (dir) => sqliteJournal(dir));
   const { postgresLarge } = preset;
   if (postgresLarge) {
-    const pgRows = await withScalePostgres((server) =>
+    const pgRows = await withBenchPostgres('scaleRun', ({ server }) =>
       measureSide(preset, { small: preset.postgresSmall, large: postgresLarge }, () =>
         postgresJournal(server),
       ),
