@@ -157,7 +157,7 @@ const FAULT_FIX: Record<JournalFaultKind, (path: string, dir: string) => string>
   denied: () =>
     'Give the role the privileges docs/journal.md ("PostgreSQL") lists: CREATE on the schema ' +
     '(and on the database, for a schema that does not exist yet) for the first run, which ' +
-    'migrates it, or run that first run as the schema\'s owner; then USAGE on the schema, ' +
+    "migrates it, or run that first run as the schema's owner; then USAGE on the schema, " +
     'SELECT, INSERT, UPDATE, DELETE on its tables, USAGE, SELECT on its sequences and EXECUTE ' +
     'on its functions',
 };
