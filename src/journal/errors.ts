@@ -90,7 +90,14 @@ export class JournalMissingError extends IbatchError {
 }
 
 /** What stopped a journal write: the disk, its permissions, its hardware, or its path. */
-export type JournalFaultKind = 'full' | 'read-only' | 'io' | 'cannot-open' | 'unreachable';
+export type JournalFaultKind =
+  | 'full'
+  | 'read-only'
+  | 'io'
+  | 'cannot-open'
+  | 'unreachable'
+  // A PostgreSQL role without a privilege the journal needs: the fix is a grant, not a file mode.
+  | 'denied';
 
 /**
  * The journal could not be written (or opened for writing): a full disk, a
@@ -136,6 +143,7 @@ const FAULT_WORDS: Record<JournalFaultKind, string> = {
   io: 'the disk reported an I/O error',
   'cannot-open': 'it cannot be opened',
   unreachable: 'PostgreSQL cannot be reached or refused the connection',
+  denied: 'the role lacks a privilege it needs',
 };
 
 const FAULT_FIX: Record<JournalFaultKind, (path: string, dir: string) => string> = {
@@ -146,6 +154,12 @@ const FAULT_FIX: Record<JournalFaultKind, (path: string, dir: string) => string>
   'cannot-open': (_path, dir) => `Make sure ${dir} is a folder this user can write to`,
   unreachable: (path) =>
     `Check that the server of ${path} is up and reachable from here, and the role, password and sslmode`,
+  denied: () =>
+    'Give the role the privileges docs/journal.md ("PostgreSQL") lists: CREATE on the schema ' +
+    '(and on the database, for a schema that does not exist yet) for the first run, which ' +
+    "migrates it, or run that first run as the schema's owner; then USAGE on the schema, " +
+    'SELECT, INSERT, UPDATE, DELETE on its tables, USAGE, SELECT on its sequences and EXECUTE ' +
+    'on its functions',
 };
 
 /** `journal copy` into a journal that already holds one of the copied jobs: refused, nothing copied. */

@@ -39,7 +39,7 @@ const SQLSTATE_KINDS: Readonly<Record<string, JournalFaultKind>> = {
   '53100': 'full', // disk_full
   '53200': 'full', // out_of_memory
   '25006': 'read-only', // read_only_sql_transaction (a standby)
-  '42501': 'read-only', // insufficient_privilege
+  '42501': 'denied', // insufficient_privilege
   '58030': 'io', // io_error
 };
 

@@ -29,9 +29,9 @@ export type PreflightClient = ModelLister & InfluencerLister & { readonly baseUr
 export interface CheckJobOptions extends LoadOptions {
   /**
    * The service, asked for once the file loaded (a file that does not load
-   * opens nothing). @default none: cached contracts only, no preflight
+   * opens nothing), before its first request. @default none: cached contracts only, no preflight
    */
-  readonly service?: () => Promise<PreflightClient>;
+  readonly service?: (job: LoadedJob) => Promise<PreflightClient>;
   /** Use the cached contracts only; the preflight still asks the service. @default false */
   readonly offline?: boolean;
   /** The contracts' cache; `null`: none. @default `.ibatch/models.json` beside the job file */
@@ -65,7 +65,7 @@ export async function checkJobBeforeSpending(
   const checked = await checkJobFile(jobPath, {
     ...loadOptions,
     catalog: async (job) => {
-      client = await service?.();
+      client = await service?.(job);
       const { catalog } = await loadModelCatalog({
         cacheFile: cacheFile === undefined ? defaultModelCachePath(job.dir) : cacheFile,
         offline: offline ?? false,
@@ -95,12 +95,19 @@ export async function checkJobBeforeSpending(
 export async function validateBeforeSpending(
   jobPath: string,
   client: PreflightClient,
-  options: Omit<CheckJobOptions, 'service' | 'onItemOf'> = {},
+  options: Omit<CheckJobOptions, 'service' | 'onItemOf'> & {
+    /** Awaited before the first request to the service (the contracts, when not cached). */
+    readonly beforeService?: (job: LoadedJob) => Promise<void>;
+  } = {},
 ): Promise<ValidatedJob & { readonly preflight: Preflight }> {
   const items: JobItem[] = [];
+  const { beforeService, ...checkOptions } = options;
   const { job, catalog, scan, preflight } = await checkJobBeforeSpending(jobPath, {
-    ...options,
-    service: async () => client,
+    ...checkOptions,
+    service: async (loaded) => {
+      await beforeService?.(loaded);
+      return client;
+    },
     onItemOf: async () => (item) => items.push(item),
   });
   if (!preflight) throw new Error('a job checked against a service has its preflight');

@@ -66,6 +66,14 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     ...(options.outDir ? { outDir: path.resolve(options.outDir) } : {}),
     ...(options.jobLimits ? { limits: options.jobLimits } : {}),
     ...(options.onJobLoaded ? { onLoaded: options.onJobLoaded } : {}),
+    // Not even the contracts' read (a machine without their cache) goes out
+    // before a Retry-After a killed run persisted, here or on another machine.
+    beforeService: (loaded) =>
+      pauseForPersistedWait(
+        options.journalPath ?? defaultJournalPath(loaded.dir),
+        loaded.name,
+        options.gate,
+      ),
   });
   const { job, items } = validated;
   assertFreshSteps(options.fresh, job.steps);
@@ -78,8 +86,6 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   // no run, leaves an interrupted run as it was and creates no journal file.
   // The model list may have come from the cache, so validation proved neither.
   const journalPath = options.journalPath ?? defaultJournalPath(job.dir);
-  // Not even that read goes out before a Retry-After a killed run persisted.
-  await pauseForPersistedWait(journalPath, job.name, options.gate);
   await client.getAccount(options.signal ? { signal: options.signal } : {});
   // The lock is the job's: other jobs may share the journal meanwhile.
   const journal = await openJournal(journalPath, {

@@ -127,11 +127,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       baseUrl: emulator.baseUrl,
       apiKey: account.apiKey,
       limits: scaledLimits(options.timeScale),
-      ...(options.production ? { journalSpellings: await journalSpellings(dir) } : {}),
+      // Other spellings of a path are a file journal's concern; a URL is one address.
+      ...(options.production && !options.journal
+        ? { journalSpellings: await journalSpellings(dir) }
+        : {}),
     };
     const absurdWaits = options.production ? absurdRetryAfter(emulator, options) : undefined;
     const service = options.production
-      ? serviceFaults(emulator, account.id, files.journalPath, await freePort())
+      ? serviceFaults(emulator, account.id, journalPath, await freePort())
       : undefined;
     const loop = await killLoop(options, target, started, log, absurdWaits, service);
     let final = files;
@@ -290,8 +293,9 @@ async function killLoop(
     const absurd = absurdWaits ? await absurdWaits(result.spawns) : false;
     if (absurd) what += ', absurd Retry-After armed';
     // Production faults: every thirteenth spawn's journal disk fills up after
-    // a few pages (IBATCH_JOURNAL_FULL_AFTER): a stop with its own message.
-    const journalFull = absurdWaits !== undefined && result.spawns % 13 === 8;
+    // a few pages (IBATCH_JOURNAL_FULL_AFTER, a SQLite file's fault): a stop
+    // with its own message.
+    const journalFull = absurdWaits !== undefined && !options.journal && result.spawns % 13 === 8;
     if (journalFull) {
       plan = { ...plan, journalFullAfter: 1 + Math.floor(random() * 4) };
       what += `, journal disk full after ${plan.journalFullAfter} page(s)`;

@@ -1,13 +1,20 @@
 /**
- * `npm run chaos [-- --kills N --items N --seed S --time-scale N --regrow N --regrow-kills N --keep --quiet]`
- * (env: CHAOS_KILLS, CHAOS_ITEMS, CHAOS_SEED, CHAOS_TIME_SCALE, CHAOS_REGROW): a mixed
+ * `npm run chaos [-- --kills N --items N --seed S --time-scale N --regrow N --regrow-kills N --journal sqlite|postgres --keep --quiet]`
+ * (env: CHAOS_KILLS, CHAOS_ITEMS, CHAOS_SEED, CHAOS_TIME_SCALE, CHAOS_REGROW, CHAOS_JOURNAL): a mixed
  * campaign with faults on, SIGKILLed at seeded random moments and resumed
  * until done, then grown by `--regrow` generations and re-run (killed again),
- * then checked against the emulator's ledger. Prints one line per
+ * then checked against the emulator's ledger. `--journal postgres` keeps the
+ * journal in a PostgreSQL server the driver starts for the run (the test
+ * helper's `initdb`, PostgreSQL's binaries needed) instead of a SQLite file
+ * beside the job. Prints one line per
  * kill and ONE summary line; exits 0 when every check holds, 1 otherwise.
  * Needs `npm run build` (the runner is `node bin/ibatch.js`).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { launchPostgres, type RunningPostgres } from '../helpers/postgres-launch.js';
 import { runChaos, summaryLine } from './chaos.js';
 
 const { values } = parseArgs({
@@ -20,6 +27,7 @@ const { values } = parseArgs({
     /** Then grow the job by this many generations and re-run it (killed `--regrow-kills` times). */
     regrow: { type: 'string', default: process.env.CHAOS_REGROW ?? '30' },
     'regrow-kills': { type: 'string', default: '10' },
+    journal: { type: 'string', default: process.env.CHAOS_JOURNAL ?? 'sqlite' },
     keep: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
   },
@@ -34,27 +42,48 @@ function positive(name: string, raw: string | undefined): number {
   return n;
 }
 
-const summary = await runChaos({
-  kills: positive('kills', values.kills),
-  items: positive('items', values.items),
-  seed: positive('seed', values.seed),
-  timeScale: positive('time-scale', values['time-scale']),
-  maxSeconds: positive('max-seconds', values['max-seconds']),
-  faults: true,
-  training: true,
-  crashEvery: 5,
-  production: true,
-  ...(positive('regrow', values.regrow) > 0
-    ? {
-        regrow: {
-          generations: positive('regrow', values.regrow),
-          kills: positive('regrow-kills', values['regrow-kills']),
-        },
-      }
-    : {}),
-  keep: values.keep ?? false,
-  log: values.quiet ? undefined : (line) => process.stdout.write(`${line}\n`),
-});
+if (values.journal !== 'sqlite' && values.journal !== 'postgres') {
+  process.stderr.write(`Expected --journal to be sqlite or postgres, got ${values.journal}\n`);
+  process.exit(2);
+}
+let postgres: { server: RunningPostgres; dir: string } | undefined;
+if (values.journal === 'postgres') {
+  const dir = mkdtempSync(join(tmpdir(), 'ibatch-chaos-pg-'));
+  postgres = { server: await launchPostgres(dir), dir };
+}
+
+async function chaos() {
+  try {
+    return await runChaos({
+      kills: positive('kills', values.kills),
+      items: positive('items', values.items),
+      seed: positive('seed', values.seed),
+      timeScale: positive('time-scale', values['time-scale']),
+      maxSeconds: positive('max-seconds', values['max-seconds']),
+      faults: true,
+      training: true,
+      crashEvery: 5,
+      production: true,
+      ...(positive('regrow', values.regrow) > 0
+        ? {
+            regrow: {
+              generations: positive('regrow', values.regrow),
+              kills: positive('regrow-kills', values['regrow-kills']),
+            },
+          }
+        : {}),
+      ...(postgres ? { journal: await postgres.server.newSchema() } : {}),
+      keep: values.keep ?? false,
+      log: values.quiet ? undefined : (line) => process.stdout.write(`${line}\n`),
+    });
+  } finally {
+    if (postgres) {
+      await postgres.server.stop();
+      rmSync(postgres.dir, { recursive: true, force: true });
+    }
+  }
+}
+const summary = await chaos();
 for (const violation of summary.violations.slice(0, 40))
   process.stderr.write(`violation: ${violation}\n`);
 if (summary.violations.length > 40)

@@ -3,6 +3,7 @@
  * SQLite file (read-only) or a PostgreSQL journal's URL (`?schema=`), by the
  * same SQL (SQLite's insertion order `rowid` is PostgreSQL's `seq` column).
  */
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { isJournalUrl } from '../../src/journal/index.js';
@@ -71,6 +72,48 @@ export async function readJournalRows(journal: string): Promise<JournalRows> {
 }
 
 async function readPostgres(journal: string): Promise<JournalRows> {
+  return withPostgres(journal, async (all) => ({
+    integrity: 'ok',
+    runs: await all(RUNS),
+    items: await all(ITEMS),
+    attempts: await all(ATTEMPTS),
+    outputs: await all(OUTPUTS),
+  }));
+}
+
+const SUBMITTED = `SELECT generation_ids_json AS ids FROM attempts WHERE state = 'submitted'`;
+
+/**
+ * Generation ids of the journal's attempts still open (submitted, outcome
+ * not recorded), from either store; none while the journal does not exist yet.
+ */
+export async function submittedGenerationIds(journal: string): Promise<string[]> {
+  let rows: { ids: string }[];
+  if (isJournalUrl(journal)) {
+    try {
+      rows = await withPostgres(journal, (all) => all<{ ids: string }>(SUBMITTED));
+    } catch (error) {
+      // undefined_table: no run has migrated the schema yet.
+      if ((error as { code?: unknown }).code === '42P01') return [];
+      throw error;
+    }
+  } else {
+    if (!existsSync(journal)) return [];
+    const db = new Database(journal, { readonly: true, fileMustExist: true });
+    try {
+      rows = db.prepare(SUBMITTED).all() as { ids: string }[];
+    } finally {
+      db.close();
+    }
+  }
+  return rows.flatMap((r) => JSON.parse(r.ids) as string[]);
+}
+
+/** Runs `read` on a client of the PostgreSQL journal at `journal` (its `?schema=` as the search path). */
+async function withPostgres<T>(
+  journal: string,
+  read: (all: <R>(sql: string) => Promise<R[]>) => Promise<T>,
+): Promise<T> {
   const url = new URL(journal);
   const schema = url.searchParams.get('schema');
   url.searchParams.delete('schema');
@@ -87,15 +130,9 @@ async function readPostgres(journal: string): Promise<JournalRows> {
   });
   await client.connect();
   try {
-    const all = async <T>(sql: string) =>
-      (await client.query(sql.replace(/\browid\b/g, 'seq'))).rows as T[];
-    return {
-      integrity: 'ok',
-      runs: await all(RUNS),
-      items: await all(ITEMS),
-      attempts: await all(ATTEMPTS),
-      outputs: await all(OUTPUTS),
-    };
+    return await read(
+      async <R>(sql: string) => (await client.query(sql.replace(/\browid\b/g, 'seq'))).rows as R[],
+    );
   } finally {
     await client.end();
   }

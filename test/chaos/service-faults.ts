@@ -10,9 +10,8 @@
  * - Redis down at start: the spawn gets `--limits-store` at a port nothing
  *   listens on; it must go on, on local limits, after its connect timeout.
  */
-import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { submittedGenerationIds } from './journal-rows.js';
 
 export interface SpawnFaults {
   /** Extra `ibatch run` arguments of this spawn. */
@@ -32,23 +31,11 @@ export interface ServiceFaults {
 
 const NOT_KNOWN = /is not known to this service or account/;
 
-/** Generation ids of the journal's attempts still open (submitted, outcome not recorded). */
-function submittedIds(journalPath: string): string[] {
-  const db = new Database(journalPath, { readonly: true, fileMustExist: true });
-  try {
-    const rows = db
-      .prepare(`SELECT generation_ids_json AS ids FROM attempts WHERE state = 'submitted'`)
-      .all() as { ids: string }[];
-    return rows.flatMap((r) => JSON.parse(r.ids) as string[]);
-  } finally {
-    db.close();
-  }
-}
-
 export function serviceFaults(
   emulator: RunningEmulator,
   accountId: string,
-  journalPath: string,
+  /** The journal's file or postgres:// URL. */
+  journal: string,
   deadRedisPort: number,
 ): ServiceFaults {
   let forgetNext = false;
@@ -63,8 +50,8 @@ export function serviceFaults(
         args.push('--forget-lost');
         what.push('--forget-lost');
         forgetNext = false;
-      } else if (spawn % 17 === 9 && existsSync(journalPath)) {
-        const ids = submittedIds(journalPath);
+      } else if (spawn % 17 === 9) {
+        const ids = await submittedGenerationIds(journal);
         const { forgotten } = await emulator.admin.forgetGenerations(accountId, ids);
         counts.forgotten += forgotten.length;
         armed ||= forgotten.length > 0;

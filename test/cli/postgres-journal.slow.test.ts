@@ -5,7 +5,8 @@
  * new create; an unreachable server is exit 4 without a stack trace, and a
  * server stopped mid-run stops the run (exit 4) and the same command resumes
  * it once the server is back, paying nothing twice. The
- * password is never in what the commands print. `plan` reads the same
+ * password is never in what the commands print (text, JSON logs, `--json`
+ * documents, errors), the notify payload, the journal's rows or the files. `plan` reads the same
  * journal: nothing new after a whole run. Spawned processes need
  * `npm run build`.
  */
@@ -21,6 +22,7 @@ import {
   spawnCli,
   tempDir,
   testEmulator,
+  testReceiver,
   until,
 } from '../helpers/index.js';
 import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers/postgres.js';
@@ -43,16 +45,24 @@ beforeAll(async () => {
 describe.skipIf(postgresMissing)(
   `a PostgreSQL journal${postgresMissing ? ` (skipped: ${postgresMissing})` : ''}`,
   () => {
-    it('run, status from another folder, run again: one charge per item, no password printed', async () => {
+    it('run, status from another folder, run again: one charge per item, the password nowhere', async () => {
       const em = await testEmulator({ timeScale: SCALE });
       const N = 4;
-      const ws = workspace(imageJob({ name: 'team-job', n: N }));
+      const receiver = await testReceiver();
+      const job = `${imageJob({ name: 'team-job', n: N })}notify:\n  - ${receiver.url()}\n`;
+      const ws = workspace(job);
       const url = await server.newSchema();
       const env = envFor(em, SCALE);
-      const run = spawnCli(['run', ws.jobPath, '--journal', url], { env, cwd: ws.dir });
+      const run = spawnCli(['run', ws.jobPath, '--journal', url, '--log-format', 'json'], {
+        env,
+        cwd: ws.dir,
+      });
       const { code } = await run.exited;
       expect(code, run.stderr()).toBe(0);
       expectOneChargePerItem(await charges(em), N);
+      // The logs as JSON lines, checked for the password below.
+      expect(run.stderr()).toMatch(/^\{"level":/m);
+      expect(receiver.received.length).toBeGreaterThanOrEqual(1);
       // Nothing of the journal beside the job: it lives in PostgreSQL.
       expect(existsSync(ws.journalPath)).toBe(false);
 
@@ -77,6 +87,35 @@ describe.skipIf(postgresMissing)(
       expect(again.code, again.stderr).toBe(0);
       expectOneChargePerItem(await charges(em), N);
 
+      // The password in the URL: every --json document names the journal without it.
+      const json = await Promise.all(
+        [
+          ['status', ws.jobPath, '--json'],
+          ['costs', '--json'],
+          ['plan', ws.jobPath, '--json'],
+        ].map((args) => runCliCaptured([...args, '--journal', url], env, elsewhere)),
+      );
+      for (const result of json) expect(result.code, result.stderr).toBe(0);
+      const [jobStatus] = json;
+      // Named by host, port, database and schema; its userinfo without a password.
+      const schemaName = new URL(url).searchParams.get('schema');
+      expect((JSON.parse(jobStatus?.stdout ?? '{}') as { journal: string }).journal).toMatch(
+        new RegExp(
+          `^postgres://[^:@/]*@127\\.0\\.0\\.1:${server.port}/postgres\\?schema=${schemaName}$`,
+        ),
+      );
+      // A refused login's error quotes neither password.
+      const wrong = new URL(url);
+      wrong.password = `${server.password}x`;
+      const refused = await runCliCaptured(
+        ['status', '--journal', wrong.toString()],
+        {},
+        elsewhere,
+      );
+      expect(refused.code, refused.stderr).toBe(4);
+      expect(refused.stderr).toMatch(/postgres:\/\/[^:@/\s]*@127\.0\.0\.1/);
+      expectNoStack(refused.stderr);
+
       const printed = [
         run.stdout(),
         run.stderr(),
@@ -84,6 +123,11 @@ describe.skipIf(postgresMissing)(
         status.stderr,
         again.stdout,
         again.stderr,
+        ...json.flatMap((r) => [r.stdout, r.stderr]),
+        refused.stdout,
+        refused.stderr,
+        // What the notify receiver was sent: headers and body.
+        ...receiver.received.map((r) => JSON.stringify(r.headers) + r.body),
       ];
       expect(printed.join('\n')).not.toContain(server.password);
       // Nor in any row of the journal, nor in the files the run wrote (manifest, report).
@@ -157,6 +201,70 @@ describe.skipIf(postgresMissing)(
         expect(sha256Hex(readFileSync(path.join(bOut, file))), file).toBe(row.sha256);
       }
     }, 90_000);
+
+    it("a run SIGKILLed while paused by a 429's Retry-After on A: B resumes it and sends nothing before the pause ends", async () => {
+      // The service allows 2 creates per window; our limits allow more, so the
+      // third create gets a 429 whose Retry-After pauses the run, journaled.
+      const scale = 10;
+      const em = await testEmulator({
+        timeScale: scale,
+        rateLimits: { generations: { count: 2, windowMs: 60_000 } },
+      });
+      const N = 4;
+      const job = imageJob({ name: 'paused-job', n: N });
+      const a = workspace(job);
+      const b = workspace(job);
+      const url = await server.newSchema();
+      const env = envFor(em, scale);
+      const runA = spawnCli(['run', a.jobPath, '--journal', url], {
+        env: { ...env, HOSTNAME: 'machine-a' },
+        cwd: a.dir,
+      });
+      // The pause as B sees it, from its own folder: the shared journal's run.
+      const pauseSeenFromB = async () => {
+        const result = await runCliCaptured(
+          ['status', b.jobPath, '--json', '--journal', url],
+          env,
+          b.dir,
+        );
+        if (result.code !== 0) return undefined;
+        const { run } = JSON.parse(result.stdout) as {
+          run: { runId: string; status: string; notBefore: string | null };
+        };
+        return run;
+      };
+      const paused = await until(
+        async () => ((await pauseSeenFromB())?.notBefore ? true : undefined),
+        {
+          timeoutMs: 20_000,
+          what: 'a persisted Retry-After pause',
+        },
+      );
+      expect(paused).toBe(true);
+      runA.child.kill('SIGKILL');
+      await runA.exited;
+      const killed = await pauseSeenFromB();
+      const notBefore = Date.parse(killed?.notBefore ?? '');
+      expect(notBefore).toBeGreaterThan(0);
+      expect((await charges(em)).length).toBeLessThan(N);
+
+      const earlyBefore = (await em.admin.stats()).accounts[0]?.earlyRequests.length ?? 0;
+      const runB = await runCliCaptured(
+        ['run', b.jobPath, '--journal', url],
+        { ...env, HOSTNAME: 'machine-b' },
+        b.dir,
+      );
+      expect(runB.code, runB.stderr).toBe(0);
+      // B honoured A's pause: it ended after it, and the service saw no request before its Retry-After.
+      expect(Date.now()).toBeGreaterThanOrEqual(notBefore);
+      const early = (await em.admin.stats()).accounts[0]?.earlyRequests ?? [];
+      expect(early.length, JSON.stringify({ early, notBefore: killed?.notBefore })).toBe(
+        earlyBefore,
+      );
+      expectOneChargePerItem(await charges(em), N);
+      const done = await pauseSeenFromB();
+      expect(done).toMatchObject({ runId: killed?.runId, status: 'completed', notBefore: null });
+    }, 60_000);
 
     // Last: it stops this file's server (and starts it again).
     it('PostgreSQL stopped mid-run: exit 4; the same command resumes once it is back, no double charge', async () => {

@@ -2,8 +2,8 @@
  * docs/journal.md's privileges, as a team sets them up: the journal's owner
  * migrates once (a first `run`), then a role with only the documented
  * read/write grants runs jobs and reads `status` against the emulator. A role
- * without CREATE on a fresh schema gets one clear sentence, no stack trace and
- * no password. Spawned processes need `npm run build`.
+ * without CREATE on a fresh schema gets one clear sentence ending with the
+ * grants to give (not a file journal's advice), no stack trace and no password. Spawned processes need `npm run build`.
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +105,11 @@ describe.skipIf(postgresMissing)(
       );
       expect([2, 4], run.stderr).toContain(run.code);
       expect(run.stderr).toMatch(/permission denied/i);
+      // PostgreSQL's advice (the grants, where docs/journal.md lists them), not a file's.
+      expect(run.stderr).toMatch(/lacks a privilege/);
+      expect(run.stderr).toMatch(/CREATE on the schema/);
+      expect(run.stderr).toContain('docs/journal.md');
+      expect(run.stderr).not.toMatch(/writable/);
       expectNoStack(run.stderr);
       expect(run.stdout + run.stderr).not.toContain(role.password);
       expect(await charges(em)).toEqual([]);

@@ -20,6 +20,20 @@ import { parseJournalUrl } from './url.js';
  */
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * The server's TCP keepalive for this session: how soon it notices a runner
+ * whose machine vanished without closing the connection (power loss, network
+ * gone), and so frees its job lock. Idle 30 s, then 3 probes 10 s apart: a
+ * silent peer is dropped about a minute after its last packet, where the
+ * operating system's defaults take hours. A live runner's kernel answers the
+ * probes, so a long wait on the service never loses the lock.
+ */
+const SERVER_KEEPALIVE = [
+  '-c tcp_keepalives_idle=30',
+  '-c tcp_keepalives_interval=10',
+  '-c tcp_keepalives_count=3',
+];
+
 export async function openPostgresJournal(
   value: string,
   options: OpenJournalOptions,
@@ -68,7 +82,10 @@ function connect(value: string): { url: ReturnType<typeof parseJournalUrl>; clie
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
     application_name: 'ibatch',
-    ...(url.schema !== undefined ? { options: `-c search_path="${url.schema}"` } : {}),
+    options: [
+      ...(url.schema !== undefined ? [`-c search_path="${url.schema}"`] : []),
+      ...SERVER_KEEPALIVE,
+    ].join(' '),
   });
   return { url, client };
 }

@@ -1,0 +1,100 @@
+/**
+ * One runner per job across machines with a PostgreSQL journal, as users
+ * meet it: `ibatch run` processes in two folders sharing nothing but the
+ * server and the emulator. A second runner is refused (exit 2) naming the
+ * holder's host and pid; with `--wait` it waits and then converges, creating
+ * nothing the holder made (the emulator's ledger as the judge); a `--wait`
+ * runner whose holder is SIGKILLed takes the job (the advisory lock died with
+ * the holder's connection) and finishes it, one charge per item. Spawned
+ * processes need `npm run build`.
+ */
+import { hostname } from 'node:os';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectNoStack, runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
+import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers/postgres.js';
+import {
+  charges,
+  expectOneChargePerItem,
+  heldEnv,
+  imageJob,
+  slowEnv,
+  workspace,
+} from '../scheduler/helpers.js';
+
+const SCALE = 30;
+let server: RunningPostgres;
+beforeAll(async () => {
+  if (!postgresMissing) server = await startPostgres();
+});
+
+/** Machine A running the job (slowly, so it is still running), once it has charged a first item. */
+async function holderRunning(name: string, n: number) {
+  const em = await testEmulator({ timeScale: SCALE });
+  const job = imageJob({ name, n });
+  const a = workspace(job);
+  const b = workspace(job);
+  const url = await server.newSchema();
+  const holder = spawnCli(['run', a.jobPath, '--journal', url], {
+    env: { ...heldEnv(em, SCALE), HOSTNAME: 'machine-a' },
+    cwd: a.dir,
+  });
+  // It creates only once it holds the job's lock.
+  await until(async () => (await charges(em)).length >= 1, {
+    timeoutMs: 20_000,
+    what: "the holder's first charge",
+  });
+  return { em, a, b, url, holder };
+}
+
+describe.skipIf(postgresMissing)(
+  `the job lock on a PostgreSQL journal${postgresMissing ? ` (skipped: ${postgresMissing})` : ''}`,
+  () => {
+    it('a second runner is refused naming the holder; with --wait it waits, then converges with 0 creates', async () => {
+      const N = 6;
+      const { em, b, url, holder } = await holderRunning('held-job', N);
+      const env = { ...slowEnv(em, SCALE), HOSTNAME: 'machine-b' };
+
+      const refused = await runCliCaptured(['run', b.jobPath, '--journal', url], env, b.dir);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain('The job "held-job" is being run by');
+      expect(refused.stderr).toContain(`process ${holder.child.pid} on ${hostname()}`);
+      expectNoStack(refused.stderr);
+      expect(refused.stdout + refused.stderr).not.toContain(server.password);
+
+      const waiter = spawnCli(['run', b.jobPath, '--wait', '--journal', url], { env, cwd: b.dir });
+      await until(() => waiter.stderr().includes(`waiting for process ${holder.child.pid}`), {
+        timeoutMs: 20_000,
+        what: 'the second runner to wait for the lock',
+      });
+      expect((await holder.exited).code, holder.stderr()).toBe(0);
+      // Everything was made by the holder: every item charged once before the waiter ran.
+      expectOneChargePerItem(await charges(em), N);
+      const waited = await waiter.exited;
+      expect(waited.code, waiter.stderr()).toBe(0);
+      expect(waiter.stdout()).toMatch(/nothing to do/);
+      expectOneChargePerItem(await charges(em), N);
+    }, 90_000);
+
+    it("a SIGKILLed holder's job is taken by the runner waiting for it, which finishes it", async () => {
+      const N = 8;
+      const { em, b, url, holder } = await holderRunning('killed-holder', N);
+      const env = { ...slowEnv(em, SCALE), HOSTNAME: 'machine-b' };
+      const waiter = spawnCli(['run', b.jobPath, '--wait', '--journal', url], { env, cwd: b.dir });
+      await until(() => waiter.stderr().includes(`waiting for process ${holder.child.pid}`), {
+        timeoutMs: 20_000,
+        what: 'the second runner to wait for the lock',
+      });
+      holder.child.kill('SIGKILL');
+      await holder.exited;
+      expect((await charges(em)).length).toBeLessThan(N);
+
+      const { code } = await waiter.exited;
+      expect(code, waiter.stderr()).toBe(0);
+      expectOneChargePerItem(await charges(em), N);
+      const status = await runCliCaptured(['status', '--json', '--journal', url], env, b.dir);
+      const { runs } = JSON.parse(status.stdout) as { runs: { status: string }[] };
+      // The waiter resumed the holder's run: one run, completed.
+      expect(runs).toEqual([expect.objectContaining({ status: 'completed' })]);
+    }, 90_000);
+  },
+);
