@@ -39,11 +39,20 @@ export function itemWindowBound(generationsPerWindow: number, createConcurrency:
   return Math.max(2 * generationsPerWindow, 4 * createConcurrency, 16);
 }
 
+/** A retry waiting for its place again (told apart from an entry by its class). */
+class Retry {
+  constructor(readonly resume: () => void) {}
+}
+
 export class ItemWindow<T> {
   readonly #options: ItemWindowOptions<T>;
   #entries: Iterator<T> | undefined;
-  /** Items that go before the next of the order: retries, and parked items whose inputs settled. */
-  readonly #ready: Array<() => void> = [];
+  /**
+   * Items that go before the next of the order: retries (their resumption)
+   * and parked items whose inputs settled (the entry itself: no closure per
+   * item, however many a settled training releases).
+   */
+  readonly #ready: Array<T | Retry> = [];
   #readyHead = 0;
   /** Parked items by what they wait for: one reaction per blocker, not per item. */
   readonly #parked = new Map<Promise<unknown>, T[]>();
@@ -94,10 +103,11 @@ export class ItemWindow<T> {
 
   #fillLoop(): void {
     while (!this.#failed && this.#inside < this.#options.bound) {
-      const waiting = this.#takeReady();
-      if (waiting) {
+      if (this.#readyHead < this.#ready.length) {
+        const waiting = this.#takeReady();
         this.#enter();
-        waiting();
+        if (waiting instanceof Retry) waiting.resume();
+        else this.#launch(waiting);
         continue;
       }
       const next = this.#entries?.next();
@@ -119,9 +129,9 @@ export class ItemWindow<T> {
     this.#peak = Math.max(this.#peak, this.#inside);
   }
 
-  #takeReady(): (() => void) | undefined {
-    const waiting = this.#ready[this.#readyHead];
-    if (!waiting) return undefined;
+  /** The first ready item (there is one). */
+  #takeReady(): T | Retry {
+    const waiting = this.#ready[this.#readyHead] as T | Retry;
     this.#readyHead += 1;
     if (this.#readyHead === this.#ready.length) {
       this.#ready.length = 0;
@@ -144,7 +154,7 @@ export class ItemWindow<T> {
       for (const item of items) {
         const next = this.#options.blocker(item);
         if (next) this.#park(next, item);
-        else this.#ready.push(() => this.#launch(item));
+        else this.#ready.push(item);
       }
       this.#fill();
     };
@@ -164,10 +174,12 @@ export class ItemWindow<T> {
       },
       enter: () =>
         new Promise<void>((resolve) => {
-          this.#ready.push(() => {
-            inside = true;
-            resolve();
-          });
+          this.#ready.push(
+            new Retry(() => {
+              inside = true;
+              resolve();
+            }),
+          );
           this.#fill();
         }),
     };
