@@ -13,8 +13,8 @@ import {
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
 import type { DesiredState } from '../plan/index.js';
-import { outputIdsReader } from './decide/next-run.js';
 import type { PlanItem, PlanItems } from './decide/plan-items.js';
+import { outputIdsReader } from './decide/run-history.js';
 import { settleGraph } from './generation-item.js';
 import type { ItemGraph } from './item-graph.js';
 

@@ -27,7 +27,7 @@ import { checkForRun, type LeanJob } from './check-job.js';
 import { assertFreshSteps, freshSteps } from './decide/fresh.js';
 import { prepareJobFiles } from './decide/input-files.js';
 import { identityOf, trainingsToSeed } from './decide/item-identity.js';
-import { runIdFamily, scopeOf } from './decide/next-run.js';
+import { runIdFamily, scopeOf } from './decide/run-history.js';
 import { markRunning, selectRun } from './decide/select-run.js';
 import { assertSameService, IN_PROCESS_EMULATOR } from './decide/service-move.js';
 import { driveRun } from './drive-run.js';

@@ -1,11 +1,12 @@
 /**
- * What `plan` keeps of each job item: a lean record (key, step, source,
- * influencer, identity hash, price class, outputs) instead of the whole
- * `JobItem`, several times larger, which a large job holds per row. The next run (next-run.ts) is decided on these records, by `run`'s
- * rule; where something needs whole items (a rejected item's remake, a
- * resumed run's changed items, a price class's first charged item, the
- * identity of an item naming local files) the job is scanned again for just
- * those keys (only when there are any). A
+ * What `plan` and `run` keep of each job item: a lean record (key, step,
+ * source, influencer, identity hash, price class, outputs) instead of the
+ * whole `JobItem`, several times larger, which a large job holds per row.
+ * The next run (next-run.ts) is decided on these records, by `run`'s rule;
+ * where something needs whole items (a rejected item's remake, a resumed
+ * run's changed items, a price class's first charged item, the identity of
+ * an item naming local files, the items a run records and then sends) the
+ * job is scanned again for just those keys (only when there are any). A
  * price class's first item the next run surely makes is kept as the scan
  * goes (RecordedItems): the nightly case (rows added to a done job) quotes
  * it without a second scan and its memory (figures: docs/benchmarks.md, "Figures behind choices in the code").

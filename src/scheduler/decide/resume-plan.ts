@@ -11,7 +11,8 @@ import {
 } from '../../journal/index.js';
 import { TRAINING_STEP } from './item-identity.js';
 import { changedFields, toNewItem } from './item-records.js';
-import type { DecideOptions, DecisionItem, JournalReader } from './next-run.js';
+import type { DecideOptions, DecisionItem } from './next-run.js';
+import type { JournalReader } from './run-history.js';
 import { jobItemsOf, wholeItem } from './whole-items.js';
 
 /** What resuming the job's unfinished run changes in it (see `decideRun`). */

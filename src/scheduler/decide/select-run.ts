@@ -16,15 +16,9 @@ import {
 } from '../../journal/index.js';
 import type { DesiredState } from '../../plan/index.js';
 import { toNewItem } from './item-records.js';
-import {
-  type DecideOptions,
-  decideRun,
-  newestRunOnService,
-  type RunDecision,
-  type RunScope,
-  runIdFamily,
-} from './next-run.js';
+import { type DecideOptions, decideRun, type RunDecision } from './next-run.js';
 import type { PlanItem, PlanItems } from './plan-items.js';
+import { newestRunOnService, type RunScope, runIdFamily } from './run-history.js';
 
 /**
  * What `decideRun` takes, with the run's options snapshot in place of its
