@@ -29,6 +29,8 @@ export interface DriveSource {
   readonly steps: ReadonlyMap<string, LoadedStep>;
   /** The decision the run was selected by: which keys the job file describes, their latest records. */
   readonly state: DesiredState;
+  /** Whole items expanded at once. @default `expandBatch` of the job's items */
+  readonly batch?: number;
 }
 
 /**
@@ -78,7 +80,7 @@ export function* drivenItems(source: DriveSource): Generator<Driven> {
       yield { item: asSent(record, undefined), step: { ...step, retries: 0 } };
   }
   const all = items.items;
-  const size = expandBatch(all.length);
+  const size = source.batch ?? expandBatch(all.length);
   let at = 0;
   while (at < all.length) {
     const batch = new Map<string, { lean: PlanItem; record: ItemRecord }>();
