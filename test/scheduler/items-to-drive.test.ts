@@ -15,22 +15,11 @@ import { PlanItems } from '../../src/scheduler/decide/plan-items.js';
 import { selectRun } from '../../src/scheduler/decide/select-run.js';
 import { drivenItems, runItemCounts } from '../../src/scheduler/items-to-drive.js';
 import { defer, tempDir } from '../helpers/index.js';
-import { emulatorCatalog } from '../job/helpers.js';
-
-const JOB = [
-  'version: 1',
-  'name: lazy',
-  'generations:',
-  '  - id: shots',
-  '    model: sdxl-lite',
-  '    rows: rows.csv',
-  '    input: { prompt: "{{ product }}" }',
-  '',
-].join('\n');
+import { emulatorCatalog, ROWS_JOB } from '../job/helpers.js';
 
 async function selectedRun(rows: number) {
   const dir = tempDir('items-to-drive');
-  writeFileSync(join(dir, 'job.yaml'), JOB);
+  writeFileSync(join(dir, 'job.yaml'), ROWS_JOB);
   const products = Array.from({ length: rows }, (_, i) => `product ${i}`);
   writeFileSync(join(dir, 'rows.csv'), ['product', ...products, ''].join('\n'));
   const { job, catalog, items } = await validateJob(join(dir, 'job.yaml'), {
