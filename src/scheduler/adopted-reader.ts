@@ -121,5 +121,6 @@ export function adoptedReader(
       } satisfies InfluencerRecord;
     },
     latestReviews: (jobName) => reader.latestReviews(jobName),
+    snapshot: (read) => reader.snapshot(read),
   };
 }

@@ -39,6 +39,7 @@ export type JournalReader = Pick<
   | 'getOpenAttempt'
   | 'findInfluencer'
   | 'latestReviews'
+  | 'snapshot'
 >;
 
 /** A journal that does not exist yet: no history at all. */
@@ -51,6 +52,7 @@ export const NO_HISTORY: JournalReader = {
   getOpenAttempt: () => undefined,
   findInfluencer: () => undefined,
   latestReviews: () => [],
+  snapshot: (read) => read(),
 };
 
 /** The generation ids of an item's outputs in one run, in output order. */
