@@ -110,7 +110,7 @@ export class ItemWindow<T> {
         else this.#launch(waiting);
         continue;
       }
-      const next = this.#entries?.next();
+      const next = this.#next();
       if (!next || next.done) {
         this.#entries = undefined;
         break;
@@ -121,6 +121,22 @@ export class ItemWindow<T> {
         this.#enter();
         this.#launch(next.value);
       }
+    }
+  }
+
+  /**
+   * The next entry of the order. One that cannot be had (the entries are
+   * read as the window goes: the job file may have become unreadable) ends
+   * the run like a failed task, not as an error thrown into a callback.
+   */
+  #next(): IteratorResult<T> | undefined {
+    try {
+      return this.#entries?.next();
+    } catch (error) {
+      this.#entries = undefined;
+      this.#failed = true;
+      this.#finish?.reject(error);
+      return undefined;
     }
   }
 

@@ -122,6 +122,24 @@ describe('ItemWindow', () => {
     await expect(window.run([0, 1, 2, 3])).rejects.toThrow('journal disk full');
     expect(order).toEqual([0, 1]);
   });
+
+  it('ends with the error of an entry that cannot be read, also one read after a task ended', async () => {
+    const order: number[] = [];
+    function* entries() {
+      yield 0;
+      yield 1;
+      throw new Error('the rows file cannot be read again');
+    }
+    const window = new ItemWindow<number>({
+      bound: 1,
+      blocker: () => undefined,
+      drive: async (n) => {
+        order.push(n);
+      },
+    });
+    await expect(window.run(entries())).rejects.toThrow('the rows file cannot be read again');
+    expect(order).toEqual([0, 1]);
+  });
 });
 
 describe('a run starts its items lazily', () => {
