@@ -24,6 +24,7 @@ import {
   type Driven,
   type DriveSource,
   drivenItems,
+  expandBatch,
   runItemCounts,
   settleSources,
   sourcesOf,
@@ -246,6 +247,8 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
       ),
       drive: ({ item, step }, slot) => runGenerationItem(ctx, deps, step, item, slot),
       blocker: ({ item }) => inputsPending(item, graph, influencers),
+      // Items waiting for a training or a source are whole: no more than a batch of them.
+      maxWaiting: expandBatch(items.items.length),
     });
     await Promise.all([...trainings, window.run(drivenItems(source)), repair]);
     await downloads.drain();

@@ -27,6 +27,14 @@ export interface ItemWindowOptions<T> {
   readonly drive: (entry: T, slot: WindowSlot) => Promise<void>;
   /** What the item waits for before it can be sent, or undefined when it has it. */
   readonly blocker: (entry: T) => Promise<unknown> | undefined;
+  /**
+   * Most items taken from the order and waiting beside the window (parked,
+   * or released and not started yet): past it no more are taken until some
+   * start. What they wait for was taken before them (a source comes earlier
+   * in the order) or is no entry (a training), so nothing waits for an item
+   * not taken. @default no limit
+   */
+  readonly maxWaiting?: number;
 }
 
 /**
@@ -57,6 +65,8 @@ export class ItemWindow<T> {
   /** Parked items by what they wait for: one reaction per blocker, not per item. */
   readonly #parked = new Map<Promise<unknown>, T[]>();
   #inside = 0;
+  /** Entries taken from the order that wait beside the window (parked or ready). */
+  #waiting = 0;
   #running = 0;
   #peak = 0;
   #failed = false;
@@ -107,17 +117,23 @@ export class ItemWindow<T> {
         const waiting = this.#takeReady();
         this.#enter();
         if (waiting instanceof Retry) waiting.resume();
-        else this.#launch(waiting);
+        else {
+          this.#waiting -= 1;
+          this.#launch(waiting);
+        }
         continue;
       }
+      if (this.#waiting >= (this.#options.maxWaiting ?? Number.POSITIVE_INFINITY)) break;
       const next = this.#next();
       if (!next || next.done) {
         this.#entries = undefined;
         break;
       }
       const blocker = this.#options.blocker(next.value);
-      if (blocker) this.#park(blocker, next.value);
-      else {
+      if (blocker) {
+        this.#waiting += 1;
+        this.#park(blocker, next.value);
+      } else {
         this.#enter();
         this.#launch(next.value);
       }
