@@ -271,7 +271,7 @@ export function recordAdoption(
 export async function adoptLostJournal(
   journal: Journal,
   job: LoadedJob,
-  items: readonly JobItem[],
+  items: readonly { readonly key: string }[],
   input: AdoptionInput & { readonly snapshot: Record<string, unknown> },
 ): Promise<number> {
   const keys = () => new Set(items.map((item) => item.key));

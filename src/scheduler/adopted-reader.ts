@@ -18,7 +18,7 @@ import {
 } from '../journal/index.js';
 import { MANIFEST_JSONL } from '../outputs/index.js';
 import type { Adoption } from './adopt-manifest.js';
-import type { JournalReader } from './decide/next-run.js';
+import type { JournalReader } from './decide/run-history.js';
 
 export function adoptedReader(
   reader: JournalReader,
@@ -121,5 +121,6 @@ export function adoptedReader(
       } satisfies InfluencerRecord;
     },
     latestReviews: (jobName) => reader.latestReviews(jobName),
+    snapshot: (read) => reader.snapshot(read),
   };
 }

@@ -27,7 +27,7 @@ import {
   type Journal,
 } from '../journal/index.js';
 import type { ManifestRow } from '../outputs/index.js';
-import { scopedLatest } from './decide/next-run.js';
+import { scopedLatest } from './decide/run-history.js';
 
 /** The journal reads the choice needs (a read-only journal offers them). */
 export type CandidateJournal = Pick<

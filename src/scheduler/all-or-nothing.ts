@@ -5,28 +5,22 @@
  * budget left, `--max-spend` and the balance. A total that does not fit stops
  * the invocation with `PlanDoesNotFitError` (exit 3).
  */
-import type { JobItem, LoadedJob, ModelCatalog } from '../job/index.js';
 import { PlanDoesNotFitError } from '../plan/index.js';
-import { PlanItems } from './decide/plan-items.js';
+import type { LeanJob } from './check-job.js';
 import { planNextRun } from './plan-next-run.js';
-import { preflightOf } from './preflight.js';
 import type { RunJobOptions } from './types.js';
 
 export async function assertNextRunFits(
   options: RunJobOptions,
-  validated: {
-    readonly job: LoadedJob;
-    readonly catalog: ModelCatalog;
-    readonly items: readonly JobItem[];
-  },
+  validated: Pick<LeanJob, 'job' | 'catalog' | 'items' | 'preflight'>,
 ): Promise<void> {
-  const { job, catalog, items } = validated;
+  const { job, catalog, items, preflight } = validated;
   const plan = await planNextRun(
     {
       job,
       catalog,
-      items: PlanItems.of(job, catalog, items),
-      preflight: preflightOf(job, catalog, items),
+      items,
+      preflight,
       client: options.client,
       accountFingerprint: options.accountFingerprint,
       ...(options.journalPath !== undefined ? { journalPath: options.journalPath } : {}),

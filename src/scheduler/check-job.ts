@@ -20,6 +20,7 @@ import {
   type ModelLister,
   type ValidatedJob,
 } from '../job/index.js';
+import { PlanItems } from './decide/plan-items.js';
 import type { InfluencerLister } from './influencer-directory.js';
 import { issuesBeforeSpending, Preflight } from './preflight.js';
 
@@ -112,4 +113,37 @@ export async function validateBeforeSpending(
   });
   if (!preflight) throw new Error('a job checked against a service has its preflight');
   return { job, catalog, ...expansionOf(items, scan), preflight };
+}
+
+/** A job checked for a run: its items as the lean records `plan` keeps too (plan-items.ts). */
+export interface LeanJob {
+  readonly job: LoadedJob;
+  readonly catalog: ModelCatalog;
+  readonly items: PlanItems;
+  readonly warnings: CheckedJobFile['scan']['warnings'];
+  readonly preflight: Preflight;
+}
+
+/**
+ * `checkJobBeforeSpending` against `client`, keeping a lean record of each
+ * item, not the item: what `run` decides and drives on (a whole item is
+ * expanded from the job again only when it is about to be sent).
+ */
+export async function checkForRun(
+  jobPath: string,
+  client: PreflightClient,
+  options: Omit<CheckJobOptions, 'service' | 'onItemOf'> = {},
+): Promise<LeanJob> {
+  let items: PlanItems | undefined;
+  const { job, catalog, scan, preflight } = await checkJobBeforeSpending(jobPath, {
+    ...options,
+    service: async () => client,
+    onItemOf: async (loaded, models) => {
+      const lean = new PlanItems(loaded, models);
+      items = lean;
+      return (item) => lean.add(item);
+    },
+  });
+  if (!preflight || !items) throw new Error('a job checked against a service has its preflight');
+  return { job, catalog, items, warnings: scan.warnings, preflight };
 }

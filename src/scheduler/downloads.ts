@@ -68,7 +68,8 @@ export class DownloadStage {
   constructor(
     private readonly ctx: DownloadContext,
     private readonly manifest: ManifestWriter,
-    private readonly items: ReadonlyMap<string, JobItem>,
+    /** The job file's whole items of these keys (asked once per batch of outputs). */
+    private readonly items: (keys: ReadonlySet<string>) => ReadonlyMap<string, JobItem>,
     private readonly steps: ReadonlyMap<string, LoadedStep>,
     concurrency: number,
     /** The items the job file describes (an output of any other is retired). */
@@ -102,13 +103,13 @@ export class DownloadStage {
   }
 
   /** Queues the pending outputs of one item of this run (just succeeded). */
-  enqueueItem(itemKey: string): void {
+  enqueueItem(item: JobItem): void {
     for (const output of this.ctx.journal.listOutputs(
       this.ctx.runId,
       OUTPUT_STATE.pending,
-      itemKey,
+      item.key,
     )) {
-      this.#enqueue(output);
+      this.#enqueue(output, item);
     }
   }
 
@@ -151,11 +152,16 @@ export class DownloadStage {
 
   #queueUnfinished(outputs: readonly OutputRecord[]): void {
     this.#removeStalePartsOnce();
-    for (const output of outputs) {
+    const queued = outputs.filter((output) => {
       // An item failed for good (a protected name) keeps its failed outputs.
       const item = this.ctx.journal.getItem(output.runId, output.itemKey);
-      if (item?.state === ITEM_STATE.failed) continue;
-      this.#enqueue(output);
+      return item?.state !== ITEM_STATE.failed;
+    });
+    if (queued.length === 0) return;
+    const items = this.items(new Set(queued.map((output) => output.itemKey)));
+    for (const output of queued) {
+      const item = items.get(output.itemKey);
+      if (item) this.#enqueue(output, item);
     }
   }
 
@@ -169,19 +175,20 @@ export class DownloadStage {
     removeStalePartFiles(this.ctx.outputDir, partFileTag(this.ctx.job.name));
   }
 
-  #enqueue(output: OutputRecord): void {
+  /** `item`: the job file's item the output is of (its file name is made from it). */
+  #enqueue(output: OutputRecord, item: JobItem): void {
     const id = outputOwner(output);
     // No URL: a copy the service failed, nothing to download.
     if (this.#queued.has(id) || !output.url) return;
     this.#queued.add(id);
-    void this.#queue.add(() => this.#download(output));
+    // Once done it is recorded downloaded (or failed): only a queued one needs noting.
+    void this.#queue.add(() => this.#download(output, item).finally(() => this.#queued.delete(id)));
   }
 
-  async #download(output: OutputRecord): Promise<void> {
+  async #download(output: OutputRecord, item: JobItem): Promise<void> {
     const { ctx } = this;
-    const item = this.items.get(output.itemKey);
-    const step = item ? this.steps.get(item.stepId) : undefined;
-    if (!item || !step || !output.url) return;
+    const step = this.steps.get(item.stepId);
+    if (!step || !output.url) return;
     const owner = outputOwner(output);
     let planned = '';
     const inside = (relative: string) => resolveInside(ctx.outputDir, relative);

@@ -20,7 +20,15 @@ import { finishRun, progressSnapshot, snapshotThrottle } from './finish-run.js';
 import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
 import { ItemWindow, itemWindowBound } from './item-window.js';
-import { type Driven, itemsToDrive, settleSources } from './items-to-drive.js';
+import {
+  type Driven,
+  type DriveSource,
+  drivenItems,
+  expandBatch,
+  runItemCounts,
+  settleSources,
+  sourcesOf,
+} from './items-to-drive.js';
 import { parseInferenceTime } from './latency.js';
 import { startRunHeartbeat } from './run-heartbeat.js';
 import type { Invocation } from './run-job.js';
@@ -35,8 +43,6 @@ export interface StartedRun extends Invocation {
   readonly contracts: Record<string, string>;
   readonly spendCap: RunSpendCap | undefined;
   readonly scope: string;
-  /** Identity hashes of the job's items (item-identity.ts `identityOf`). */
-  readonly identity: (item: JobItem) => string;
 }
 
 /**
@@ -182,28 +188,28 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     }
   }
   const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
-  const byKey = new Map<string, JobItem>(items.map((i) => [i.key, i]));
-  const { driven, ended } = itemsToDrive(journal, runId, byKey, steps, started.identity);
-  const sources = new Set(driven.flatMap(({ item }) => (item.source ? [item.source.itemKey] : [])));
+  const source: DriveSource = { journal, runId, items, steps, state: selection.state };
+  const sources = sourcesOf(items, selection.state);
   const graph = new ItemGraph(sources);
-  settleSources(journal, runId, driven, sources, steps, byKey, selection.state, graph);
-  for (const { item } of driven) byKey.set(item.key, item);
-  const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
+  settleSources(source, sources, graph);
+  const { total } = runItemCounts(source);
+  let done = 0;
+  for (const verdict of selection.state.verdicts.values()) if (verdict === 'done') done += 1;
   const trainingIds = [...job.influencers.keys()].filter((id) =>
     journal.getItem(runId, trainingItemKey(id)),
   );
   record(
     selection.resumed ? 'run.resumed' : 'run.started',
-    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name}: ${driven.length + ended} generation item(s), ${trainingIds.length} influencer(s) to train or reuse; ${done} item(s) already done`,
+    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name}: ${total} generation item(s), ${trainingIds.length} influencer(s) to train or reuse; ${done} item(s) already done`,
   );
-  emit({ type: 'run-started', runId, resumed: selection.resumed, items: driven.length + ended });
+  emit({ type: 'run-started', runId, resumed: selection.resumed, items: total });
 
   const stopListeners = wireStops(ctx, options, graph);
   const manifest = ManifestWriter.open(ctx.outputDir);
   const downloads = new DownloadStage(
     ctx,
     manifest,
-    byKey,
+    items.jobItems,
     steps,
     options.downloadConcurrency ?? RUN_DEFAULTS.downloadConcurrency,
     selection.state.verdicts,
@@ -214,7 +220,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     assets,
     influencers,
     graph,
-    onOutputs: (key) => downloads.enqueueItem(key),
+    onOutputs: (item) => downloads.enqueueItem(item),
     expectedLatencyMs: (modelId) => parseInferenceTime(catalog.get(modelId)?.inferenceTime) / speed,
     defaultTimeoutMs: (30 * 60_000) / speed,
   };
@@ -241,8 +247,10 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
       ),
       drive: ({ item, step }, slot) => runGenerationItem(ctx, deps, step, item, slot),
       blocker: ({ item }) => inputsPending(item, graph, influencers),
+      // Items waiting for a training or a source are whole: no more than a batch of them.
+      maxWaiting: expandBatch(items.items.length),
     });
-    await Promise.all([...trainings, window.run(driven), repair]);
+    await Promise.all([...trainings, window.run(drivenItems(source)), repair]);
     await downloads.drain();
   } finally {
     stopHeartbeat();

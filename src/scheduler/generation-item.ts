@@ -41,7 +41,7 @@ export interface ItemDeps {
   readonly influencers: InfluencerResolver;
   readonly graph: ItemGraph;
   /** Called once an item's outputs are recorded: queue their downloads. */
-  onOutputs(itemKey: string): void;
+  onOutputs(item: JobItem): void;
   /** Expected latency of a model in ms (already scaled to the run's speed). */
   expectedLatencyMs(modelId: string): number;
   /** Deadline for one generation to become terminal, in ms. */
@@ -237,7 +237,7 @@ async function awaitOutcome(
       );
     }
     deps.graph.succeeded(item.key, { generationIds: files.map((o) => o.generationId ?? '') });
-    deps.onOutputs(item.key);
+    deps.onOutputs(item);
     finish(ctx, undefined, item, ITEM_STATE.succeeded);
     return 'done';
   }

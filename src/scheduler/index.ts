@@ -18,8 +18,9 @@ export {
 } from './completion-watcher.js';
 export { prepareJobFiles } from './decide/input-files.js';
 export { identityOf } from './decide/item-identity.js';
-export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './decide/next-run.js';
+export { type NextRun, nextRun } from './decide/next-run.js';
 export { PlanItems, recordedItems } from './decide/plan-items.js';
+export { itemsChanged, itemsLeftAlone, scopeOf } from './decide/run-history.js';
 export { ServiceChangedError } from './decide/service-move.js';
 export { fetchOutputsHere, OutputFetchError } from './fetch-here.js';
 export { countItems, countsOf, runProgress } from './finish-run.js';

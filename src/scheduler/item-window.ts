@@ -27,6 +27,14 @@ export interface ItemWindowOptions<T> {
   readonly drive: (entry: T, slot: WindowSlot) => Promise<void>;
   /** What the item waits for before it can be sent, or undefined when it has it. */
   readonly blocker: (entry: T) => Promise<unknown> | undefined;
+  /**
+   * Most items taken from the order and waiting beside the window (parked,
+   * or released and not started yet): past it no more are taken until some
+   * start. What they wait for was taken before them (a source comes earlier
+   * in the order) or is no entry (a training), so nothing waits for an item
+   * not taken. @default no limit
+   */
+  readonly maxWaiting?: number;
 }
 
 /**
@@ -39,15 +47,26 @@ export function itemWindowBound(generationsPerWindow: number, createConcurrency:
   return Math.max(2 * generationsPerWindow, 4 * createConcurrency, 16);
 }
 
+/** A retry waiting for its place again (told apart from an entry by its class). */
+class Retry {
+  constructor(readonly resume: () => void) {}
+}
+
 export class ItemWindow<T> {
   readonly #options: ItemWindowOptions<T>;
   #entries: Iterator<T> | undefined;
-  /** Items that go before the next of the order: retries, and parked items whose inputs settled. */
-  readonly #ready: Array<() => void> = [];
+  /**
+   * Items that go before the next of the order: retries (their resumption)
+   * and parked items whose inputs settled (the entry itself: no closure per
+   * item, however many a settled training releases).
+   */
+  readonly #ready: Array<T | Retry> = [];
   #readyHead = 0;
   /** Parked items by what they wait for: one reaction per blocker, not per item. */
   readonly #parked = new Map<Promise<unknown>, T[]>();
   #inside = 0;
+  /** Entries taken from the order that wait beside the window (parked or ready). */
+  #waiting = 0;
   #running = 0;
   #peak = 0;
   #failed = false;
@@ -94,23 +113,46 @@ export class ItemWindow<T> {
 
   #fillLoop(): void {
     while (!this.#failed && this.#inside < this.#options.bound) {
-      const waiting = this.#takeReady();
-      if (waiting) {
+      if (this.#readyHead < this.#ready.length) {
+        const waiting = this.#takeReady();
         this.#enter();
-        waiting();
+        if (waiting instanceof Retry) waiting.resume();
+        else {
+          this.#waiting -= 1;
+          this.#launch(waiting);
+        }
         continue;
       }
-      const next = this.#entries?.next();
+      if (this.#waiting >= (this.#options.maxWaiting ?? Number.POSITIVE_INFINITY)) break;
+      const next = this.#next();
       if (!next || next.done) {
         this.#entries = undefined;
         break;
       }
       const blocker = this.#options.blocker(next.value);
-      if (blocker) this.#park(blocker, next.value);
-      else {
+      if (blocker) {
+        this.#waiting += 1;
+        this.#park(blocker, next.value);
+      } else {
         this.#enter();
         this.#launch(next.value);
       }
+    }
+  }
+
+  /**
+   * The next entry of the order. One that cannot be had (the entries are
+   * read as the window goes: the job file may have become unreadable) ends
+   * the run like a failed task, not as an error thrown into a callback.
+   */
+  #next(): IteratorResult<T> | undefined {
+    try {
+      return this.#entries?.next();
+    } catch (error) {
+      this.#entries = undefined;
+      this.#failed = true;
+      this.#finish?.reject(error);
+      return undefined;
     }
   }
 
@@ -119,9 +161,9 @@ export class ItemWindow<T> {
     this.#peak = Math.max(this.#peak, this.#inside);
   }
 
-  #takeReady(): (() => void) | undefined {
-    const waiting = this.#ready[this.#readyHead];
-    if (!waiting) return undefined;
+  /** The first ready item (there is one). */
+  #takeReady(): T | Retry {
+    const waiting = this.#ready[this.#readyHead] as T | Retry;
     this.#readyHead += 1;
     if (this.#readyHead === this.#ready.length) {
       this.#ready.length = 0;
@@ -144,7 +186,7 @@ export class ItemWindow<T> {
       for (const item of items) {
         const next = this.#options.blocker(item);
         if (next) this.#park(next, item);
-        else this.#ready.push(() => this.#launch(item));
+        else this.#ready.push(item);
       }
       this.#fill();
     };
@@ -164,10 +206,12 @@ export class ItemWindow<T> {
       },
       enter: () =>
         new Promise<void>((resolve) => {
-          this.#ready.push(() => {
-            inside = true;
-            resolve();
-          });
+          this.#ready.push(
+            new Retry(() => {
+              inside = true;
+              resolve();
+            }),
+          );
           this.#fill();
         }),
     };

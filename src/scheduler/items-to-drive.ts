@@ -1,98 +1,163 @@
 /**
- * What a run drives, read from the journal: its items not ended yet (with
- * their recorded request) and the sources they wait on that nobody makes now.
+ * What a run drives, read as its item window asks for it: the run's items
+ * not ended, in job order, each expanded from the job (a batch at a time)
+ * and given its recorded request only when the window reaches it, and the
+ * sources they wait on that nobody makes now. Nothing here holds a whole
+ * item of the job beyond the batch being driven.
  */
 import type { JobItem, LoadedStep } from '../job/index.js';
-import { ITEM_STATE, isStateIn, type Journal, TERMINAL_ITEM_STATES } from '../journal/index.js';
+import {
+  type ItemRecord,
+  isStateIn,
+  type Journal,
+  TERMINAL_ITEM_STATES,
+} from '../journal/index.js';
 import type { DesiredState } from '../plan/index.js';
-import { outputIdsReader } from './decide/next-run.js';
+import type { PlanItem, PlanItems } from './decide/plan-items.js';
+import { outputIdsReader } from './decide/run-history.js';
 import { settleGraph } from './generation-item.js';
 import type { ItemGraph } from './item-graph.js';
 
 export type Driven = { readonly item: JobItem; readonly step: LoadedStep };
 
-/** The item states a run still drives (the rest ended). */
-const NOT_ENDED = Object.values(ITEM_STATE).filter((s) => !isStateIn(TERMINAL_ITEM_STATES, s));
+/** What a run's driven items are read from. */
+export interface DriveSource {
+  readonly journal: Journal;
+  readonly runId: string;
+  /** The job's items as lean records (plan-items.ts). */
+  readonly items: PlanItems;
+  readonly steps: ReadonlyMap<string, LoadedStep>;
+  /** The decision the run was selected by: which keys the job file describes, their latest records. */
+  readonly state: DesiredState;
+  /** Whole items expanded at once. @default `expandBatch` of the job's items */
+  readonly batch?: number;
+}
 
 /**
- * What a run drives: the job items it holds that are not ended, with their
- * recorded request, and the paid attempts of items the job file changed or
- * dropped since (finished as they were sent, no retry). `ended` counts the
- * items of the run that ended already: they, like every other job item,
- * settle only for the items that wait on them (`settleSources`). Only the
- * items not ended are read whole: a resume at item 15,000 of 20,000 parsed
- * 15,000 requests it does not send.
+ * How many whole items are expanded from the job at once: each batch scans
+ * the job again up to its last item, so a run makes a few such scans
+ * (never more than sixteen), and holds a sixteenth of its items whole at most.
  */
-export function itemsToDrive(
-  journal: Journal,
-  runId: string,
-  jobItems: ReadonlyMap<string, JobItem>,
-  steps: ReadonlyMap<string, LoadedStep>,
-  identity: (item: JobItem) => string,
-): { driven: Driven[]; ended: number } {
-  let ended = 0;
-  for (const { stepId, states } of journal.progressByStep(runId)) {
-    if (steps.has(stepId)) for (const state of TERMINAL_ITEM_STATES) ended += states[state] ?? 0;
-  }
-  const driven: Driven[] = [];
-  for (const record of journal.listItems(runId, { states: NOT_ENDED })) {
-    const jobItem = jobItems.get(record.itemKey);
-    const step = steps.get(record.stepId);
-    if (!step) continue;
-    if (jobItem && identity(jobItem) === record.requestHash) {
-      // Sent as recorded: the job file's request, or a rejected item's remake (remake.ts).
-      const request = record.request as JobItem['request'];
-      driven.push({ item: { ...jobItem, request }, step });
-    } else if (journal.getOpenAttempt(runId, record.itemKey)) {
-      driven.push({ item: asSent(record, jobItem), step: { ...step, retries: 0 } });
+export function expandBatch(items: number): number {
+  return Math.max(2048, Math.ceil(items / 16));
+}
+
+const ended = (state: string): boolean => isStateIn(TERMINAL_ITEM_STATES, state);
+
+/** How many items of the run (of the job's steps) there are, and how many ended already. */
+export function runItemCounts(source: Pick<DriveSource, 'journal' | 'runId' | 'steps'>): {
+  total: number;
+  ended: number;
+} {
+  let total = 0;
+  let endedItems = 0;
+  for (const { stepId, states } of source.journal.progressByStep(source.runId)) {
+    if (!source.steps.has(stepId)) continue;
+    for (const [state, n] of Object.entries(states)) {
+      total += n ?? 0;
+      if (ended(state)) endedItems += n ?? 0;
     }
   }
-  return { driven, ended };
+  return { total, ended: endedItems };
+}
+
+/**
+ * What a run drives, lazily: first the paid attempts of items the job file
+ * no longer describes (finished as they were sent, no retry), then the job
+ * items the run holds that are not ended, with their recorded request (a
+ * rejected item's remake, remake.ts), in job order; an item the job file
+ * changed since its attempt was paid is finished as sent too. Items of the
+ * run that had ended when it was selected are passed over without a read:
+ * a resume at item 75,000 of 100,000 reads only what it still drives.
+ */
+export function* drivenItems(source: DriveSource): Generator<Driven> {
+  const { journal, runId, items, steps, state } = source;
+  for (const attempt of journal.listOpenAttempts(runId)) {
+    if (state.verdicts.has(attempt.itemKey)) continue;
+    const record = journal.getItem(runId, attempt.itemKey);
+    const step = record ? steps.get(record.stepId) : undefined;
+    if (record && step && !ended(record.state))
+      yield { item: asSent(record, undefined), step: { ...step, retries: 0 } };
+  }
+  const all = items.items;
+  const size = source.batch ?? expandBatch(all.length);
+  let at = 0;
+  while (at < all.length) {
+    const batch = new Map<string, { lean: PlanItem; record: ItemRecord }>();
+    for (; at < all.length && batch.size < size; at++) {
+      const lean = all[at];
+      if (!lean) continue;
+      const latest = state.latest.get(lean.key);
+      if (latest?.runId === runId && ended(latest.state)) continue;
+      const record = journal.getItem(runId, lean.key);
+      if (record && steps.has(record.stepId) && !ended(record.state))
+        batch.set(lean.key, { lean, record });
+    }
+    const whole = items.jobItems(new Set(batch.keys()));
+    for (const [key, { lean, record }] of batch) {
+      const step = steps.get(record.stepId);
+      if (!step) continue;
+      const jobItem = whole.get(key);
+      if (jobItem && lean.identity === record.requestHash) {
+        // Sent as recorded: the job file's request, or a rejected item's remake.
+        yield { item: { ...jobItem, request: record.request as JobItem['request'] }, step };
+      } else if (journal.getOpenAttempt(runId, key)) {
+        yield { item: asSent(record, jobItem), step: { ...step, retries: 0 } };
+      }
+    }
+  }
+}
+
+/**
+ * The items some job item of the run may wait on (`from:`): the sources of
+ * the job's items not done. Only `from:` steps give any.
+ */
+export function sourcesOf(items: PlanItems, state: DesiredState): Set<string> {
+  const sources = new Set<string>();
+  for (const item of items.items) {
+    if (item.source && state.verdicts.get(item.key) !== 'done') sources.add(item.source.itemKey);
+  }
+  return sources;
 }
 
 /**
  * Settles in the graph the sources the driven items wait on and nobody will
  * make now: items of the run that ended already, done ones with their
- * recorded outputs, and job items this run does not make. Only those: a
- * resume at item 15,000 of 20,000 read every ended item's outputs before its
- * first create.
+ * recorded outputs, and job items this run does not make. A source the run
+ * still drives settles as it ends.
  */
 export function settleSources(
-  journal: Journal,
-  runId: string,
-  driven: readonly Driven[],
+  source: DriveSource,
   sources: ReadonlySet<string>,
-  steps: ReadonlyMap<string, LoadedStep>,
-  jobItems: ReadonlyMap<string, JobItem>,
-  state: DesiredState,
   graph: ItemGraph,
 ): void {
-  const drivenKeys = new Set(driven.map(({ item }) => item.key));
+  const { journal, runId, steps, state } = source;
   const outputIds = outputIdsReader(journal);
+  const notMade: string[] = [];
   for (const key of sources) {
-    if (drivenKeys.has(key)) continue;
-    // An item of the run (of a step of the job) that ended: settled as it ended.
     const stored = journal.getItem(runId, key);
-    if (stored && steps.has(stored.stepId) && isStateIn(TERMINAL_ITEM_STATES, stored.state)) {
-      settleGraph({ journal, runId }, graph, key, stored.state, stored.error);
+    if (stored && steps.has(stored.stepId)) {
+      // An item of the run (of a step of the job) that ended: settled as it ended.
+      if (ended(stored.state))
+        settleGraph({ journal, runId }, graph, key, stored.state, stored.error);
       continue;
     }
     const latest = state.latest.get(key);
     if (state.verdicts.get(key) === 'done' && latest) {
       graph.succeeded(key, { generationIds: outputIds(latest.runId, key) });
-    } else {
-      const source = jobItems.get(key);
-      const name = source ? `${source.stepId}/${source.label}` : key;
-      graph.failed(key, `${name} is not made by this run`);
-    }
+    } else notMade.push(key);
+  }
+  if (notMade.length === 0) return;
+  const whole = source.items.jobItems(new Set(notMade));
+  for (const key of notMade) {
+    const item = whole.get(key);
+    const name = item ? `${item.stepId}/${item.label}` : key;
+    graph.failed(key, `${name} is not made by this run`);
   }
 }
 
 /** A journal item as its open attempt was sent (the job file describes it differently now). */
-function asSent(
-  record: ReturnType<Journal['listItems']>[number],
-  jobItem: JobItem | undefined,
-): JobItem {
+function asSent(record: ItemRecord, jobItem: JobItem | undefined): JobItem {
   return {
     stepId: record.stepId,
     key: record.itemKey,

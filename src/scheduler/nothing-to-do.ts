@@ -31,7 +31,7 @@ export async function nothingToDo(
   const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
   const removed = selection.state.removed.length;
   const message = [
-    `nothing to do: ${done} of ${validated.items.length} item(s) are done` +
+    `nothing to do: ${done} of ${validated.items.items.length} item(s) are done` +
       (lastRun ? ` (run ${lastRun.runId} already finished)` : ''),
     removed > 0 ? `${removed} item(s) no longer in the job file are left as they are` : '',
     repair?.repaired ? `${repair.repaired} missing or edited file(s) downloaded again` : '',
@@ -81,7 +81,7 @@ async function repairDoneFiles(
         record: timelineRecorder(journal, runId, logger),
       },
       manifest,
-      new Map(validated.items.map((item) => [item.key, item])),
+      validated.items.jobItems,
       new Map(validated.job.steps.map((step) => [step.id, step])),
       options.downloadConcurrency ?? RUN_DEFAULTS.downloadConcurrency,
     );

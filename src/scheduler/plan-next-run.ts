@@ -21,8 +21,9 @@ import { readAdoption } from './adopt-manifest.js';
 import { adoptedReader } from './adopted-reader.js';
 import { type PreparedFiles, prepareJobFiles } from './decide/input-files.js';
 import { identityOf } from './decide/item-identity.js';
-import { type JournalReader, NO_HISTORY, nextRun, scopeOf } from './decide/next-run.js';
+import { nextRun } from './decide/next-run.js';
 import type { PlanItem, PlanItems } from './decide/plan-items.js';
+import { type JournalReader, NO_HISTORY, scopeOf } from './decide/run-history.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 import type { Preflight } from './preflight.js';
 

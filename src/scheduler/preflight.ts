@@ -191,17 +191,6 @@ function originOf(url: string): string | undefined {
   }
 }
 
-/** A preflight with every item's URLs noted. */
-export function preflightOf(
-  job: LoadedJob,
-  catalog: ModelCatalog,
-  items: Iterable<JobItem>,
-): Preflight {
-  const preflight = new Preflight(job, catalog);
-  for (const item of items) preflight.add(item);
-  return preflight;
-}
-
 /**
  * `validate` online: the checks of a job whose items went to `preflight`,
  * with the job's journal read (never created, never locked) when there is one.

@@ -22,11 +22,11 @@ import { assertWritableFolder, thisMachine } from '../outputs/index.js';
 import { canonicalServiceUrl, EXIT, silentLogger } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
 import { assertNextRunFits } from './all-or-nothing.js';
-import { validateBeforeSpending } from './check-job.js';
+import { checkForRun, type LeanJob } from './check-job.js';
 import { assertFreshSteps, freshSteps } from './decide/fresh.js';
 import { prepareJobFiles } from './decide/input-files.js';
 import { identityOf, trainingsToSeed } from './decide/item-identity.js';
-import { runIdFamily, scopeOf } from './decide/next-run.js';
+import { runIdFamily, scopeOf } from './decide/run-history.js';
 import { markRunning, selectRun } from './decide/select-run.js';
 import { assertSameService, IN_PROCESS_EMULATOR } from './decide/service-move.js';
 import { driveRun } from './drive-run.js';
@@ -39,7 +39,6 @@ import { assertRunId } from './run-id.js';
 import { contractHashes, persistedWait } from './run-wiring.js';
 import type { RunJobOptions, RunResult } from './types.js';
 
-type Validated = Awaited<ReturnType<typeof validateBeforeSpending>>;
 type Files = Awaited<ReturnType<typeof prepareJobFiles>>;
 type Logger = NonNullable<RunJobOptions['logger']>;
 
@@ -59,7 +58,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   // Everything that can reject the job happens before the journal opens:
   // a bad job file, a bad local file or a refused key spends nothing and
   // leaves no run behind.
-  const validated = await validateBeforeSpending(options.jobPath, client, {
+  const validated = await checkForRun(options.jobPath, client, {
     offline: options.offline ?? false,
     ...(options.displayPath ? { displayPath: options.displayPath } : {}),
     ...(options.journalPath ? { journalPath: options.journalPath } : {}),
@@ -80,7 +79,8 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   // A folder that cannot take the files fails now, before anything is spent.
   assertWritableFolder(options.outDir ? path.resolve(options.outDir) : job.output);
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
-  const files = await prepareJobFiles(job, items);
+  const files = await prepareJobFiles(job, items.mediaRefs);
+  items.identify(files);
   // The key and the service answer one authenticated read before the journal
   // opens: a refused key (exit 5) or a service that does not answer records
   // no run, leaves an interrupted run as it was and creates no journal file.
@@ -163,7 +163,7 @@ async function pauseForPersistedWait(
 export interface Invocation {
   readonly options: RunJobOptions;
   readonly journal: Journal;
-  readonly validated: Validated;
+  readonly validated: LeanJob;
   readonly files: Files;
   readonly logger: Logger;
   readonly protectedPaths: readonly string[];
@@ -189,7 +189,7 @@ async function converge(inv: Invocation): Promise<RunResult> {
   const outputDir = options.outDir ? path.resolve(options.outDir) : job.output;
   const service = canonicalServiceUrl(options.client.baseUrl);
   const scope = scopeOf(service, options.accountFingerprint);
-  const contracts = contractHashes(catalog, items);
+  const contracts = contractHashes(catalog, items.modelIds);
   const snapshot = {
     service,
     scope,
@@ -199,15 +199,14 @@ async function converge(inv: Invocation): Promise<RunResult> {
     contracts,
     ...(options.inProcessEmulator ? { served: IN_PROCESS_EMULATOR } : {}),
   };
-  const identity = identityOf(job, files);
   moveToService(journal, job.name, snapshot, options, inv.logger);
   // A lost journal: what the output folder's manifest shows made is done.
-  await adoptLostJournal(journal, job, items, {
+  await adoptLostJournal(journal, job, items.items, {
     outputDir,
     service,
     scope,
-    jobItems: (keys) => new Map(items.filter((i) => keys.has(i.key)).map((i) => [i.key, i])),
-    identity,
+    jobItems: items.jobItems,
+    identity: identityOf(job, files),
     files,
     influencers: inv.influencers,
     logger: inv.logger,
@@ -223,7 +222,6 @@ async function converge(inv: Invocation): Promise<RunResult> {
       settledRuns: settled,
       snapshot,
       catalog,
-      identity,
       trainings: (makes) => trainingsToSeed(job, makes),
     });
     if (selection.kind === 'nothing') {
@@ -243,7 +241,6 @@ async function converge(inv: Invocation): Promise<RunResult> {
         contracts,
         spendCap,
         scope,
-        identity,
       });
     } catch (error) {
       // After the journal's disk failed, whatever escaped is its consequence.

@@ -5,7 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { type Bucket, LONGEST_RETRY_AFTER_MS, type RateLimits } from '../contract/index.js';
-import type { JobItem, ModelCatalog } from '../job/index.js';
+import type { ModelCatalog } from '../job/index.js';
 import { type Journal, JournalWriteError, RUN_STATUS } from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
 import type { Logger } from '../shared/index.js';
@@ -59,10 +59,10 @@ export async function seedRateGate(
 /** A hash of each model contract the job uses, to notice a contract change on resume. */
 export function contractHashes(
   catalog: ModelCatalog,
-  items: readonly JobItem[],
+  modelIds: Iterable<string>,
 ): Record<string, string> {
   const hashes: Record<string, string> = {};
-  for (const modelId of new Set(items.map((i) => i.modelId))) {
+  for (const modelId of modelIds) {
     const model = catalog.get(modelId);
     if (model) hashes[modelId] = contentHash(model.fields);
   }

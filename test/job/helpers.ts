@@ -11,3 +11,15 @@ export function emulatorCatalog(): ModelCatalog {
   })) as Model[];
   return catalogOf(models);
 }
+
+/** A job of one sdxl-lite step over `rows.csv` (one column, `product`), prompted by it. */
+export const ROWS_JOB = [
+  'version: 1',
+  'name: lean',
+  'generations:',
+  '  - id: shots',
+  '    model: sdxl-lite',
+  '    rows: rows.csv',
+  '    input: { prompt: "{{ product }}" }',
+  '',
+].join('\n');

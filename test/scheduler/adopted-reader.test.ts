@@ -11,7 +11,7 @@ import { newRunId } from '../../src/journal/index.js';
 import type { Adoption } from '../../src/scheduler/adopt-manifest.js';
 import { recordAdoption } from '../../src/scheduler/adopt-manifest.js';
 import { adoptedReader } from '../../src/scheduler/adopted-reader.js';
-import type { JournalReader } from '../../src/scheduler/decide/next-run.js';
+import type { JournalReader } from '../../src/scheduler/decide/run-history.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { tempDir } from '../helpers/index.js';
 import { tempJournal } from '../journal/helpers.js';

@@ -86,6 +86,36 @@ describe('ItemWindow', () => {
     expect(window.peak).toBe(2);
   });
 
+  it('takes no more of the order while `maxWaiting` items wait beside it (a training holds them all)', async () => {
+    const training = gate();
+    let trained = false;
+    let taken = 0;
+    function* entries() {
+      for (let n = 0; n < 6; n++) {
+        taken += 1;
+        yield n;
+      }
+    }
+    const order: number[] = [];
+    const window = new ItemWindow<number>({
+      bound: 1,
+      maxWaiting: 2,
+      blocker: () => (trained ? undefined : training.promise),
+      drive: async (n) => {
+        order.push(n);
+      },
+    });
+    const done = window.run(entries());
+    // Two wait for the training; the other four are not taken (not made whole).
+    expect(taken).toBe(2);
+    expect(order).toEqual([]);
+    trained = true;
+    training.open();
+    await done;
+    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(taken).toBe(6);
+  });
+
   it('a retry takes a place again, before items not started yet', async () => {
     const order: string[] = [];
     let retried = false;
@@ -120,6 +150,24 @@ describe('ItemWindow', () => {
       },
     });
     await expect(window.run([0, 1, 2, 3])).rejects.toThrow('journal disk full');
+    expect(order).toEqual([0, 1]);
+  });
+
+  it('ends with the error of an entry that cannot be read, also one read after a task ended', async () => {
+    const order: number[] = [];
+    function* entries() {
+      yield 0;
+      yield 1;
+      throw new Error('the rows file cannot be read again');
+    }
+    const window = new ItemWindow<number>({
+      bound: 1,
+      blocker: () => undefined,
+      drive: async (n) => {
+        order.push(n);
+      },
+    });
+    await expect(window.run(entries())).rejects.toThrow('the rows file cannot be read again');
     expect(order).toEqual([0, 1]);
   });
 });

@@ -18,11 +18,11 @@ import { CompletionWatcher } from '../../src/scheduler/completion-watcher.js';
 import type { RunContext } from '../../src/scheduler/context.js';
 import { prepareJobFiles } from '../../src/scheduler/decide/input-files.js';
 import {
-  itemIdentity,
   TRAINING_STEP,
   trainingItemKey,
   trainingItems,
 } from '../../src/scheduler/decide/item-identity.js';
+import { PlanItems } from '../../src/scheduler/decide/plan-items.js';
 import { selectRun } from '../../src/scheduler/decide/select-run.js';
 import { type ItemDeps, runGenerationItem } from '../../src/scheduler/generation-item.js';
 import { ItemGraph } from '../../src/scheduler/item-graph.js';
@@ -81,11 +81,12 @@ async function harness(options: { budget?: number } = {}): Promise<Harness> {
   const files = await prepareJobFiles(job, items);
   const journal = await openJournal(join(dir, 'journal.db'));
   defer(() => journal.close());
-  const selection = selectRun(journal, job, items, {
+  const planItems = PlanItems.of(job, catalog, items);
+  planItems.identify(files);
+  const selection = selectRun(journal, job, planItems, {
     fresh: true,
     settledRuns: new Set(),
     snapshot: { service: client.baseUrl, scope: `${client.baseUrl}#test` },
-    identity: (item) => itemIdentity(job, files, item),
     trainings: () => trainingItems(job.influencers.values()),
   });
   if (selection.kind !== 'run') throw new Error('expected a new run');

@@ -61,7 +61,7 @@ describe('DownloadStage#verifyAndRepair', () => {
     } as unknown as RunContext;
     const manifest = ManifestWriter.open(out);
     defer(() => manifest.close());
-    const stage = new DownloadStage(ctx, manifest, new Map(), new Map(), 2);
+    const stage = new DownloadStage(ctx, manifest, () => new Map(), new Map(), 2);
 
     expect(await stage.verifyAndRepair(outputs)).toEqual({ repaired: 2, lost: 0 });
     for (const o of [deleted, edited, rewritten, lost])

@@ -11,23 +11,18 @@ import {
   FINISHED_RUN_STATUSES,
   type HeldStrings,
   ITEM_STATE,
-  type ItemHistoryRow,
-  isAdoptedRun,
-  type Journal,
   type NewItem,
   type RunRecord,
-  serviceOfRun,
 } from '../../journal/index.js';
 import {
   type DesiredState,
   desiredState,
-  removedRows,
   VERDICTS_TO_MAKE,
   type VerdictCounts,
   verdictCounts,
   type WantedItem,
 } from '../../plan/index.js';
-import { canonicalServiceUrl, UsageError } from '../../shared/index.js';
+import { UsageError } from '../../shared/index.js';
 import { assertFreshSteps, freshSteps } from './fresh.js';
 import type { PreparedFiles } from './input-files.js';
 import {
@@ -38,45 +33,17 @@ import {
 } from './item-identity.js';
 import { Rejections } from './remake.js';
 import { type ResumePlan, resumePlan } from './resume-plan.js';
+import {
+  type JournalReader,
+  NO_HISTORY,
+  newestRunOnService,
+  outputIdsReader,
+  type RunScope,
+  runIdFamily,
+  scopedLatest,
+} from './run-history.js';
 import { assertSameService } from './service-move.js';
 import { jobItemsOf, wholeItem } from './whole-items.js';
-
-/** What identifies the service and account a run spends on. */
-export interface RunScope {
-  /** The service's canonical base URL (`canonicalServiceUrl`). */
-  readonly service: string;
-  /** service + account fingerprint (never the key). */
-  readonly scope: string;
-}
-
-/** The scope of a run: the service and the account (by fingerprint, never the key). */
-export const scopeOf = (service: string, accountFingerprint: string): string =>
-  `${service}#${accountFingerprint}`;
-
-/** The journal reads the decision needs (a read-only journal offers them). */
-export type JournalReader = Pick<
-  Journal,
-  | 'latestItems'
-  | 'listOutputs'
-  | 'getRun'
-  | 'listRuns'
-  | 'listItems'
-  | 'getOpenAttempt'
-  | 'findInfluencer'
-  | 'latestReviews'
->;
-
-/** A journal that does not exist yet: no history at all. */
-export const NO_HISTORY: JournalReader = {
-  latestItems: () => new Map(),
-  listOutputs: () => [],
-  getRun: () => undefined,
-  listRuns: () => [],
-  listItems: () => [],
-  getOpenAttempt: () => undefined,
-  findInfluencer: () => undefined,
-  latestReviews: () => [],
-};
 
 /**
  * What the decision needs of a job item: a `JobItem`, or the lean record a
@@ -174,75 +141,6 @@ export function decideRun<T extends DecisionItem>(
   };
 }
 
-/** The generation ids of an item's outputs in one run, in output order. */
-export function outputIdsReader(
-  journal: Pick<Journal, 'listOutputs'>,
-): (runId: string, itemKey: string) => readonly string[] {
-  // One read of a run's outputs serves every item of it: a resume of a small
-  // run in a 100,000-item job asks for the ids of thousands of done items.
-  const byRun = new Map<string, Map<string, string[]>>();
-  return (runId, itemKey) => {
-    let items = byRun.get(runId);
-    if (!items) {
-      items = new Map();
-      const outputs = [...journal.listOutputs(runId)].sort((a, b) => a.n - b.n);
-      for (const o of outputs) {
-        const ids = items.get(o.itemKey) ?? [];
-        ids.push(o.generationId ?? '');
-        items.set(o.itemKey, ids);
-      }
-      byRun.set(runId, items);
-    }
-    return items.get(itemKey) ?? [];
-  };
-}
-
-/** The latest record of each of the job's generation items on this service. */
-export function scopedLatest(
-  journal: Pick<Journal, 'latestItems'>,
-  jobName: string,
-  target: Pick<RunScope, 'service'>,
-  held?: HeldStrings,
-): Map<string, ItemHistoryRow> {
-  const latest = journal.latestItems(jobName, target.service, held);
-  // A training's key is never a generation item's: dropping its rows after
-  // picking the latest ones is dropping them before.
-  for (const [key, row] of latest) if (row.stepId === TRAINING_STEP) latest.delete(key);
-  return latest;
-}
-
-/**
- * Items earlier runs of the job made (or tried) on this service
- * that the job file no longer describes (`keys` are its items' keys): left as
- * they are. `status` lists them without the work of a whole decision.
- */
-export function itemsLeftAlone(
-  journal: Pick<Journal, 'latestItems'>,
-  jobName: string,
-  target: Pick<RunScope, 'service'>,
-  keys: ReadonlySet<string>,
-): ItemHistoryRow[] {
-  return removedRows(scopedLatest(journal, jobName, target), keys);
-}
-
-/**
- * Items earlier runs made (or tried) whose identity the job file now
- * describes otherwise (`identities`: the job's items' identity hashes, by
- * key; items left out are not judged): the `changed` verdict, which the next
- * `run` makes again. `status` counts them without the work of a whole decision.
- */
-export function itemsChanged(
-  journal: Pick<Journal, 'latestItems'>,
-  jobName: string,
-  target: Pick<RunScope, 'service'>,
-  identities: ReadonlyMap<string, string>,
-): ItemHistoryRow[] {
-  return [...scopedLatest(journal, jobName, target).values()].filter((row) => {
-    const identity = identities.get(row.itemKey);
-    return identity !== undefined && identity !== row.requestHash;
-  });
-}
-
 /** The run a `run` resumes: `--run-id`'s when unfinished, else the job's newest run when unfinished. */
 function openRunOf(
   journal: JournalReader,
@@ -274,36 +172,6 @@ function openRunOf(
   const newest = newestRunOnService(journal, job.name, options.service, { started: true });
   return newest && !FINISHED_RUN_STATUSES.includes(newest.status) ? newest : undefined;
 }
-
-/**
- * The job's newest run on this service (recent runs only: an older one is
- * history, not a target); `started`: of the runs a `run` started, not
- * adopted ones.
- */
-export function newestRunOnService(
-  journal: Pick<JournalReader, 'listRuns'>,
-  jobName: string,
-  service: string,
-  only: { readonly started?: boolean } = {},
-): RunRecord | undefined {
-  return journal
-    .listRuns(jobName, 50)
-    .find((run) => sameScope(run, { service }) && !(only.started && isAdoptedRun(run)));
-}
-
-/** The runs named X, X.2, X.3... (in that order, up to the first missing one). */
-export function runIdFamily(journal: Pick<JournalReader, 'getRun'>, runId: string): RunRecord[] {
-  const family: RunRecord[] = [];
-  for (let n = 1; ; n += 1) {
-    const run = journal.getRun(n === 1 ? runId : `${runId}.${n}`);
-    if (!run) return family;
-    family.push(run);
-  }
-}
-
-/** Runs on the same service base URL (the key does not matter: a rotated key is the same account). */
-const sameScope = (run: RunRecord, target: Pick<RunScope, 'service'>): boolean =>
-  serviceOfRun(run) === canonicalServiceUrl(target.service);
 
 export interface NextRunOptions<T extends DecisionItem>
   extends RunScope,

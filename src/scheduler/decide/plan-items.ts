@@ -1,11 +1,12 @@
 /**
- * What `plan` keeps of each job item: a lean record (key, step, source,
- * influencer, identity hash, price class, outputs) instead of the whole
- * `JobItem`, several times larger, which a large job holds per row. The next run (next-run.ts) is decided on these records, by `run`'s
- * rule; where something needs whole items (a rejected item's remake, a
- * resumed run's changed items, a price class's first charged item, the
- * identity of an item naming local files) the job is scanned again for just
- * those keys (only when there are any). A
+ * What `plan` and `run` keep of each job item: a lean record (key, step,
+ * source, influencer, identity hash, price class, outputs) instead of the
+ * whole `JobItem`, several times larger, which a large job holds per row.
+ * The next run (next-run.ts) is decided on these records, by `run`'s rule;
+ * where something needs whole items (a rejected item's remake, a resumed
+ * run's changed items, a price class's first charged item, the identity of
+ * an item naming local files, the items a run records and then sends) the
+ * job is scanned again for just those keys (only when there are any). A
  * price class's first item the next run surely makes is kept as the scan
  * goes (RecordedItems): the nightly case (rows added to a done job) quotes
  * it without a second scan and its memory (figures: docs/benchmarks.md, "Figures behind choices in the code").
@@ -36,6 +37,9 @@ export interface PlanItem extends DecisionItem {
   identity: string | undefined;
 }
 
+/** Thrown out of a scan once it has given every item asked for: the rest need not be made. */
+const ALL_SEEN = Symbol('all items seen');
+
 interface ClassEntry {
   /** The class id every item of the class shares. */
   readonly id: string;
@@ -51,6 +55,8 @@ export class PlanItems {
   readonly #classes = new Map<string, ClassEntry>();
   /** One reference per local file the items name (all `prepareJobFiles` reads of them). */
   readonly #media = new Map<string, MediaRef>();
+  /** The models the items use (the contracts a run records). */
+  readonly modelIds = new Set<string>();
 
   /** `recorded`: what the journal records (none given: nothing is known to be made). */
   constructor(
@@ -81,6 +87,7 @@ export class PlanItems {
     const identity = filelessIdentity(this.job, item);
     if (!entry.made && identity !== undefined && this.recorded?.has(item.key, identity) === false)
       entry.made = item;
+    this.modelIds.add(item.modelId);
     for (const ref of item.mediaRefs) {
       const file = localPathOf(this.job, ref);
       if (!this.#media.has(file)) this.#media.set(file, ref);
@@ -140,11 +147,39 @@ export class PlanItems {
   /** The whole job items of `keys`: the job scanned again, only those kept. */
   jobItems = (keys: ReadonlySet<string>): ReadonlyMap<string, JobItem> => {
     const found = new Map<string, JobItem>();
-    scanJob(this.job, this.catalog, (item) => {
-      if (keys.has(item.key)) found.set(item.key, item);
+    this.eachOf(keys, (item) => {
+      found.set(item.key, item);
     });
     return found;
   };
+
+  /**
+   * The job scanned again: each whole item of `keys` with its lean record,
+   * in job order. The scan stops once every key was seen (what a run
+   * expands a batch at a time needs only the items up to its batch's last).
+   * An item the job makes otherwise now (its rows file edited since) has
+   * no lean record here: `lean` is then undefined.
+   */
+  eachOf(
+    keys: ReadonlySet<string>,
+    visit: (item: JobItem, lean: PlanItem | undefined) => void,
+  ): void {
+    if (keys.size === 0) return;
+    let at = 0;
+    let seen = 0;
+    try {
+      scanJob(this.job, this.catalog, (item) => {
+        const lean = this.items[at];
+        at += 1;
+        if (!keys.has(item.key)) return;
+        visit(item, lean?.key === item.key ? lean : undefined);
+        seen += 1;
+        if (seen === keys.size) throw ALL_SEEN;
+      });
+    } catch (error) {
+      if (error !== ALL_SEEN) throw error;
+    }
+  }
 
   /**
    * The price classes of the items a run pays for, each with its first such

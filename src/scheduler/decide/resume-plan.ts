@@ -11,7 +11,8 @@ import {
 } from '../../journal/index.js';
 import { TRAINING_STEP } from './item-identity.js';
 import { changedFields, toNewItem } from './item-records.js';
-import type { DecideOptions, DecisionItem, JournalReader } from './next-run.js';
+import type { DecideOptions, DecisionItem } from './next-run.js';
+import type { JournalReader } from './run-history.js';
 import { jobItemsOf, wholeItem } from './whole-items.js';
 
 /** What resuming the job's unfinished run changes in it (see `decideRun`). */
@@ -43,20 +44,26 @@ export function resumePlan<T extends DecisionItem>(
   options: DecideOptions<T>,
 ): ResumePlan {
   const byKey = new Map(items.map((item) => [item.key, item]));
-  const records = journal.listItems(run.runId).filter((r) => r.stepId !== TRAINING_STEP);
+  // Only the records that change something are kept (changed items, items
+  // the job file no longer describes), read a page at a time: a resume of a
+  // 100,000-item run does not hold every record with its request at once.
+  const kept: ItemRecord[] = [];
+  journal.snapshot(() => {
+    for (const record of runItems(journal, run.runId)) {
+      if (record.stepId === TRAINING_STEP) continue;
+      const item = byKey.get(record.itemKey);
+      if (!item || options.identity(item) !== record.requestHash) kept.push(record);
+    }
+  });
   // Only the changed items are needed whole (their new request, what changed).
-  const changed = new Set<string>();
-  for (const record of records) {
-    const item = byKey.get(record.itemKey);
-    if (item && options.identity(item) !== record.requestHash) changed.add(record.itemKey);
-  }
+  const changed = new Set(kept.filter((r) => byKey.has(r.itemKey)).map((r) => r.itemKey));
   const whole = jobItemsOf(changed, options);
   const replace: NewItem[] = [];
   const drop: ItemRecord[] = [];
   const skip: ItemRecord[] = [];
   const changes: string[] = [];
   let deferred = 0;
-  for (const record of records) {
+  for (const record of kept) {
     const lean = byKey.get(record.itemKey);
     const terminal = isStateIn(TERMINAL_ITEM_STATES, record.state);
     const inFlight = () => journal.getOpenAttempt(run.runId, record.itemKey) !== undefined;
@@ -67,7 +74,6 @@ export function resumePlan<T extends DecisionItem>(
       } else if (!terminal && !inFlight()) skip.push(record);
       continue;
     }
-    if (!changed.has(record.itemKey)) continue;
     const item = wholeItem(whole, record.itemKey);
     const next = toNewItem(item, options.identity(lean));
     const fields = changedFields(record.request, item.request, record.modelId, item.modelId);
@@ -76,4 +82,22 @@ export function resumePlan<T extends DecisionItem>(
     else deferred += 1;
   }
   return { run, replace, drop, skip, deferred, changes };
+}
+
+/** Records read per page of a resumed run's items. */
+const PAGE = 1000;
+
+/** A run's items in insertion order, read a page at a time. */
+function* runItems(journal: JournalReader, runId: string): Generator<ItemRecord> {
+  let after: string | undefined;
+  for (;;) {
+    const page = journal.listItems(runId, {
+      limit: PAGE,
+      ...(after === undefined ? {} : { after }),
+    });
+    yield* page;
+    const last = page.at(-1);
+    if (!last || page.length < PAGE) return;
+    after = last.itemKey;
+  }
 }

@@ -16,19 +16,19 @@ import {
 } from '../../journal/index.js';
 import type { DesiredState } from '../../plan/index.js';
 import { toNewItem } from './item-records.js';
-import {
-  type DecideOptions,
-  decideRun,
-  newestRunOnService,
-  type RunDecision,
-  type RunScope,
-  runIdFamily,
-} from './next-run.js';
-import { jobItemsFrom } from './whole-items.js';
+import { type DecideOptions, decideRun, type RunDecision } from './next-run.js';
+import type { PlanItem, PlanItems } from './plan-items.js';
+import { newestRunOnService, type RunScope, runIdFamily } from './run-history.js';
 
-/** What `decideRun` takes, with the run's options snapshot in place of its scope. */
+/**
+ * What `decideRun` takes, with the run's options snapshot in place of its
+ * scope; the items' identity and whole items are the lean records' own.
+ */
 export interface SelectOptions
-  extends Omit<DecideOptions, keyof RunScope | 'settledRuns' | 'jobItems'> {
+  extends Omit<
+    DecideOptions<PlanItem>,
+    keyof RunScope | 'settledRuns' | 'jobItems' | 'identity' | 'held'
+  > {
   /** Runs this invocation already finished (their failures wait for the next one). */
   readonly settledRuns: ReadonlySet<string>;
   /** The run's recorded options; its service and scope are the decision's. */
@@ -59,19 +59,21 @@ export type RunSelection =
 export function selectRun(
   journal: Journal,
   job: LoadedJob,
-  items: readonly JobItem[],
+  items: PlanItems,
   options: SelectOptions,
 ): RunSelection {
   const { snapshot, ...decide } = options;
   const { scope, service } = snapshot;
-  const decision = decideRun(journal, job, items, {
+  const decision = decideRun(journal, job, items.items, {
     ...decide,
     scope,
     service,
-    jobItems: jobItemsFrom(items),
+    identity: items.identity,
+    jobItems: items.jobItems,
+    held: items.held,
   });
   const { state, makes, trainings } = decision;
-  if (decision.resume) return resume(journal, job, items, decision, options);
+  if (decision.resume) return resume(journal, job, items, decision);
   if (makes.length === 0 && trainings.length === 0) {
     // The run whose files and manifest a run with nothing to make checks and rewrites.
     const lastRun = newestRunOnService(journal, job.name, service);
@@ -86,22 +88,41 @@ export function selectRun(
     options: options.snapshot,
     tags: job.tags,
   });
-  journal.addItems(run.runId, [...trainings, ...recorded(items, makes, options.identity)]);
+  journal.addItems(run.runId, trainings);
+  addMade(journal, run.runId, items, makes);
   return { kind: 'run', run, resumed: false, state, deferred: 0, changes: [] };
 }
 
+/** Items recorded per journal transaction: a 100,000-item run is never held whole. */
+const RECORD_BATCH = 1000;
+
 /**
- * The journal records of the items a run makes: each with its request as it
- * is sent (a rejected item's remade one) and the identity of the job file's
- * item, so a remade item is done once made.
+ * Records the items a run makes, each with its request as it is sent (a
+ * rejected item's remade one) and the identity of the job file's item, so a
+ * remade item is done once made. The lean ones are expanded from the job
+ * again and written a batch at a time; a kill between batches leaves a run
+ * its resume completes (what it lacks is still to be made).
  */
-function recorded(
-  items: readonly JobItem[],
-  makes: readonly JobItem[],
-  identity: (item: JobItem) => string,
-): NewItem[] {
-  const inJobFile = new Map(items.map((item) => [item.key, item]));
-  return makes.map((item) => toNewItem(item, identity(inJobFile.get(item.key) ?? item)));
+function addMade(
+  journal: Journal,
+  runId: string,
+  items: PlanItems,
+  makes: readonly (PlanItem | JobItem)[],
+): void {
+  const keys = new Set<string>();
+  const remade = new Map<string, JobItem>();
+  for (const item of makes) {
+    keys.add(item.key);
+    if ('request' in item) remade.set(item.key, item);
+  }
+  const batch: NewItem[] = [];
+  items.eachOf(keys, (item, record) => {
+    if (!record) throw new Error(`the job file's item ${item.key} changed while it was read`);
+    // A remade item carries the identity of the job file's item.
+    batch.push(toNewItem(remade.get(item.key) ?? item, items.identity(record)));
+    if (batch.length >= RECORD_BATCH) journal.addItems(runId, batch.splice(0));
+  });
+  if (batch.length > 0) journal.addItems(runId, batch);
 }
 
 /**
@@ -119,9 +140,8 @@ function newRunIdFor(journal: Journal, runId: string | undefined): string {
 function resume(
   journal: Journal,
   job: LoadedJob,
-  items: readonly JobItem[],
-  decision: RunDecision,
-  options: SelectOptions,
+  items: PlanItems,
+  decision: RunDecision<PlanItem>,
 ): RunSelection {
   const plan = decision.resume;
   if (!plan) throw new Error('resume without a run to resume');
@@ -141,10 +161,8 @@ function resume(
   // The job holds the lock, so nothing was sent since the decision; a refusal
   // (an attempt opened after all) still finishes as sent and is made later.
   for (const next of plan.replace) if (!journal.replaceItemRequest(runId, next)) deferred += 1;
-  journal.addItems(runId, [
-    ...decision.trainings,
-    ...recorded(items, decision.makes, options.identity),
-  ]);
+  journal.addItems(runId, decision.trainings);
+  addMade(journal, runId, items, decision.makes);
   return {
     kind: 'run',
     run: journal.getRun(runId) ?? plan.run,

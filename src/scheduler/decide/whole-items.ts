@@ -20,10 +20,3 @@ export function wholeItem(whole: ReadonlyMap<string, JobItem>, key: string): Job
   if (!item) throw new Error(`the job file's item ${key} was not found again`);
   return item;
 }
-
-/** `DecideOptions.jobItems` of a decision given whole job items. */
-export function jobItemsFrom(
-  items: readonly JobItem[],
-): (keys: ReadonlySet<string>) => ReadonlyMap<string, JobItem> {
-  return (keys) => new Map(items.filter((i) => keys.has(i.key)).map((i) => [i.key, i]));
-}

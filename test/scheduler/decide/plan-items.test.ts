@@ -16,7 +16,7 @@ import { prepareJobFiles } from '../../../src/scheduler/decide/input-files.js';
 import { itemIdentity } from '../../../src/scheduler/decide/item-identity.js';
 import { PlanItems } from '../../../src/scheduler/decide/plan-items.js';
 import { tempDir } from '../../helpers/index.js';
-import { emulatorCatalog } from '../../job/helpers.js';
+import { emulatorCatalog, ROWS_JOB } from '../../job/helpers.js';
 
 async function jobOf(yaml: string, files: Record<string, string | Uint8Array> = {}) {
   const dir = tempDir('plan-items');
@@ -24,17 +24,6 @@ async function jobOf(yaml: string, files: Record<string, string | Uint8Array> = 
   writeFileSync(join(dir, 'job.yaml'), yaml);
   return validateJob(join(dir, 'job.yaml'), { models: emulatorCatalog() });
 }
-
-const ROWS_JOB = [
-  'version: 1',
-  'name: lean',
-  'generations:',
-  '  - id: shots',
-  '    model: sdxl-lite',
-  '    rows: rows.csv',
-  '    input: { prompt: "{{ product }}" }',
-  '',
-].join('\n');
 
 describe('plan items', () => {
   it('keep each item lean with the identity run computes, and give whole items back by key', async () => {
