@@ -96,19 +96,12 @@ export async function checkJobBeforeSpending(
 export async function validateBeforeSpending(
   jobPath: string,
   client: PreflightClient,
-  options: Omit<CheckJobOptions, 'service' | 'onItemOf'> & {
-    /** Awaited before the first request to the service (the contracts, when not cached). */
-    readonly beforeService?: (job: LoadedJob) => Promise<void>;
-  } = {},
+  options: Omit<CheckJobOptions, 'service' | 'onItemOf'> = {},
 ): Promise<ValidatedJob & { readonly preflight: Preflight }> {
   const items: JobItem[] = [];
-  const { beforeService, ...checkOptions } = options;
   const { job, catalog, scan, preflight } = await checkJobBeforeSpending(jobPath, {
-    ...checkOptions,
-    service: async (loaded) => {
-      await beforeService?.(loaded);
-      return client;
-    },
+    ...options,
+    service: async () => client,
     onItemOf: async () => (item) => items.push(item),
   });
   if (!preflight) throw new Error('a job checked against a service has its preflight');
@@ -132,12 +125,19 @@ export interface LeanJob {
 export async function checkForRun(
   jobPath: string,
   client: PreflightClient,
-  options: Omit<CheckJobOptions, 'service' | 'onItemOf'> = {},
+  options: Omit<CheckJobOptions, 'service' | 'onItemOf'> & {
+    /** Awaited before the first request to the service (the contracts, when not cached). */
+    readonly beforeService?: (job: LoadedJob) => Promise<void>;
+  } = {},
 ): Promise<LeanJob> {
   let items: PlanItems | undefined;
+  const { beforeService, ...checkOptions } = options;
   const { job, catalog, scan, preflight } = await checkJobBeforeSpending(jobPath, {
-    ...options,
-    service: async () => client,
+    ...checkOptions,
+    service: async (loaded) => {
+      await beforeService?.(loaded);
+      return client;
+    },
     onItemOf: async (loaded, models) => {
       const lean = new PlanItems(loaded, models);
       items = lean;
