@@ -19,6 +19,7 @@ import {
   type RunRecord,
 } from '../journal/index.js';
 import { type DescribedItems, markCurrentRows } from './current.js';
+import { retiredItemsOnDisk } from './manifest-read.js';
 import type { ManifestRow } from './manifest-row.js';
 import {
   failedOutputRow,
@@ -30,7 +31,6 @@ import {
   type RowSource,
   succeededAttempt,
 } from './manifest-row-of-item.js';
-import { retiredItemsOnDisk } from './manifest-writer.js';
 
 /** More runs than any journal holds: `listRuns` then returns all of them. */
 const EVERY_RUN = 1_000_000;
