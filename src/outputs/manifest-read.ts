@@ -20,14 +20,48 @@ export function readManifest(
   keep: (row: ManifestRow) => boolean = () => true,
   onSkipped?: (line: number) => void,
 ): ManifestRow[] {
-  const byKey = new Map<string, ManifestRow>();
+  return readRows(outputDir, keep, onSkipped, () => false) as ManifestRow[];
+}
+
+/** What `readManifestAround` knows of a row before validating it: the fields as written. */
+export interface RawRowOwner {
+  readonly runId?: unknown;
+  readonly job?: unknown;
+}
+
+/**
+ * The rows on disk around those a rebuild writes anew (`rebuilt`, judged by
+ * the row's `runId` and `job` as written): those are neither validated nor
+ * held, an `undefined` stands in their place (a rebuild of 100,000 rows
+ * would otherwise hold them all). Otherwise as `readManifest`.
+ */
+export function readManifestAround(
+  outputDir: string,
+  rebuilt: (row: RawRowOwner) => boolean,
+): (ManifestRow | undefined)[] {
+  return readRows(outputDir, () => true, undefined, rebuilt);
+}
+
+function readRows(
+  outputDir: string,
+  keep: (row: ManifestRow) => boolean,
+  onSkipped: ((line: number) => void) | undefined,
+  rebuilt: (row: RawRowOwner) => boolean,
+): (ManifestRow | undefined)[] {
+  const byKey = new Map<string, ManifestRow | undefined>();
   let number = 0;
   for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
     number += 1;
     if (line.trim() === '') continue;
     let row: ManifestRow;
     try {
-      row = ManifestRowSchema.parse(JSON.parse(line));
+      const raw: unknown = JSON.parse(line);
+      if (typeof raw === 'object' && raw !== null && rebuilt(raw)) {
+        // Its key only (for its place): the rebuild writes the row itself.
+        byKey.set(manifestRowKey(raw as Parameters<typeof manifestRowKey>[0]), undefined);
+        continue;
+      }
+      row = ManifestRowSchema.parse(raw);
     } catch {
       // torn or foreign line: the journal can rebuild it with `rewrite`
       onSkipped?.(number);

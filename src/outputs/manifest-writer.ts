@@ -36,7 +36,7 @@ import { CurrentRule, type DescribedItems } from './current.js';
 import { diskFullCode } from './errors.js';
 import { checkedRow, MANIFEST_CSV, MANIFEST_JSONL, writeManifestFiles } from './manifest-files.js';
 import { withManifestLock } from './manifest-lock.js';
-import { readManifest } from './manifest-read.js';
+import { type RawRowOwner, readManifest, readManifestAround } from './manifest-read.js';
 import {
   addVarNames,
   csvColumnsOf,
@@ -132,7 +132,9 @@ export class ManifestWriter {
    * Replaces the manifest of `outputDir` (a rebuild of one job's rows from
    * the journal), holding the manifest lock from the read of the rows on disk
    * to the files' replacement, so another process's change in between is not
-   * lost. `rows` is called under the lock with the rows on disk and gives
+   * lost. `rows` is called under the lock with a reader of the rows on disk
+   * (those it says the rebuild writes anew only hold their place:
+   * `readManifestAround`) and gives
    * the rows kept as they are (`before` and `after`: other jobs' in a shared
    * folder) and the job's rows (`own`), listed in run order (oldest run
    * first) and marked `current` here (`CurrentRule`, with the items the job
@@ -144,14 +146,16 @@ export class ManifestWriter {
    */
   static replace(
     outputDir: string,
-    rows: (onDisk: () => ManifestRow[]) => FolderRows,
+    rows: (
+      onDisk: (rebuilt?: (row: RawRowOwner) => boolean) => (ManifestRow | undefined)[],
+    ) => FolderRows,
     onRow?: (row: ManifestRow) => void,
     described?: DescribedItems,
   ): void {
     const dir = path.resolve(outputDir);
     makeFolderSync(dir);
     withManifestLock(dir, () => {
-      const folder = rows(() => readManifest(dir));
+      const folder = rows((rebuilt = () => false) => readManifestAround(dir, rebuilt));
       writeManifestFiles(dir, ...checkedFolderRows(folder, onRow, described));
     });
   }
