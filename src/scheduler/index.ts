@@ -17,7 +17,7 @@ export {
   type GenerationReader,
 } from './completion-watcher.js';
 export { prepareJobFiles } from './decide/input-files.js';
-export { identityOf } from './decide/item-identity.js';
+export { filelessIdentity, identityOf } from './decide/item-identity.js';
 export { itemsChanged, itemsLeftAlone, type NextRun, nextRun, scopeOf } from './decide/next-run.js';
 export { PlanItems, recordedItems } from './decide/plan-items.js';
 export { ServiceChangedError } from './decide/service-move.js';
