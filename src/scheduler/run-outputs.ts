@@ -85,7 +85,7 @@ function writeFromJournal(
     (row) => {
       if (row.runId !== runId) return;
       own += 1;
-      report?.add(row);
+      report?.addChecked(row);
     },
     judged,
   );
