@@ -15,7 +15,7 @@ import {
   scanJob,
 } from '../job/index.js';
 import type { DescribedItems } from '../outputs/index.js';
-import { identityOf, prepareJobFiles } from '../scheduler/index.js';
+import { filelessIdentity, identityOf, prepareJobFiles } from '../scheduler/index.js';
 
 /**
  * The job's item keys and their identity hashes (`itemIdentity`, the one
@@ -34,15 +34,23 @@ export async function describedKeysOf(job: LoadedJob): Promise<DescribedKeys> {
       cacheFile: defaultModelCachePath(job.dir),
       offline: true,
     });
-    const items: JobItem[] = [];
+    // Keys and identities as the scan goes: a job of 100,000 rows is not
+    // held whole. Only the items naming local files (or a job-local
+    // influencer) wait for the files' hashes.
+    const keys = new Set<string>();
+    const identities = new Map<string, string>();
+    const withFiles: JobItem[] = [];
     scanJob(job, catalog, (item) => {
-      items.push(item);
+      keys.add(item.key);
+      const identity = filelessIdentity(job, item);
+      if (identity === undefined) withFiles.push(item);
+      else identities.set(item.key, identity);
     });
-    const keys = new Set(items.map((item) => item.key));
-    const files = await prepareJobFiles(job, items).catch(() => undefined);
+    const files = await prepareJobFiles(job, withFiles).catch(() => undefined);
     if (!files) return { keys, identities: new Map() };
     const identity = identityOf(job, files);
-    return { keys, identities: new Map(items.map((item) => [item.key, identity(item)])) };
+    for (const item of withFiles) identities.set(item.key, identity(item));
+    return { keys, identities };
   } catch (error) {
     const why = isJobFileError(error)
       ? 'the job file does not expand (see `ibatch validate`)'

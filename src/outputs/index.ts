@@ -29,6 +29,9 @@ export {
 } from './folder-shape.js';
 export { writeFileAtomicSync, writeFileExclusive } from './fs-durable.js';
 export { cspHash, html, type RawHtml, raw } from './html.js';
+export { MANIFEST_CSV, MANIFEST_JSONL, renderManifest } from './manifest-files.js';
+export { MANIFEST_LOCK } from './manifest-lock.js';
+export { readManifest, retiredItemsOnDisk } from './manifest-read.js';
 export {
   isRowOfJob,
   MANIFEST_CSV_COLUMNS,
@@ -54,17 +57,7 @@ export {
   runsInFolder,
   thisMachine,
 } from './manifest-rows.js';
-export {
-  type AppendResult,
-  type FolderRows,
-  MANIFEST_CSV,
-  MANIFEST_JSONL,
-  MANIFEST_LOCK,
-  ManifestWriter,
-  readManifest,
-  renderManifest,
-  retiredItemsOnDisk,
-} from './manifest-writer.js';
+export { type AppendResult, type FolderRows, ManifestWriter } from './manifest-writer.js';
 export {
   DEFAULT_OUTPUT_TEMPLATE,
   type OutputNameValues,

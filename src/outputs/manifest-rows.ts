@@ -20,6 +20,7 @@ import {
   type RunRecord,
 } from '../journal/index.js';
 import { type DescribedItems, markCurrentRows } from './current.js';
+import { type RawRowOwner, retiredItemsOnDisk } from './manifest-read.js';
 import type { ManifestRow } from './manifest-row.js';
 import {
   failedOutputRow,
@@ -31,7 +32,6 @@ import {
   type RowSource,
   succeededAttempt,
 } from './manifest-row-of-item.js';
-import { retiredItemsOnDisk } from './manifest-writer.js';
 
 /** More runs than any journal holds: `listRuns` then returns all of them. */
 const EVERY_RUN = 1_000_000;
@@ -148,12 +148,19 @@ export interface KeptRows {
 export function keptRows(
   journal: Journal,
   jobName: string,
-  onDisk: Iterable<ManifestRow>,
+  onDisk: (rebuilt: (row: RawRowOwner) => boolean) => Iterable<ManifestRow | undefined>,
 ): KeptRows {
   const jobOf = runJobs(journal);
   const kept: KeptRows = { before: [], ownUnknown: [], after: [] };
   let ownSeen = false;
-  for (const row of onDisk) {
+  // This job's rows of runs the journal knows are only read for their place.
+  const rebuilt = (row: RawRowOwner) =>
+    typeof row.runId === 'string' && jobOf(row.runId) === jobName;
+  for (const row of onDisk(rebuilt)) {
+    if (row === undefined) {
+      ownSeen = true;
+      continue;
+    }
     const known = row.runId === undefined ? undefined : jobOf(row.runId);
     // A run the journal knows says whose it is; else the row's own column
     // (absent in older manifests: then it is taken as this job's, as before).

@@ -10,7 +10,7 @@
  *
  * Several processes may write one folder's manifest at once (jobs sharing
  * the folder): every change (an append, a rewrite) holds the folder's
- * manifest lock (`MANIFEST_LOCK`) for its few milliseconds, and a writer
+ * manifest lock (manifest-lock.ts) for its few milliseconds, and a writer
  * that finds the files replaced by another since it last wrote reads them
  * again before appending, so no process's rows are lost.
  *
@@ -30,57 +30,21 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
-import { withLockSync } from '../journal/index.js';
 import { makeFolderSync, redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
-import { CurrentRule, type DescribedItems, RETIRED_REASON } from './current.js';
-import { diskFullCode, ManifestLockedError } from './errors.js';
-import { AtomicFileSync } from './fs-durable.js';
+import { CurrentRule, type DescribedItems } from './current.js';
+import { diskFullCode } from './errors.js';
+import { checkedRow, MANIFEST_CSV, MANIFEST_JSONL, writeManifestFiles } from './manifest-files.js';
+import { withManifestLock } from './manifest-lock.js';
+import { type RawRowOwner, readManifest, readManifestAround } from './manifest-read.js';
 import {
   addVarNames,
   csvColumnsOf,
-  isRowOfJob,
   type ManifestCsvColumn,
   type ManifestRow,
-  ManifestRowSchema,
   manifestCsvColumns,
   manifestRowKey,
 } from './manifest-row.js';
-
-/**
- * A row validated, with every text redacted: errors and URLs can quote the
- * service, and this is the last stop before the disk.
- */
-function checkedRow(input: ManifestRow): ManifestRow {
-  return redactDeep(ManifestRowSchema.parse(input));
-}
-
-export const MANIFEST_JSONL = 'manifest.jsonl';
-export const MANIFEST_CSV = 'manifest.csv';
-/** The lock every change of a folder's manifest holds (see withManifestLock). */
-export const MANIFEST_LOCK = '.ibatch-manifest.lock';
-
-/**
- * How long a change of the manifest waits for another process's change. An
- * assumption: a change holds the lock for one append or one rewrite, and a
- * holder still at it after this is more likely stuck (on another host,
- * which cannot be judged stale) than slow.
- */
-const MANIFEST_LOCK_WAIT_MS = 60_000;
-
-/** Runs `change` holding `dir`'s manifest lock (see the module comment). */
-function withManifestLock<T>(dir: string, change: () => T): T {
-  const lock = path.join(dir, MANIFEST_LOCK);
-  return withLockSync(lock, change, {
-    waitMs: MANIFEST_LOCK_WAIT_MS,
-    refuse: (holder) =>
-      new ManifestLockedError(
-        lock,
-        holder ? `process ${holder.pid} on ${holder.hostname}` : 'another process',
-      ),
-  });
-}
 
 /** The files a rows rebuild of one job writes around: see `ManifestWriter.replace`. */
 export interface FolderRows {
@@ -91,9 +55,6 @@ export interface FolderRows {
   /** Rows kept as they are on disk, after the job's rows. */
   readonly after: readonly ManifestRow[];
 }
-
-/** Makes Excel read the CSV as UTF-8; other readers skip it. */
-const UTF8_BOM = '\uFEFF';
 
 export type AppendResult = 'appended' | 'unchanged' | 'replaced';
 
@@ -171,7 +132,9 @@ export class ManifestWriter {
    * Replaces the manifest of `outputDir` (a rebuild of one job's rows from
    * the journal), holding the manifest lock from the read of the rows on disk
    * to the files' replacement, so another process's change in between is not
-   * lost. `rows` is called under the lock with the rows on disk and gives
+   * lost. `rows` is called under the lock with a reader of the rows on disk
+   * (those it says the rebuild writes anew only hold their place:
+   * `readManifestAround`) and gives
    * the rows kept as they are (`before` and `after`: other jobs' in a shared
    * folder) and the job's rows (`own`), listed in run order (oldest run
    * first) and marked `current` here (`CurrentRule`, with the items the job
@@ -183,14 +146,16 @@ export class ManifestWriter {
    */
   static replace(
     outputDir: string,
-    rows: (onDisk: () => ManifestRow[]) => FolderRows,
+    rows: (
+      onDisk: (rebuilt?: (row: RawRowOwner) => boolean) => (ManifestRow | undefined)[],
+    ) => FolderRows,
     onRow?: (row: ManifestRow) => void,
     described?: DescribedItems,
   ): void {
     const dir = path.resolve(outputDir);
     makeFolderSync(dir);
     withManifestLock(dir, () => {
-      const folder = rows(() => readManifest(dir));
+      const folder = rows((rebuilt = () => false) => readManifestAround(dir, rebuilt));
       writeManifestFiles(dir, ...checkedFolderRows(folder, onRow, described));
     });
   }
@@ -335,143 +300,4 @@ function checkedFolderRows(
 /** What `append` compares: rows of equal JSON are the same row. */
 function digestOf(json: string): string {
   return createHash('sha256').update(json).digest('base64');
-}
-
-/**
- * The two manifest documents for `rows`, each row checked and redacted first
- * (`checkedRow`): what the writer and `ibatch export` write.
- */
-export function renderManifest(rows: readonly ManifestRow[]): { jsonl: string; csv: string } {
-  return renderCheckedManifest(rows.map(checkedRow));
-}
-
-function renderCheckedManifest(checked: readonly ManifestRow[]): { jsonl: string; csv: string } {
-  return {
-    jsonl: checked.map((r) => `${JSON.stringify(r)}\n`).join(''),
-    csv: renderManifestCsv(checked),
-  };
-}
-
-/**
- * Writes both files of checked `rows` in one pass, each atomically (temp,
- * fsync, rename, folder fsync; the JSONL first), a megabyte at a time.
- */
-function writeManifestFiles(
-  dir: string,
-  rows: Iterable<ManifestRow>,
-  columns: readonly ManifestCsvColumn[],
-): void {
-  const jsonl = new AtomicFileSync(path.join(dir, MANIFEST_JSONL));
-  let csv: AtomicFileSync;
-  try {
-    csv = new AtomicFileSync(path.join(dir, MANIFEST_CSV));
-  } catch (error) {
-    jsonl.abort();
-    throw error;
-  }
-  try {
-    csv.write(UTF8_BOM + csvLine(columns.map((c) => c.header)));
-    for (const row of rows) {
-      jsonl.write(`${JSON.stringify(row)}\n`);
-      csv.write(csvLine(columns.map((c) => c.cell(row))));
-    }
-  } catch (error) {
-    jsonl.abort();
-    csv.abort();
-    throw error;
-  }
-  try {
-    jsonl.commit();
-  } catch (error) {
-    csv.abort();
-    throw error;
-  }
-  csv.commit();
-}
-
-/** The whole CSV document for `rows`: the BOM, the header, the rows. */
-function renderManifestCsv(rows: readonly ManifestRow[]): string {
-  const columns = manifestCsvColumns(rows);
-  return (
-    UTF8_BOM +
-    csvLine(columns.map((c) => c.header)) +
-    rows.map((row) => csvLine(columns.map((c) => c.cell(row)))).join('')
-  );
-}
-
-/**
- * Reads `manifest.jsonl` of `outputDir` (a megabyte at a time), keeping the
- * rows `keep` accepts (all by default). Lines that do not parse or validate
- * (a line torn by a crash mid-write) are skipped, each told to `onSkipped`
- * by its 1-based line number; duplicate keys keep the last.
- */
-export function readManifest(
-  outputDir: string,
-  keep: (row: ManifestRow) => boolean = () => true,
-  onSkipped?: (line: number) => void,
-): ManifestRow[] {
-  const byKey = new Map<string, ManifestRow>();
-  let number = 0;
-  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
-    number += 1;
-    if (line.trim() === '') continue;
-    let row: ManifestRow;
-    try {
-      row = ManifestRowSchema.parse(JSON.parse(line));
-    } catch {
-      // torn or foreign line: the journal can rebuild it with `rewrite`
-      onSkipped?.(number);
-      continue;
-    }
-    if (keep(row)) byKey.set(manifestRowKey(row), row);
-  }
-  return [...byKey.values()];
-}
-
-/**
- * The items whose rows of job `jobName` in `outputDir`'s manifest are marked
- * removed from the job (`RETIRED_REASON`; a row naming no job, from an older
- * manifest, counts as the job's). Only lines naming the reason are parsed: a
- * reader without the job file (`status RUN_ID`) asks this of a folder of
- * 100,000 rows, nearly all of them current.
- */
-export function retiredItemsOnDisk(outputDir: string, jobName: string): Set<string> {
-  const retired = new Set<string>();
-  const marker = JSON.stringify(RETIRED_REASON);
-  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
-    if (!line.includes(marker)) continue;
-    try {
-      const row = ManifestRowSchema.parse(JSON.parse(line));
-      if (isRowOfJob(row, jobName) && row.currentReason === RETIRED_REASON) retired.add(row.item);
-    } catch {
-      // torn or foreign line: as readManifest
-    }
-  }
-  return retired;
-}
-
-/** The lines of a file, read in pieces (none when it does not exist). */
-function* manifestLines(file: string): Generator<string> {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  try {
-    const buffer = Buffer.alloc(1 << 20);
-    const decoder = new StringDecoder('utf8');
-    let rest = '';
-    for (;;) {
-      const n = readSync(fd, buffer, 0, buffer.length, null);
-      if (n === 0) break;
-      const lines = (rest + decoder.write(buffer.subarray(0, n))).split('\n');
-      rest = lines.pop() ?? '';
-      yield* lines;
-    }
-    yield rest + decoder.end();
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -95,6 +95,15 @@ export class ReportWriter {
     this.#builder.add(row);
   }
 
+  /**
+   * One more manifest row as the manifest writer checked it (validated and
+   * redacted: `ManifestWriter.replace` hands each row it wrote to `onRow`),
+   * not checked a second time.
+   */
+  addChecked(row: ManifestRow): void {
+    this.#builder.addChecked(row);
+  }
+
   /** Writes the document (atomically), then removes the page files of earlier renders. */
   finish(): string {
     const file = path.join(this.#dir, this.file);
@@ -127,6 +136,10 @@ class ReportBuilder {
 
   add(row: ManifestRow): void {
     this.#add(redactDeep(ManifestRowSchema.parse(row)));
+  }
+
+  addChecked(row: ManifestRow): void {
+    this.#add(row);
   }
 
   #add(row: ManifestRow): void {

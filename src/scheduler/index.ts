@@ -17,7 +17,7 @@ export {
   type GenerationReader,
 } from './completion-watcher.js';
 export { prepareJobFiles } from './decide/input-files.js';
-export { identityOf } from './decide/item-identity.js';
+export { filelessIdentity, identityOf } from './decide/item-identity.js';
 export { type NextRun, nextRun } from './decide/next-run.js';
 export { PlanItems, recordedItems } from './decide/plan-items.js';
 export { itemsChanged, itemsLeftAlone, scopeOf } from './decide/run-history.js';

@@ -70,7 +70,7 @@ function writeFromJournal(
     (onDisk) => {
       // The job's rows of runs the journal knows are rebuilt; the rest on
       // disk (other jobs' in a shared folder, runs of a lost journal) is kept.
-      const kept = keptRows(journal, run.jobName, onDisk());
+      const kept = keptRows(journal, run.jobName, onDisk);
       report = new ReportWriter(
         outputDir,
         data,
@@ -85,7 +85,7 @@ function writeFromJournal(
     (row) => {
       if (row.runId !== runId) return;
       own += 1;
-      report?.add(row);
+      report?.addChecked(row);
     },
     judged,
   );

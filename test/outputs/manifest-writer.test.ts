@@ -185,7 +185,7 @@ describe('ManifestWriter.replace (the rebuild from the journal, streamed)', () =
     const other = { ...first, job: 'other', runId: 'other-run', current: false };
     const later = { ...video, job: 'other', runId: 'other-run' };
     ManifestWriter.replace(dir, () => ({ before: [other], own: () => [], after: [later] }));
-    let seen: ManifestRow[] = [];
+    let seen: (ManifestRow | undefined)[] = [];
     ManifestWriter.replace(
       dir,
       (onDisk) => {
@@ -206,6 +206,20 @@ describe('ManifestWriter.replace (the rebuild from the journal, streamed)', () =
     expect(existsSync(path.join(dir, MANIFEST_LOCK))).toBe(false);
   });
 
+  it('reads the rows the rebuild writes anew only for their place, not validated', () => {
+    const dir = tempDir('manifest');
+    const other = { ...first, job: 'other', runId: 'other-run' };
+    const mine = { ...first, job: 'mine', runId: 'mine-run' };
+    ManifestWriter.replace(dir, () => ({ before: [other], own: () => [mine], after: [] }));
+    // A row of the rebuilt run that would not validate still holds its place.
+    appendFileSync(path.join(dir, 'manifest.jsonl'), `${JSON.stringify({ runId: 'mine-run' })}\n`);
+    let seen: (ManifestRow | undefined)[] = [];
+    ManifestWriter.replace(dir, (onDisk) => {
+      seen = onDisk((row) => row.runId === 'mine-run');
+      return { before: [], own: () => [], after: [] };
+    });
+    expect(seen).toEqual([other, undefined, undefined]);
+  });
   it('an append after another writer replaced the files keeps its rows (two processes on one folder)', () => {
     const dir = tempDir('manifest');
     const mine = ManifestWriter.open(dir);

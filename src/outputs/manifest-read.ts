@@ -1,0 +1,121 @@
+/**
+ * Reading `manifest.jsonl` back, a megabyte at a time: its rows (torn or
+ * foreign lines skipped), or only what a reader needs of them.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { RETIRED_REASON } from './current.js';
+import { MANIFEST_JSONL } from './manifest-files.js';
+import { isRowOfJob, type ManifestRow, ManifestRowSchema, manifestRowKey } from './manifest-row.js';
+
+/**
+ * Reads `manifest.jsonl` of `outputDir` (a megabyte at a time), keeping the
+ * rows `keep` accepts (all by default). Lines that do not parse or validate
+ * (a line torn by a crash mid-write) are skipped, each told to `onSkipped`
+ * by its 1-based line number; duplicate keys keep the last.
+ */
+export function readManifest(
+  outputDir: string,
+  keep: (row: ManifestRow) => boolean = () => true,
+  onSkipped?: (line: number) => void,
+): ManifestRow[] {
+  return readRows(outputDir, keep, onSkipped, () => false) as ManifestRow[];
+}
+
+/** What `readManifestAround` knows of a row before validating it: the fields as written. */
+export interface RawRowOwner {
+  readonly runId?: unknown;
+  readonly job?: unknown;
+}
+
+/**
+ * The rows on disk around those a rebuild writes anew (`rebuilt`, judged by
+ * the row's `runId` and `job` as written): those are neither validated nor
+ * held, an `undefined` stands in their place (a rebuild of 100,000 rows
+ * would otherwise hold them all). Otherwise as `readManifest`.
+ */
+export function readManifestAround(
+  outputDir: string,
+  rebuilt: (row: RawRowOwner) => boolean,
+): (ManifestRow | undefined)[] {
+  return readRows(outputDir, () => true, undefined, rebuilt);
+}
+
+function readRows(
+  outputDir: string,
+  keep: (row: ManifestRow) => boolean,
+  onSkipped: ((line: number) => void) | undefined,
+  rebuilt: (row: RawRowOwner) => boolean,
+): (ManifestRow | undefined)[] {
+  const byKey = new Map<string, ManifestRow | undefined>();
+  let number = 0;
+  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
+    number += 1;
+    if (line.trim() === '') continue;
+    let row: ManifestRow;
+    try {
+      const raw: unknown = JSON.parse(line);
+      if (typeof raw === 'object' && raw !== null && rebuilt(raw)) {
+        // Its key only (for its place): the rebuild writes the row itself.
+        byKey.set(manifestRowKey(raw as Parameters<typeof manifestRowKey>[0]), undefined);
+        continue;
+      }
+      row = ManifestRowSchema.parse(raw);
+    } catch {
+      // torn or foreign line: the journal can rebuild it with `rewrite`
+      onSkipped?.(number);
+      continue;
+    }
+    if (keep(row)) byKey.set(manifestRowKey(row), row);
+  }
+  return [...byKey.values()];
+}
+
+/**
+ * The items whose rows of job `jobName` in `outputDir`'s manifest are marked
+ * removed from the job (`RETIRED_REASON`; a row naming no job, from an older
+ * manifest, counts as the job's). Only lines naming the reason are parsed: a
+ * reader without the job file (`status RUN_ID`) asks this of a folder of
+ * 100,000 rows, nearly all of them current.
+ */
+export function retiredItemsOnDisk(outputDir: string, jobName: string): Set<string> {
+  const retired = new Set<string>();
+  const marker = JSON.stringify(RETIRED_REASON);
+  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
+    if (!line.includes(marker)) continue;
+    try {
+      const row = ManifestRowSchema.parse(JSON.parse(line));
+      if (isRowOfJob(row, jobName) && row.currentReason === RETIRED_REASON) retired.add(row.item);
+    } catch {
+      // torn or foreign line: as readManifest
+    }
+  }
+  return retired;
+}
+
+/** The lines of a file, read in pieces (none when it does not exist). */
+function* manifestLines(file: string): Generator<string> {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      const lines = (rest + decoder.write(buffer.subarray(0, n))).split('\n');
+      rest = lines.pop() ?? '';
+      yield* lines;
+    }
+    yield rest + decoder.end();
+  } finally {
+    closeSync(fd);
+  }
+}
