@@ -108,8 +108,8 @@ export class Journal {
   setRunTags(runId: string, tags: Readonly<Record<string, string>>) {
     return this.#guard(() => ops.setRunTags(this.#j, runId, tags));
   }
-  setRunOutputDir(runId: string, outputDir: string) {
-    return this.#guard(() => ops.setRunOutputDir(this.#j, runId, outputDir));
+  setRunOutputDir(runId: string, outputDir: string, host: string) {
+    return this.#guard(() => ops.setRunOutputDir(this.#j, runId, outputDir, host));
   }
   /** Records items made before the journal was lost as one finished, uncharged run. */
   adoptRun(input: AdoptRunInput) {

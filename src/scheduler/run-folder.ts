@@ -12,7 +12,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Journal, RunRecord } from '../journal/index.js';
-import { recordedElsewhere, recordedOutputDir } from '../outputs/index.js';
+import { recordedElsewhere, recordedOutputDir, thisMachine } from '../outputs/index.js';
 import type { Logger } from '../shared/index.js';
 
 export function runOutputDir(
@@ -32,7 +32,7 @@ export function runOutputDir(
     );
     return recorded;
   }
-  journal.setRunOutputDir(run.runId, wanted);
+  journal.setRunOutputDir(run.runId, wanted, thisMachine());
   logger.info(
     { runId: run.runId, outputDir: wanted, was: recorded },
     elsewhere

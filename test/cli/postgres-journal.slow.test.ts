@@ -32,6 +32,7 @@ import {
   expectOneChargePerItem,
   heldEnv,
   imageJob,
+  readRuns,
   slowEnv,
   workspace,
 } from '../scheduler/helpers.js';
@@ -194,6 +195,9 @@ describe.skipIf(postgresMissing)(
       expect(runs).toEqual([expect.objectContaining({ status: 'completed' })]);
       // B's own output folder holds every output, A's finished ones fetched again.
       const bOut = path.join(b.dir, 'out');
+      // The run names B's folder and B: a reader on A must not take B's path for its own.
+      const [resumed] = await readRuns(url);
+      expect(resumed?.options).toMatchObject({ outputDir: bOut, host: 'machine-b' });
       const rows = manifestRows(path.join(bOut, 'manifest.jsonl')).filter((r) => r.file);
       expect(rows).toHaveLength(N);
       for (const row of rows) {

@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { LedgerEntry, RunningEmulator } from '../../src/emulator/index.js';
-import { openJournal, type RunRecord } from '../../src/journal/index.js';
+import { isJournalUrl, openJournal, type RunRecord } from '../../src/journal/index.js';
 import { connect } from '../../src/library/connect.js';
 import {
   defer,
@@ -122,9 +122,9 @@ export async function statusOf(w: Workspace): Promise<{ status: string; finished
   return (JSON.parse(result.stdout) as { run: { status: string; finished: boolean } }).run;
 }
 
-/** Every run the journal holds (none when the file is not there yet), read-only. */
+/** Every run the journal (a file or a PostgreSQL URL) holds (none when the file is not there yet), read-only. */
 export async function readRuns(journalPath: string): Promise<RunRecord[]> {
-  if (!existsSync(journalPath)) return [];
+  if (!isJournalUrl(journalPath) && !existsSync(journalPath)) return [];
   const journal = await openJournal(journalPath, { readonly: true });
   try {
     return journal.listRuns();

@@ -31,12 +31,20 @@ export function setRunBudget(j: JournalDb, runId: string, budget: number | null)
   j.stmt('UPDATE runs SET budget = ?, updated_at = ? WHERE run_id = ?').run(budget, j.now(), runId);
 }
 
-/** Records the folder a run writes to (its output folder was moved). */
-export function setRunOutputDir(j: JournalDb, runId: string, outputDir: string): void {
+/**
+ * Records the folder a run writes to and the machine it is on (its output
+ * folder was moved, or another machine resumed it): the two name one place.
+ */
+export function setRunOutputDir(
+  j: JournalDb,
+  runId: string,
+  outputDir: string,
+  host: string,
+): void {
   j.stmt(
-    `UPDATE runs SET options_json = json_set(COALESCE(options_json, '{}'), '$.outputDir', ?),
+    `UPDATE runs SET options_json = json_set(COALESCE(options_json, '{}'), '$.outputDir', ?, '$.host', ?),
        updated_at = ? WHERE run_id = ?`,
-  ).run(outputDir, j.now(), runId);
+  ).run(outputDir, host, j.now(), runId);
 }
 
 /**
