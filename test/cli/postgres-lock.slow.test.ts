@@ -9,9 +9,9 @@
  * processes need `npm run build`.
  */
 import { hostname } from 'node:os';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { expectNoStack, runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
-import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers/postgres.js';
+import { describePostgres, postgresForFile } from '../helpers/postgres.js';
 import {
   charges,
   expectOneChargePerItem,
@@ -22,10 +22,7 @@ import {
 } from '../scheduler/helpers.js';
 
 const SCALE = 30;
-let server: RunningPostgres;
-beforeAll(async () => {
-  if (!postgresMissing) server = await startPostgres();
-});
+const server = postgresForFile();
 
 /** Machine A running the job (slowly, so it is still running), once it has charged a first item. */
 async function holderRunning(name: string, n: number) {
@@ -46,55 +43,52 @@ async function holderRunning(name: string, n: number) {
   return { em, a, b, url, holder };
 }
 
-describe.skipIf(postgresMissing)(
-  `the job lock on a PostgreSQL journal${postgresMissing ? ` (skipped: ${postgresMissing})` : ''}`,
-  () => {
-    it('a second runner is refused naming the holder; with --wait it waits, then converges with 0 creates', async () => {
-      const N = 6;
-      const { em, b, url, holder } = await holderRunning('held-job', N);
-      const env = { ...slowEnv(em, SCALE), HOSTNAME: 'machine-b' };
+describePostgres(`the job lock on a PostgreSQL journal`, () => {
+  it('a second runner is refused naming the holder; with --wait it waits, then converges with 0 creates', async () => {
+    const N = 6;
+    const { em, b, url, holder } = await holderRunning('held-job', N);
+    const env = { ...slowEnv(em, SCALE), HOSTNAME: 'machine-b' };
 
-      const refused = await runCliCaptured(['run', b.jobPath, '--journal', url], env, b.dir);
-      expect(refused.code, refused.stderr).toBe(2);
-      expect(refused.stderr).toContain('The job "held-job" is being run by');
-      expect(refused.stderr).toContain(`process ${holder.child.pid} on ${hostname()}`);
-      expectNoStack(refused.stderr);
-      expect(refused.stdout + refused.stderr).not.toContain(server.password);
+    const refused = await runCliCaptured(['run', b.jobPath, '--journal', url], env, b.dir);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('The job "held-job" is being run by');
+    expect(refused.stderr).toContain(`process ${holder.child.pid} on ${hostname()}`);
+    expectNoStack(refused.stderr);
+    expect(refused.stdout + refused.stderr).not.toContain(server.password);
 
-      const waiter = spawnCli(['run', b.jobPath, '--wait', '--journal', url], { env, cwd: b.dir });
-      await until(() => waiter.stderr().includes(`waiting for process ${holder.child.pid}`), {
-        timeoutMs: 20_000,
-        what: 'the second runner to wait for the lock',
-      });
-      expect((await holder.exited).code, holder.stderr()).toBe(0);
-      // Everything was made by the holder: every item charged once before the waiter ran.
-      expectOneChargePerItem(await charges(em), N);
-      const waited = await waiter.exited;
-      expect(waited.code, waiter.stderr()).toBe(0);
-      expect(waiter.stdout()).toMatch(/nothing to do/);
-      expectOneChargePerItem(await charges(em), N);
-    }, 90_000);
+    const waiter = spawnCli(['run', b.jobPath, '--wait', '--journal', url], { env, cwd: b.dir });
+    await until(() => waiter.stderr().includes(`waiting for process ${holder.child.pid}`), {
+      timeoutMs: 20_000,
+      what: 'the second runner to wait for the lock',
+    });
+    expect((await holder.exited).code, holder.stderr()).toBe(0);
+    // Everything was made by the holder: every item charged once before the waiter ran.
+    expectOneChargePerItem(await charges(em), N);
+    const waited = await waiter.exited;
+    expect(waited.code, waiter.stderr()).toBe(0);
+    expect(waiter.stdout()).toMatch(/nothing to do/);
+    expectOneChargePerItem(await charges(em), N);
+  }, 90_000);
 
-    it("a SIGKILLed holder's job is taken by the runner waiting for it, which finishes it", async () => {
-      const N = 8;
-      const { em, b, url, holder } = await holderRunning('killed-holder', N);
-      const env = { ...slowEnv(em, SCALE), HOSTNAME: 'machine-b' };
-      const waiter = spawnCli(['run', b.jobPath, '--wait', '--journal', url], { env, cwd: b.dir });
-      await until(() => waiter.stderr().includes(`waiting for process ${holder.child.pid}`), {
-        timeoutMs: 20_000,
-        what: 'the second runner to wait for the lock',
-      });
-      holder.child.kill('SIGKILL');
-      await holder.exited;
-      expect((await charges(em)).length).toBeLessThan(N);
+  it("a SIGKILLed holder's job is taken by the runner waiting for it, which finishes it", async () => {
+    const N = 8;
+    const { em, b, url, holder } = await holderRunning('killed-holder', N);
+    const env = { ...slowEnv(em, SCALE), HOSTNAME: 'machine-b' };
+    const waiter = spawnCli(['run', b.jobPath, '--wait', '--journal', url], { env, cwd: b.dir });
+    await until(() => waiter.stderr().includes(`waiting for process ${holder.child.pid}`), {
+      timeoutMs: 20_000,
+      what: 'the second runner to wait for the lock',
+    });
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+    expect((await charges(em)).length).toBeLessThan(N);
 
-      const { code } = await waiter.exited;
-      expect(code, waiter.stderr()).toBe(0);
-      expectOneChargePerItem(await charges(em), N);
-      const status = await runCliCaptured(['status', '--json', '--journal', url], env, b.dir);
-      const { runs } = JSON.parse(status.stdout) as { runs: { status: string }[] };
-      // The waiter resumed the holder's run: one run, completed.
-      expect(runs).toEqual([expect.objectContaining({ status: 'completed' })]);
-    }, 90_000);
-  },
-);
+    const { code } = await waiter.exited;
+    expect(code, waiter.stderr()).toBe(0);
+    expectOneChargePerItem(await charges(em), N);
+    const status = await runCliCaptured(['status', '--json', '--journal', url], env, b.dir);
+    const { runs } = JSON.parse(status.stdout) as { runs: { status: string }[] };
+    // The waiter resumed the holder's run: one run, completed.
+    expect(runs).toEqual([expect.objectContaining({ status: 'completed' })]);
+  }, 90_000);
+});

@@ -6,18 +6,15 @@
  * files of this folder.
  */
 import { hostname } from 'node:os';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { JournalLockedError, JournalWriteError, openJournal } from '../../src/journal/index.js';
 import { canonicalScope, canonicalServiceUrl } from '../../src/shared/index.js';
 import { freePort } from '../helpers/index.js';
-import { postgresMissing, type RunningPostgres, startPostgres } from '../helpers/postgres.js';
+import { describePostgres, postgresForFile } from '../helpers/postgres.js';
 import { spawnFixture } from './child.js';
 import { tempJournal } from './helpers.js';
 
-let server: RunningPostgres;
-beforeAll(async () => {
-  if (!postgresMissing) server = await startPostgres();
-});
+const server = postgresForFile();
 
 const SPELLINGS = [
   'http://127.0.0.1:8080/api/v1',
@@ -35,90 +32,87 @@ const SPELLINGS = [
   '',
 ];
 
-describe.skipIf(postgresMissing)(
-  `postgres store${postgresMissing ? ` (skipped: ${postgresMissing})` : ''}`,
-  () => {
-    it("ib_service and ib_scope give src/shared/service-url.ts's answers", async () => {
-      const url = await server.newSchema();
-      const journal = await tempJournal({}, url);
-      journal.close();
-      const schema = new URL(url).searchParams.get('schema');
-      for (const spelling of SPELLINGS) {
-        const scope = `${spelling}#acct`;
-        const [row] = await server.query<{ service: string; scope: string }>(
-          `SELECT ${schema}.ib_service($1) AS service, ${schema}.ib_scope($2) AS scope`,
-          [spelling, scope],
-        );
-        expect({ spelling, ...row }).toEqual({
-          spelling,
-          service: canonicalServiceUrl(spelling),
-          scope: canonicalScope(scope),
-        });
-      }
-    });
-
-    it('names the journal without its password, and the schema keeps teams apart', async () => {
-      const url = await server.newSchema();
-      const journal = await tempJournal({}, url);
-      expect(journal.path).not.toContain(server.password);
-      expect(journal.path).toContain(`${server.user}@127.0.0.1:${server.port}/postgres?schema=`);
-      journal.createRun({ runId: 'r', jobName: 'j', jobPath: '/j', jobHash: 'h', budget: null });
-      const other = await tempJournal({}, await server.newSchema());
-      expect(other.listRuns()).toEqual([]);
-      expect(journal.listRuns().map((r) => r.runId)).toEqual(['r']);
-    });
-
-    it('a server nobody listens on: a typed error, exit 4, no password in it', async () => {
-      const url = `postgres://${server.user}:${server.password}@127.0.0.1:${await freePort()}/postgres`;
-      const error = await openJournal(url, { job: 'j' }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(JournalWriteError);
-      expect(error).toMatchObject({ kind: 'unreachable', exitCode: 4, code: 'journal_unwritable' });
-      expect(String((error as Error).message)).toContain('PostgreSQL cannot be reached');
-      expect(JSON.stringify(error)).not.toContain(server.password);
-      expect(String((error as Error).message)).not.toContain(server.password);
-    });
-
-    it('a refused login says so, without the wrong password either', async () => {
-      const wrong = 'not-the-password-1234';
-      const url = `postgres://${server.user}:${wrong}@127.0.0.1:${server.port}/postgres`;
-      const error = await openJournal(url, { readonly: true }).catch((e: unknown) => e);
-      expect(error).toMatchObject({ kind: 'unreachable', exitCode: 4 });
-      expect(String((error as Error).message)).toMatch(/password authentication failed/);
-      expect(String((error as Error).message)).not.toContain(wrong);
-    });
-
-    it('a reader of a schema nothing has run in is told so', async () => {
-      const url = await server.newSchema();
-      await expect(openJournal(url, { readonly: true })).rejects.toThrow(/No journal at .*schema=/);
-    });
-
-    it('one runner per job across processes: the refusal names the holder; the lock dies with it', async () => {
-      const url = await server.newSchema();
-      const holder = spawnFixture('lock-holder.ts', url, 'spring');
-      await holder.waitFor((line) => line === 'locked');
-      const refused = await openJournal(url, { job: 'spring' }).catch((e: unknown) => e);
-      expect(refused).toBeInstanceOf(JournalLockedError);
-      expect((refused as JournalLockedError).exitCode).toBe(2);
-      expect((refused as JournalLockedError).message).toContain(
-        `The job "spring" is being run by process ${holder.process.pid} on ${hostname()}`,
+describePostgres(`postgres store`, () => {
+  it("ib_service and ib_scope give src/shared/service-url.ts's answers", async () => {
+    const url = await server.newSchema();
+    const journal = await tempJournal({}, url);
+    journal.close();
+    const schema = new URL(url).searchParams.get('schema');
+    for (const spelling of SPELLINGS) {
+      const scope = `${spelling}#acct`;
+      const [row] = await server.query<{ service: string; scope: string }>(
+        `SELECT ${schema}.ib_service($1) AS service, ${schema}.ib_scope($2) AS scope`,
+        [spelling, scope],
       );
-      expect((refused as JournalLockedError).message).not.toContain(server.password);
-      // Another job runs at the same time.
-      const other = await tempJournal({ job: 'autumn' }, url);
-      other.close();
-      // SIGKILLed: the server drops its connection, and its lock with it.
-      await holder.kill9();
-      const taken = await tempJournal({ job: 'spring', wait: 10_000 }, url);
-      expect(taken.readonly).toBe(false);
-    });
+      expect({ spelling, ...row }).toEqual({
+        spelling,
+        service: canonicalServiceUrl(spelling),
+        scope: canonicalScope(scope),
+      });
+    }
+  });
 
-    it('three processes opening one journal in a schema nobody created yet all get it', async () => {
-      const url = `${server.url()}?schema=fresh_${process.pid}`;
-      const children = ['a', 'b', 'c'].map((job) => spawnFixture('lock-holder.ts', url, job));
-      await Promise.all(children.map((child) => child.waitFor((line) => line === 'locked')));
-      for (const child of children) await child.kill9();
-      const journal = await tempJournal({ readonly: true }, url);
-      expect(journal.listRuns()).toEqual([]);
-    });
-  },
-);
+  it('names the journal without its password, and the schema keeps teams apart', async () => {
+    const url = await server.newSchema();
+    const journal = await tempJournal({}, url);
+    expect(journal.path).not.toContain(server.password);
+    expect(journal.path).toContain(`${server.user}@127.0.0.1:${server.port}/postgres?schema=`);
+    journal.createRun({ runId: 'r', jobName: 'j', jobPath: '/j', jobHash: 'h', budget: null });
+    const other = await tempJournal({}, await server.newSchema());
+    expect(other.listRuns()).toEqual([]);
+    expect(journal.listRuns().map((r) => r.runId)).toEqual(['r']);
+  });
+
+  it('a server nobody listens on: a typed error, exit 4, no password in it', async () => {
+    const url = `postgres://${server.user}:${server.password}@127.0.0.1:${await freePort()}/postgres`;
+    const error = await openJournal(url, { job: 'j' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalWriteError);
+    expect(error).toMatchObject({ kind: 'unreachable', exitCode: 4, code: 'journal_unwritable' });
+    expect(String((error as Error).message)).toContain('PostgreSQL cannot be reached');
+    expect(JSON.stringify(error)).not.toContain(server.password);
+    expect(String((error as Error).message)).not.toContain(server.password);
+  });
+
+  it('a refused login says so, without the wrong password either', async () => {
+    const wrong = 'not-the-password-1234';
+    const url = `postgres://${server.user}:${wrong}@127.0.0.1:${server.port}/postgres`;
+    const error = await openJournal(url, { readonly: true }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'unreachable', exitCode: 4 });
+    expect(String((error as Error).message)).toMatch(/password authentication failed/);
+    expect(String((error as Error).message)).not.toContain(wrong);
+  });
+
+  it('a reader of a schema nothing has run in is told so', async () => {
+    const url = await server.newSchema();
+    await expect(openJournal(url, { readonly: true })).rejects.toThrow(/No journal at .*schema=/);
+  });
+
+  it('one runner per job across processes: the refusal names the holder; the lock dies with it', async () => {
+    const url = await server.newSchema();
+    const holder = spawnFixture('lock-holder.ts', url, 'spring');
+    await holder.waitFor((line) => line === 'locked');
+    const refused = await openJournal(url, { job: 'spring' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(JournalLockedError);
+    expect((refused as JournalLockedError).exitCode).toBe(2);
+    expect((refused as JournalLockedError).message).toContain(
+      `The job "spring" is being run by process ${holder.process.pid} on ${hostname()}`,
+    );
+    expect((refused as JournalLockedError).message).not.toContain(server.password);
+    // Another job runs at the same time.
+    const other = await tempJournal({ job: 'autumn' }, url);
+    other.close();
+    // SIGKILLed: the server drops its connection, and its lock with it.
+    await holder.kill9();
+    const taken = await tempJournal({ job: 'spring', wait: 10_000 }, url);
+    expect(taken.readonly).toBe(false);
+  });
+
+  it('three processes opening one journal in a schema nobody created yet all get it', async () => {
+    const url = `${server.url()}?schema=fresh_${process.pid}`;
+    const children = ['a', 'b', 'c'].map((job) => spawnFixture('lock-holder.ts', url, job));
+    await Promise.all(children.map((child) => child.waitFor((line) => line === 'locked')));
+    for (const child of children) await child.kill9();
+    const journal = await tempJournal({ readonly: true }, url);
+    expect(journal.listRuns()).toEqual([]);
+  });
+});
