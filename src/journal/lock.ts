@@ -9,7 +9,9 @@
  * A lock whose holder is gone (same host, pid not alive, or started before
  * this boot) is stale: a SIGKILLed run never deletes its lock, so the next
  * opener takes it over. A lock from another host cannot be checked and is
- * always respected.
+ * always respected. "Host" here is the OS's own name, not `thisMachine()`:
+ * a pid can only be asked of the OS that issued it, and `HOSTNAME` may be
+ * set differently by two processes on one OS (a cron line and a shell).
  */
 
 import { randomBytes } from 'node:crypto';

@@ -55,7 +55,6 @@ export {
   recordedElsewhere,
   recordedOutputDir,
   runsInFolder,
-  thisMachine,
 } from './manifest-rows.js';
 export { type AppendResult, type FolderRows, ManifestWriter } from './manifest-writer.js';
 export {

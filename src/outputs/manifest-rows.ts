@@ -5,7 +5,6 @@
  * that wrote into the folder, oldest run first, each marked `current` or not,
  * so a re-run that regenerates an item keeps the earlier files listed.
  */
-import { hostname } from 'node:os';
 import path from 'node:path';
 import {
   type AttemptRecord,
@@ -19,6 +18,7 @@ import {
   ReviewIndex,
   type RunRecord,
 } from '../journal/index.js';
+import { thisMachine } from '../shared/index.js';
 import { type DescribedItems, markCurrentRows } from './current.js';
 import { type RawRowOwner, retiredItemsOnDisk } from './manifest-read.js';
 import type { ManifestRow } from './manifest-row.js';
@@ -40,11 +40,6 @@ const EVERY_RUN = 1_000_000;
 export function recordedOutputDir(run: RunRecord): string | undefined {
   const dir = (run.options as { outputDir?: unknown } | null)?.outputDir;
   return typeof dir === 'string' ? path.resolve(dir) : undefined;
-}
-
-/** The machine a run's output folder is on: `HOSTNAME` when set (containers, CI), else the OS's name. */
-export function thisMachine(): string {
-  return process.env.HOSTNAME || hostname();
 }
 
 /**

@@ -20,7 +20,6 @@
  * journal only, so the run is refused and pointed to that journal.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import path from 'node:path';
 import {
   acquireLock,
@@ -35,7 +34,7 @@ import {
   type RunRecord,
 } from '../journal/index.js';
 import { diskFullCode, OutputDiskFullError, writeFileAtomicSync } from '../outputs/index.js';
-import { canonicalPath, EXIT, IbatchError, type Logger } from '../shared/index.js';
+import { canonicalPath, EXIT, IbatchError, type Logger, thisMachine } from '../shared/index.js';
 
 /** The folder inside an output folder that holds the jobs' locks and owner records. */
 export const OWNERS_FOLDER = '.ibatch-owners';
@@ -188,7 +187,7 @@ export class OutputFolderLocks {
   async #takeOwnership(folder: string): Promise<void> {
     const { job, logger } = this.#options;
     const previous = folderOwner(folder, job);
-    const host = hostname();
+    const host = thisMachine();
     if (previous?.journal === this.#journal && previous.hostname === host) return;
     if (previous) {
       const unfinished = previous.hostname === host && (await unfinishedRun(previous.journal, job));

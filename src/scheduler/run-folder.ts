@@ -12,8 +12,8 @@
  */
 import { existsSync } from 'node:fs';
 import type { Journal, RunRecord } from '../journal/index.js';
-import { recordedElsewhere, recordedOutputDir, thisMachine } from '../outputs/index.js';
-import type { Logger } from '../shared/index.js';
+import { recordedElsewhere, recordedOutputDir } from '../outputs/index.js';
+import { type Logger, thisMachine } from '../shared/index.js';
 
 export function runOutputDir(
   journal: Journal,

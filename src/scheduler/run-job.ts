@@ -18,8 +18,8 @@ import {
   type RunSpendCap,
   serviceOfRun,
 } from '../journal/index.js';
-import { assertWritableFolder, thisMachine } from '../outputs/index.js';
-import { canonicalServiceUrl, EXIT, silentLogger } from '../shared/index.js';
+import { assertWritableFolder } from '../outputs/index.js';
+import { canonicalServiceUrl, EXIT, silentLogger, thisMachine } from '../shared/index.js';
 import { adoptLostJournal } from './adopt-manifest.js';
 import { assertNextRunFits } from './all-or-nothing.js';
 import { checkForRun, type LeanJob } from './check-job.js';

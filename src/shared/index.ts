@@ -5,6 +5,7 @@ export * from './errors.js';
 export * from './exit-codes.js';
 export * from './fit-line.js';
 export * from './logger.js';
+export { thisMachine } from './machine.js';
 export { makeFolderSync } from './make-folder.js';
 export * from './paths.js';
 export * from './prng.js';

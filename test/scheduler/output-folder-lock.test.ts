@@ -7,7 +7,7 @@ import {
   OutputFolderLockedError,
   OutputFolderLocks,
 } from '../../src/scheduler/output-folder-lock.js';
-import { silentLogger } from '../../src/shared/index.js';
+import { silentLogger, thisMachine } from '../../src/shared/index.js';
 import { tempDir } from '../helpers/index.js';
 
 function locks(dir: string, job: string, journal: string): OutputFolderLocks {
@@ -55,7 +55,7 @@ describe('the output folder lock of a job', () => {
     expect(folderOwner(out, 'job')).toMatchObject({
       job: 'job',
       journal: realpathSync(path.join(dir, 'jA.db')),
-      hostname: hostname(),
+      hostname: thisMachine(),
     });
     const b = locks(dir, 'job', 'jB.db');
     await b.hold(out);

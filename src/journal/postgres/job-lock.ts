@@ -9,8 +9,7 @@
  * holds the job (host, pid, since); that row is only a name tag, the
  * advisory lock alone decides.
  */
-import { hostname } from 'node:os';
-import { logIsQuiet, noteLogLine, sleep } from '../../shared/index.js';
+import { logIsQuiet, noteLogLine, sleep, thisMachine } from '../../shared/index.js';
 import { JournalLockedError, type LockHolder } from '../errors.js';
 import type { JournalLock } from '../journal.js';
 import { LONGEST_LOCK_WAIT_MS } from '../lock.js';
@@ -65,7 +64,7 @@ export async function acquireJobLock(
     `INSERT INTO ibatch_job_locks (job, hostname, pid, since) VALUES ($1, $2, $3, $4)
      ON CONFLICT (job) DO UPDATE SET hostname = excluded.hostname, pid = excluded.pid,
        since = excluded.since`,
-    [job, hostname(), process.pid, Date.now()],
+    [job, thisMachine(), process.pid, Date.now()],
   );
   return {
     release() {
