@@ -32,6 +32,7 @@ import {
   expectOneChargePerItem,
   heldEnv,
   imageJob,
+  machineARunning,
   readRuns,
   slowEnv,
   workspace,
@@ -153,21 +154,16 @@ describePostgres(`a PostgreSQL journal`, () => {
   });
 
   it('two folders, two host names, one PostgreSQL: A is SIGKILLed mid-run, B resumes its run, one charge per item', async () => {
-    const em = await testEmulator({ timeScale: SCALE });
     const N = 12;
-    const job = imageJob({ name: 'two-machines', n: N });
-    const a = workspace(job);
-    const b = workspace(job);
     const url = await server.newSchema();
+    const { em, b, runA } = await machineARunning({
+      url,
+      name: 'two-machines',
+      n: N,
+      scale: SCALE,
+      charged: 2,
+    });
     const env = slowEnv(em, SCALE);
-    const runA = spawnCli(['run', a.jobPath, '--journal', url], {
-      env: { ...heldEnv(em, SCALE), HOSTNAME: 'machine-a' },
-      cwd: a.dir,
-    });
-    await until(async () => (await charges(em)).length >= 2, {
-      timeoutMs: 20_000,
-      what: "A's first charges",
-    });
     runA.child.kill('SIGKILL');
     await runA.exited;
     expect((await charges(em)).length).toBeLessThan(N);

@@ -9,37 +9,18 @@
  * processes need `npm run build`.
  */
 import { expect, it } from 'vitest';
-import { expectNoStack, runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
+import { expectNoStack, runCliCaptured, spawnCli, until, whileStopped } from '../helpers/index.js';
 import { describePostgres, postgresForFile } from '../helpers/postgres.js';
-import {
-  charges,
-  expectOneChargePerItem,
-  heldEnv,
-  imageJob,
-  slowEnv,
-  workspace,
-} from '../scheduler/helpers.js';
+import { charges, expectOneChargePerItem, machineARunning, slowEnv } from '../scheduler/helpers.js';
 
 const SCALE = 30;
 const server = postgresForFile();
 
-/** Machine A running the job (slowly, so it is still running), once it has charged a first item. */
+/** Machine A running the job (slowly, so it is still running), once it holds the job: it creates only then. */
 async function holderRunning(name: string, n: number) {
-  const em = await testEmulator({ timeScale: SCALE });
-  const job = imageJob({ name, n });
-  const a = workspace(job);
-  const b = workspace(job);
   const url = await server.newSchema();
-  const holder = spawnCli(['run', a.jobPath, '--journal', url], {
-    env: { ...heldEnv(em, SCALE), HOSTNAME: 'machine-a' },
-    cwd: a.dir,
-  });
-  // It creates only once it holds the job's lock.
-  await until(async () => (await charges(em)).length >= 1, {
-    timeoutMs: 20_000,
-    what: "the holder's first charge",
-  });
-  return { em, a, b, url, holder };
+  const { em, a, b, runA } = await machineARunning({ url, name, n, scale: SCALE, charged: 1 });
+  return { em, a, b, url, holder: runA };
 }
 
 describePostgres(`the job lock on a PostgreSQL journal`, () => {
@@ -47,18 +28,20 @@ describePostgres(`the job lock on a PostgreSQL journal`, () => {
     const N = 6;
     const { em, b, url, holder } = await holderRunning('held-job', N);
     const env = { ...slowEnv(em, SCALE), HOSTNAME: 'machine-b' };
+    const waiter = await whileStopped(holder, async () => {
+      const refused = await runCliCaptured(['run', b.jobPath, '--journal', url], env, b.dir);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain('The job "held-job" is being run by');
+      expect(refused.stderr).toContain(`process ${holder.child.pid} on machine-a`);
+      expectNoStack(refused.stderr);
+      expect(refused.stdout + refused.stderr).not.toContain(server.password);
 
-    const refused = await runCliCaptured(['run', b.jobPath, '--journal', url], env, b.dir);
-    expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain('The job "held-job" is being run by');
-    expect(refused.stderr).toContain(`process ${holder.child.pid} on machine-a`);
-    expectNoStack(refused.stderr);
-    expect(refused.stdout + refused.stderr).not.toContain(server.password);
-
-    const waiter = spawnCli(['run', b.jobPath, '--wait', '--journal', url], { env, cwd: b.dir });
-    await until(() => waiter.stderr().includes(`waiting for process ${holder.child.pid}`), {
-      timeoutMs: 20_000,
-      what: 'the second runner to wait for the lock',
+      const waiting = spawnCli(['run', b.jobPath, '--wait', '--journal', url], { env, cwd: b.dir });
+      await until(() => waiting.stderr().includes(`waiting for process ${holder.child.pid}`), {
+        timeoutMs: 20_000,
+        what: 'the second runner to wait for the lock',
+      });
+      return waiting;
     });
     expect((await holder.exited).code, holder.stderr()).toBe(0);
     // Everything was made by the holder: every item charged once before the waiter ran.
@@ -72,6 +55,7 @@ describePostgres(`the job lock on a PostgreSQL journal`, () => {
   it("a SIGKILLed holder's job is taken by the runner waiting for it, which finishes it", async () => {
     const N = 8;
     const { em, b, url, holder } = await holderRunning('killed-holder', N);
+    holder.child.kill('SIGSTOP'); // unfinished until it is killed, however slow the machine
     const env = { ...slowEnv(em, SCALE), HOSTNAME: 'machine-b' };
     const waiter = spawnCli(['run', b.jobPath, '--wait', '--journal', url], { env, cwd: b.dir });
     await until(() => waiter.stderr().includes(`waiting for process ${holder.child.pid}`), {

@@ -153,3 +153,18 @@ export function firstStdoutLine(run: SpawnedCli, timeoutMs = 20_000): Promise<st
     { timeoutMs, what: 'a first line on stdout' },
   );
 }
+
+/**
+ * Runs `body` while `run` is stopped (SIGSTOP), then lets it go on
+ * (SIGCONT). A stopped run keeps its locks and connections, so a second
+ * runner meets it holding the job however slowly a busy machine starts that
+ * runner, and it cannot finish meanwhile.
+ */
+export async function whileStopped<T>(run: SpawnedCli, body: () => Promise<T>): Promise<T> {
+  run.child.kill('SIGSTOP');
+  try {
+    return await body();
+  } finally {
+    run.child.kill('SIGCONT');
+  }
+}

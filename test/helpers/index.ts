@@ -14,6 +14,7 @@ export {
   type SpawnedCli,
   said,
   spawnCli,
+  whileStopped,
 } from './cli.js';
 export { type ParsedCsv, parseCsv } from './csv.js';
 export { emulatorEnv, testEmulator } from './emulator.js';

@@ -15,8 +15,10 @@ import {
   emulatorEnv,
   runCliCaptured,
   scaledLimits,
+  spawnCli,
   tempDir,
   testEmulator,
+  until,
 } from '../helpers/index.js';
 
 export interface Workspace {
@@ -160,4 +162,32 @@ export function heldEnv(em: RunningEmulator, scale: number): NodeJS.ProcessEnv {
     IBATCH_LIMITS:
       'requests=120/2000ms,generations=2/3000ms,trainings=5/120000ms,uploads=30/2000ms',
   };
+}
+
+/**
+ * Two folders of one job sharing a PostgreSQL journal at `url`, and machine
+ * A (`HOSTNAME=machine-a`) running it under {@link heldEnv} until the
+ * emulator has charged `charged` items: A is then certainly unfinished.
+ * Machine B's folder `b` holds only the job file.
+ */
+export async function machineARunning(options: {
+  readonly url: string;
+  readonly name: string;
+  readonly n: number;
+  readonly scale: number;
+  readonly charged: number;
+}) {
+  const em = await testEmulator({ timeScale: options.scale });
+  const job = imageJob({ name: options.name, n: options.n });
+  const a = workspace(job);
+  const b = workspace(job);
+  const runA = spawnCli(['run', a.jobPath, '--journal', options.url], {
+    env: { ...heldEnv(em, options.scale), HOSTNAME: 'machine-a' },
+    cwd: a.dir,
+  });
+  await until(async () => (await charges(em)).length >= options.charged, {
+    timeoutMs: 20_000,
+    what: `machine A's first ${options.charged} charges`,
+  });
+  return { em, a, b, runA };
 }

@@ -9,7 +9,7 @@
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
+import { runCliCaptured, spawnCli, testEmulator, until, whileStopped } from '../helpers/index.js';
 import {
   charges,
   expectOneChargePerItem,
@@ -68,10 +68,11 @@ describe('one lock per job, whatever the journal is called', () => {
         what: 'the holder to charge',
       });
       const other = spell(ws);
-
-      const second = await runCliCaptured(['run', ws.jobPath, '--journal', other], env, ws.dir);
-      expect(second.code, second.stderr).toBe(2);
-      expect(second.stderr).toMatch(refusal);
+      await whileStopped(holder, async () => {
+        const second = await runCliCaptured(['run', ws.jobPath, '--journal', other], env, ws.dir);
+        expect(second.code, second.stderr).toBe(2);
+        expect(second.stderr).toMatch(refusal);
+      });
       expect((await holder.exited).code, holder.stderr()).toBe(0);
       expectOneChargePerItem(await charges(em), N);
     },
@@ -87,15 +88,17 @@ describe('one lock per job, whatever the journal is called', () => {
       timeoutMs: 20_000,
       what: 'the holder to charge',
     });
-    const second = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
-    expect(second.code).toBe(2);
-    expect(second.stderr).toMatch(
-      new RegExp(
-        `The job "named-job" is being run by process ${holder.child.pid} on \\S+ ` +
-          '\\(since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d, \\d+ s ago\\)',
-      ),
-    );
-    expect(second.stderr).toContain('--wait');
+    await whileStopped(holder, async () => {
+      const second = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `The job "named-job" is being run by process ${holder.child.pid} on \\S+ ` +
+            '\\(since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d, \\d+ s ago\\)',
+        ),
+      );
+      expect(second.stderr).toContain('--wait');
+    });
     expect((await holder.exited).code, holder.stderr()).toBe(0);
   }, 60_000);
 });
