@@ -15,9 +15,9 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, uptime } from 'node:os';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { LONGEST_RETRY_AFTER_MS } from '../contract/index.js';
 import { logIsQuiet, makeFolderSync, noteLogLine, sleep } from '../shared/index.js';
 import { JournalLockedError, type LockHolder } from './errors.js';
@@ -79,8 +79,35 @@ export function isStale(holder: LockHolder | undefined): boolean {
   return !isAlive(holder.pid);
 }
 
+/**
+ * The temp file a lock is written to before it is linked into place, named
+ * by its writer's host and pid so that the writer's death can be judged
+ * (a SIGKILL between the write and the removal leaves it behind).
+ */
+function tempOf(path: string): string {
+  return `${path}.${hostname()}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+}
+
+/** Removes the temp files of `path`'s lock that writers on this host left when they died. */
+function removeDeadWritersTemps(path: string): void {
+  const folder = dirname(path);
+  const prefix = `${basename(path)}.${hostname()}.`;
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return; // the lock itself says what is wrong with its folder
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix)
+      ? /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length))
+      : null;
+    if (pid?.[1] && !isAlive(Number(pid[1]))) rmSync(join(folder, name), { force: true });
+  }
+}
+
 function tryCreate(path: string, holder: LockHolder): boolean {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = tempOf(path);
   try {
     // Inside the try: a full disk can create the file and fail the write.
     writeFileSync(temp, JSON.stringify(holder));
@@ -108,6 +135,8 @@ function tryAcquire(path: string, holder: LockHolder, options: LockOptions): boo
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  // A holder that died may have died writing a lock: its temp file is litter.
+  removeDeadWritersTemps(path);
   if (!tryCreate(path, holder)) return false;
   options.onStaleTakeover?.(current);
   return true;
@@ -180,19 +209,29 @@ const SYNC_RETRY_MS = 5;
  * rule as `acquireLock`), synchronously: for a short critical section in code
  * that is synchronous itself (a manifest rewrite), so nothing else of this
  * process runs meanwhile. Waits up to `waitMs` for a live holder, then throws
- * `refuse(holder)`.
+ * `refuse(holder)`; `onWait` is told whenever the log has been quiet
+ * (shared/waits.ts), since no timer of this process runs meanwhile.
  */
 export function withLockSync<T>(
   path: string,
   critical: () => T,
-  options: { readonly waitMs: number; readonly refuse: (holder: LockHolder | undefined) => Error },
+  options: {
+    readonly waitMs: number;
+    readonly refuse: (holder: LockHolder | undefined) => Error;
+    readonly onWait?: (holder: LockHolder | undefined, waitedMs: number) => void;
+  },
 ): T {
   const holder: LockHolder = { pid: process.pid, hostname: hostname(), startedAt: Date.now() };
   const deadline = Date.now() + options.waitMs;
   const pause = new Int32Array(new SharedArrayBuffer(4));
   makeFolderSync(dirname(path));
   while (!tryAcquire(path, holder, {})) {
-    if (Date.now() + SYNC_RETRY_MS > deadline) throw options.refuse(readHolder(path));
+    const now = Date.now();
+    if (now + SYNC_RETRY_MS > deadline) throw options.refuse(readHolder(path));
+    if (options.onWait && logIsQuiet(now)) {
+      options.onWait(readHolder(path), now - holder.startedAt);
+      noteLogLine();
+    }
     Atomics.wait(pause, 0, 0, SYNC_RETRY_MS);
   }
   try {

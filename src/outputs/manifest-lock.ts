@@ -4,7 +4,8 @@
  * change (an append, a rewrite) holds it for its few milliseconds.
  */
 import path from 'node:path';
-import { withLockSync } from '../journal/index.js';
+import { describeHolder, withLockSync } from '../journal/index.js';
+import type { Logger } from '../shared/index.js';
 import { ManifestLockedError } from './errors.js';
 
 /** The lock every change of a folder's manifest holds (see withManifestLock). */
@@ -18,8 +19,12 @@ export const MANIFEST_LOCK = '.ibatch-manifest.lock';
  */
 const MANIFEST_LOCK_WAIT_MS = 60_000;
 
-/** Runs `change` holding `dir`'s manifest lock (manifest-writer.ts). */
-export function withManifestLock<T>(dir: string, change: () => T): T {
+/**
+ * Runs `change` holding `dir`'s manifest lock (manifest-writer.ts). A wait
+ * for another process's change is told to `logger` whenever the log has
+ * been quiet, naming the holder and the deadline.
+ */
+export function withManifestLock<T>(dir: string, change: () => T, logger?: Logger): T {
   const lock = path.join(dir, MANIFEST_LOCK);
   return withLockSync(lock, change, {
     waitMs: MANIFEST_LOCK_WAIT_MS,
@@ -28,5 +33,15 @@ export function withManifestLock<T>(dir: string, change: () => T): T {
         lock,
         holder ? `process ${holder.pid} on ${holder.hostname}` : 'another process',
       ),
+    ...(logger
+      ? {
+          onWait: (holder, waitedMs) =>
+            logger.warn(
+              { event: 'manifest.waiting', lock, pid: holder?.pid, hostname: holder?.hostname },
+              `waiting for the manifest of ${dir}: its lock is held by ${describeHolder(holder)}; ` +
+                `${Math.round(waitedMs / 1000)} s of at most ${MANIFEST_LOCK_WAIT_MS / 1000} s`,
+            ),
+        }
+      : {}),
   });
 }

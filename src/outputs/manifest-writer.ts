@@ -30,7 +30,7 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { makeFolderSync, redactDeep } from '../shared/index.js';
+import { type Logger, makeFolderSync, redactDeep } from '../shared/index.js';
 import { csvLine } from './csv.js';
 import { CurrentRule, type DescribedItems } from './current.js';
 import { diskFullCode } from './errors.js';
@@ -77,7 +77,11 @@ export class ManifestWriter {
    */
   private written: { jsonl: number; csv: number } | undefined;
 
-  private constructor(readonly outputDir: string) {}
+  private constructor(
+    readonly outputDir: string,
+    /** Told of a wait for another process's change of the manifest. */
+    private readonly logger: Logger | undefined,
+  ) {}
 
   /** Whether the rows on disk were read (and both files repaired): see `load`. */
   private loaded = false;
@@ -90,11 +94,11 @@ export class ManifestWriter {
    * 20,000 rows to be read and rewritten, and a run that appends
    * nothing leaves the files to its end's rebuild.
    */
-  static open(outputDir: string): ManifestWriter {
-    const writer = new ManifestWriter(path.resolve(outputDir));
+  static open(outputDir: string, logger?: Logger): ManifestWriter {
+    const writer = new ManifestWriter(path.resolve(outputDir), logger);
     makeFolderSync(writer.outputDir);
     try {
-      withManifestLock(writer.outputDir, () => {
+      writer.locked(() => {
         if (!existsSync(path.join(writer.outputDir, MANIFEST_JSONL))) writer.load();
       });
     } catch (error) {
@@ -172,7 +176,7 @@ export class ManifestWriter {
    */
   append(input: ManifestRow): AppendResult {
     const row = checkedRow(input);
-    return withManifestLock(this.outputDir, () => this.appendLocked(row));
+    return this.locked(() => this.appendLocked(row));
   }
 
   private appendLocked(row: ManifestRow): AppendResult {
@@ -207,7 +211,11 @@ export class ManifestWriter {
   /** Replaces the whole manifest with `rows` (e.g. rebuilt from the journal), atomically. */
   rewrite(rows: readonly ManifestRow[]): void {
     const checked = rows.map(checkedRow);
-    withManifestLock(this.outputDir, () => this.rewriteFiles(checked));
+    this.locked(() => this.rewriteFiles(checked));
+  }
+
+  private locked<T>(change: () => T): T {
+    return withManifestLock(this.outputDir, change, this.logger);
   }
 
   close(): void {

@@ -205,7 +205,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
   emit({ type: 'run-started', runId, resumed: selection.resumed, items: total });
 
   const stopListeners = wireStops(ctx, options, graph);
-  const manifest = ManifestWriter.open(ctx.outputDir);
+  const manifest = ManifestWriter.open(ctx.outputDir, ctx.logger);
   const downloads = new DownloadStage(
     ctx,
     manifest,

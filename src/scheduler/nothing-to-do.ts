@@ -67,7 +67,7 @@ async function repairDoneFiles(
   const { journal, validated, options, logger } = inv;
   const outputs = outputsOfDoneItems(journal, selection.state);
   if (outputs.length === 0) return { repaired: 0, lost: 0 };
-  const manifest = ManifestWriter.open(outputDir);
+  const manifest = ManifestWriter.open(outputDir, logger);
   try {
     const stage = new DownloadStage(
       {

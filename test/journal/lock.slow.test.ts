@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -10,6 +10,7 @@ import {
   openJournal,
   withLockSync,
 } from '../../src/journal/index.js';
+import { WAIT_REPORT_MS } from '../../src/shared/index.js';
 import { tempDir, until } from '../helpers/index.js';
 import { spawnFixture } from './child.js';
 
@@ -162,5 +163,42 @@ describe('withLockSync (a short critical section: the manifest lock)', () => {
     ).toThrow('held by 1');
     expect(ran).toBe(false);
     expect(existsSync(lock)).toBe(true);
+  });
+
+  it('tells onWait who holds it while the log is quiet, then goes on once the holder lets go', () => {
+    const lock = join(tempDir('lock-sync'), 'x.lock');
+    // A live holder on this host that removes its lock after the log has been quiet long enough.
+    const holder = spawn('sh', ['-c', `sleep ${(WAIT_REPORT_MS + 1500) / 1000}; rm -f "${lock}"`], {
+      stdio: 'ignore',
+    });
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: holder.pid, hostname: hostname(), startedAt: Date.now() }),
+    );
+    const told: { pid: number | undefined; waitedMs: number }[] = [];
+    const ran = withLockSync(lock, () => true, {
+      waitMs: 60_000,
+      refuse,
+      onWait: (current, waitedMs) => told.push({ pid: current?.pid, waitedMs }),
+    });
+    expect(ran).toBe(true);
+    expect(told.length).toBeGreaterThanOrEqual(1);
+    expect(told[0]?.pid).toBe(holder.pid);
+    expect(told[0]?.waitedMs).toBeLessThanOrEqual(WAIT_REPORT_MS);
+  }, 30_000);
+
+  it("taking over a dead holder removes the temp files dead writers on this host left, not a live one's", () => {
+    const folder = tempDir('lock-sync');
+    const lock = join(folder, 'x.lock');
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    writeFileSync(lock, JSON.stringify({ pid: gone, hostname: hostname(), startedAt: Date.now() }));
+    const deadTemp = `${lock}.${hostname()}.${gone}.0badcafe.tmp`;
+    const liveTemp = `${lock}.${hostname()}.${process.pid}.0badcafe.tmp`;
+    const otherHostTemp = `${lock}.not-${hostname()}.${gone}.0badcafe.tmp`;
+    for (const file of [deadTemp, liveTemp, otherHostTemp]) writeFileSync(file, '{}');
+    withLockSync(lock, () => undefined, { waitMs: 1000, refuse });
+    expect(existsSync(deadTemp)).toBe(false);
+    expect(existsSync(liveTemp)).toBe(true);
+    expect(existsSync(otherHostTemp)).toBe(true);
   });
 });
