@@ -4,7 +4,7 @@
  * fuzz test feeds validate, plan and run hostile job files, env files and
  * flag values (`--notify`, `--deliver`, `--out`, `--base-url`) made of the
  * key, URL credentials and control characters: stdout and stderr, pretty and
- * `--json`, hold none of them raw. Nothing is charged (the ledger).
+ * JSON logs, with and without `--json`, hold none of them raw. Nothing is charged (the ledger).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -122,6 +122,7 @@ describe('error paths repeat no secret', () => {
         value: fc.constant(value),
         command: fc.constantFrom('validate', 'plan', 'run'),
         json: fc.boolean(),
+        logFormat: fc.constantFrom('pretty', 'json'),
         job: fc.option(hostileJob(value, key), { nil: undefined }),
         flag: fc.constantFrom<readonly string[]>(
           [],
@@ -135,7 +136,7 @@ describe('error paths repeat no secret', () => {
       }),
     );
     await fc.assert(
-      fc.asyncProperty(invocation, async ({ command, json, job, flag }) => {
+      fc.asyncProperty(invocation, async ({ command, json, logFormat, job, flag }) => {
         let jobPath = good;
         if (job !== undefined) {
           n += 1;
@@ -148,10 +149,14 @@ describe('error paths repeat no secret', () => {
         const args = [command, jobPath, ...options, ...(json ? ['--json'] : [])];
         const result = await runCliCaptured(
           args,
-          { IBATCH_API_KEY: key, IBATCH_LOG_FORMAT: 'pretty' },
+          { IBATCH_API_KEY: key, IBATCH_LOG_FORMAT: logFormat },
           dir,
         );
-        expectClean(`${result.stdout}\n${result.stderr}`, key, args.join(' '));
+        expectClean(
+          `${result.stdout}\n${result.stderr}`,
+          key,
+          `${logFormat} logs: ${args.join(' ')}`,
+        );
       }),
       { numRuns: 150 },
     );
