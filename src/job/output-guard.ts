@@ -11,8 +11,9 @@ import { dirname, join, relative } from 'node:path';
 import { MEDIA_TYPES } from '../contract/index.js';
 import { journalFiles } from '../journal/index.js';
 import {
-  linksLeaving,
+  fixedFolderOf,
   outputFolderBlocker,
+  outputTreeShape,
   protectedPathHit,
   renderOutputPath,
   templatePlaceholders,
@@ -87,9 +88,10 @@ function fixedNameHit(
 }
 
 /**
- * The output folder cannot be made (a part of its path is a file), or holds
- * links leading out of it, where every download would be refused after it
- * was paid for. The folder itself may be a link.
+ * The output folder cannot be made (a part of its path is a file), holds
+ * links leading out of it, has a file where a step's folder goes, or a
+ * folder the run writes into does not take files: every download would be
+ * refused after it was paid for. The folder itself may be a link.
  */
 function folderShapeIssues(
   job: LoadedJob,
@@ -106,11 +108,38 @@ function folderShapeIssues(
       ),
     ];
   }
-  return linksLeaving(outputDir).map(({ link, target }) =>
-    issueAt(
-      job.source,
-      ['output'],
-      `${show(join(outputDir, link))} is a link ${target ? `to ${target}, outside` : 'leading nowhere, in'} the output folder ${show(outputDir)}: outputs are written only inside it, so they would be paid for and then refused; remove the link, or make the output folder itself the link`,
-    ),
-  );
+  const stepFolders = job.steps.map((step) => fixedFolderOf(step.filename, step.id));
+  const issues: JobIssue[] = [];
+  job.steps.forEach((step, i) => {
+    const folder = stepFolders[i];
+    const stepBlocker = folder ? outputFolderBlocker(join(outputDir, folder)) : undefined;
+    if (stepBlocker === undefined) return;
+    issues.push(
+      issueAt(
+        job.source,
+        ['generations', step.index, 'filename'],
+        `step ${step.id} writes its files in ${show(join(outputDir, folder ?? ''))}, but ${stepBlocker}: they would be paid for and then refused; move that file away`,
+      ),
+    );
+  });
+  const shape = outputTreeShape(outputDir, stepFolders);
+  for (const { link, target } of shape.leaving) {
+    issues.push(
+      issueAt(
+        job.source,
+        ['output'],
+        `${show(join(outputDir, link))} is a link ${target ? `to ${target}, outside` : 'leading nowhere, in'} the output folder ${show(outputDir)}: outputs are written only inside it, so they would be paid for and then refused; remove the link, or make the output folder itself the link`,
+      ),
+    );
+  }
+  for (const { folder, code } of shape.unwritable) {
+    issues.push(
+      issueAt(
+        job.source,
+        ['output'],
+        `${show(join(outputDir, folder))} does not take files (${code}): outputs would be paid for and then refused; make it writable for this user, or choose another output folder`,
+      ),
+    );
+  }
+  return issues;
 }

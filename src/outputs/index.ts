@@ -24,8 +24,9 @@ export * from './errors.js';
 export {
   isSingleLinkedFile,
   type LeavingLink,
-  linksLeaving,
+  type OutputTreeShape,
   outputFolderBlocker,
+  outputTreeShape,
 } from './folder-shape.js';
 export { writeFileAtomicSync, writeFileExclusive } from './fs-durable.js';
 export { cspHash, html, type RawHtml, raw } from './html.js';
@@ -59,6 +60,7 @@ export {
 export { type AppendResult, type FolderRows, ManifestWriter } from './manifest-writer.js';
 export {
   DEFAULT_OUTPUT_TEMPLATE,
+  fixedFolderOf,
   type OutputNameValues,
   outputTemplateCheck,
   outputTemplateProblem,

@@ -109,6 +109,23 @@ export function templatePlaceholders(template: string): string[] | undefined {
   return 'names' in parsed ? parsed.names : undefined;
 }
 
+/**
+ * The folder, relative to the output folder, that every output of step
+ * `step` goes in whatever the item: the template's leading folders that name
+ * nothing but `{step}` ('' when there are none, or the template is malformed).
+ */
+export function fixedFolderOf(template: string, step: string): string {
+  if (templatePlaceholders(template) === undefined) return '';
+  const folders = template.split(/[/\\]+/).filter((part) => part !== '');
+  const fixed: string[] = [];
+  for (const folder of folders.slice(0, -1)) {
+    const names = [...folder.matchAll(PLACEHOLDER)].map((match) => (match[1] ?? '').trim());
+    if (names.some((name) => name !== 'step')) break;
+    fixed.push(folder);
+  }
+  return fixed.length === 0 ? '' : renderOutputPath(fixed.join('/'), { step });
+}
+
 /** Throws {@link OutputTemplateError} with {@link outputTemplateProblem}'s message. */
 export function validateOutputTemplate(template: string, varNames: Iterable<string> = []): void {
   const problem = outputTemplateProblem(template, varNames);

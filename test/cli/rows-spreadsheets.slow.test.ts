@@ -2,7 +2,8 @@
  * Rows from a CSV that Excel on Windows saved (Windows-1252) as a user runs
  * them: without `encoding:` the run stops before anything is spent, naming
  * the file, line, column and the fix; with it, the prompt the service
- * receives reads `café`. An `.xlsx` runs through the built CLI process (its
+ * receives reads `café`. The same for UTF-16 ("Unicode text") job and rows
+ * files, read with a byte-order mark and named without one. An `.xlsx` runs through the built CLI process (its
  * reader is loaded only then).
  */
 import { writeFileSync } from 'node:fs';
@@ -62,6 +63,34 @@ describe('rows as spreadsheets give them, through `ibatch run`', () => {
     expect(await charges(em)).toEqual([]);
 
     ws.write(job('products.csv', ['encoding: windows-1252']));
+    const done = await run(em, ws.dir);
+    expect(done.code, said(done)).toBe(0);
+    expect(await servicePrompts(em)).toEqual(['Tasse café on a table']);
+  });
+
+  it('UTF-16 as Windows saves "Unicode text": the job file and the rows with a byte-order mark run; without one, exit 2 naming UTF-16 and the fix, nothing spent', async () => {
+    const em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace('');
+    const utf16 = (text: string, bom: boolean) =>
+      Buffer.concat([Buffer.from(bom ? [0xff, 0xfe] : []), Buffer.from(text, 'utf16le')]);
+    const rows = 'sku\tproduct\r\nA1\tTasse café\r\n';
+    writeFileSync(path.join(ws.dir, 'products.txt'), utf16(rows, false));
+    writeFileSync(ws.jobPath, utf16(job('products.txt'), false));
+    const jobRefused = await run(em, ws.dir);
+    expect(jobRefused.code, said(jobRefused)).toBe(2);
+    expect(jobRefused.stderr).toContain('this looks like UTF-16 LE without a byte-order mark');
+    expect(jobRefused.stderr).not.toContain('expected a mapping');
+
+    writeFileSync(ws.jobPath, utf16(job('products.txt'), true));
+    const rowsRefused = await run(em, ws.dir);
+    expect(rowsRefused.code, said(rowsRefused)).toBe(2);
+    expect(rowsRefused.stderr).toContain('products.txt line 1, column 2');
+    expect(rowsRefused.stderr).toContain('this looks like UTF-16 LE without a byte-order mark');
+    expect(rowsRefused.stderr).toContain('`encoding: utf-16le`');
+    expect(rowsRefused.stderr).not.toContain('unknown template variable');
+    expect(await charges(em)).toEqual([]);
+
+    writeFileSync(path.join(ws.dir, 'products.txt'), utf16(rows, true));
     const done = await run(em, ws.dir);
     expect(done.code, said(done)).toBe(0);
     expect(await servicePrompts(em)).toEqual(['Tasse café on a table']);

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { RunRecord } from '../../src/journal/index.js';
 import { startContractProxy } from '../helpers/contract-proxy.js';
-import { defer, runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
+import { defer, type Exit, spawnCli, testEmulator, until } from '../helpers/index.js';
 import {
   charges,
   envFor,
@@ -45,6 +45,11 @@ async function killedMidway(em: RunningEmulator, ws: Workspace): Promise<RunReco
   return killed as RunRecord;
 }
 
+/** `ibatch ARGS` as a real process in the job's folder. */
+function ibatch(ws: Workspace, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Exit> {
+  return spawnCli(args, { env, cwd: ws.dir }).exited;
+}
+
 describe('one service, however its base URL is spelled', () => {
   it('a killed run resumed under `localhost` (was 127.0.0.1) pays each item once, within the budget', async () => {
     const em = await testEmulator({ timeScale: SCALE });
@@ -54,7 +59,7 @@ describe('one service, however its base URL is spelled', () => {
 
     const other = em.baseUrl.replace('://127.0.0.1:', '://LOCALHOST:').replace(/\/?$/, '/');
     const env = { ...envFor(em, SCALE), IBATCH_BASE_URL: other };
-    const resumed = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
+    const resumed = await ibatch(ws, ['run', ws.jobPath], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`run ${killed.runId}`);
     expect((await readRuns(ws.journalPath)).map((r) => r.runId)).toEqual([killed.runId]);
@@ -72,7 +77,7 @@ describe('one service, however its base URL is spelled', () => {
     const proxy = await startContractProxy(em.baseUrl);
     defer(() => proxy.stop());
     const env = { ...envFor(em, SCALE), IBATCH_BASE_URL: proxy.baseUrl };
-    const refused = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
+    const refused = await ibatch(ws, ['run', ws.jobPath], env);
     expect(refused.code, refused.stderr).toBe(2);
     const port = (url: string) => new URL(url).port;
     expect(refused.stderr).toContain(`http://localhost:${port(em.baseUrl)}/api/v1`);
@@ -85,10 +90,10 @@ describe('one service, however its base URL is spelled', () => {
     expect(await charges(em)).toEqual(before);
     expect((await readRuns(ws.journalPath)).map((r) => r.runId)).toEqual([killed.runId]);
     // `plan` refuses as `run` would.
-    const plan = await runCliCaptured(['plan', ws.jobPath], env, ws.dir);
+    const plan = await ibatch(ws, ['plan', ws.jobPath], env);
     expect(plan.code, plan.stderr).toBe(2);
 
-    const moved = await runCliCaptured(['run', ws.jobPath, '--service-moved'], env, ws.dir);
+    const moved = await ibatch(ws, ['run', ws.jobPath, '--service-moved'], env);
     expect(moved.code, moved.stderr).toBe(0);
     expect(moved.stdout).toContain(`run ${killed.runId}`);
     expect(moved.stderr).toContain('resumes on');
@@ -102,7 +107,7 @@ describe('one service, however its base URL is spelled', () => {
     expect(await ledgerNet(em)).toBeLessThanOrEqual(BUDGET);
 
     // Moved for good: the next run there is a plain no-op, on the old address it is refused no more.
-    const again = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
+    const again = await ibatch(ws, ['run', ws.jobPath], env);
     expect(again.code, again.stderr).toBe(0);
     expectOneChargePerItem(await charges(em), N);
   }, 120_000);

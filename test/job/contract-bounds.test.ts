@@ -86,7 +86,7 @@ describe('the model contract holds every bound the emulator enforces', () => {
     expect(refusals).toBeGreaterThan(30);
   });
 
-  it('a 20,000-character prompt: validate and plan exit 2 naming the bound, nothing charged', async () => {
+  it('a 20,000-character prompt: validate, plan and run exit 2 naming the bound, nothing charged', async () => {
     const em = await testEmulator();
     const account = em.accounts[0];
     if (!account) throw new Error('no account');
@@ -95,7 +95,7 @@ describe('the model contract holds every bound the emulator enforces', () => {
       path.join(work, 'job.yaml'),
       `version: 1\nname: long\ngenerations:\n  - id: a\n    model: flux-portrait\n    input:\n      prompt: "${'x'.repeat(20_000)}"\n      seed: 0\n`,
     );
-    for (const command of ['validate', 'plan']) {
+    for (const command of ['validate', 'plan', 'run']) {
       const result = await runCliCaptured(
         [command, 'job.yaml', '--base-url', em.baseUrl],
         { IBATCH_API_KEY: account.apiKey },

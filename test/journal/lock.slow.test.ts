@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   JournalLinkedError,
   JournalLockedError,
@@ -10,6 +10,7 @@ import {
   openJournal,
   withLockSync,
 } from '../../src/journal/index.js';
+import { acquireLock, LONGEST_LOCK_WAIT_MS } from '../../src/journal/lock.js';
 import { WAIT_REPORT_MS } from '../../src/shared/index.js';
 import { tempDir, until } from '../helpers/index.js';
 import { spawnFixture } from './child.js';
@@ -55,6 +56,41 @@ describe('journal lock', () => {
     const second = await waiting;
     expect(second.closed).toBe(false);
     second.close();
+  });
+
+  it('wait: true on a live holder that never lets go: said at least every WAIT_REPORT_MS, given up at LONGEST_LOCK_WAIT_MS naming the holder', async () => {
+    const path = join(tempDir('journal'), 'job.lock');
+    const held = await acquireLock(path);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const started = Date.now();
+      const said: number[] = [];
+      const waiting = acquireLock(path, {
+        wait: true,
+        retryIntervalMs: 2000,
+        onWait: () => said.push(Date.now()),
+      });
+      let gaveUpAt = Number.NaN;
+      const outcome = waiting.then(
+        () => 'acquired',
+        (error: unknown) => {
+          gaveUpAt = Date.now();
+          return error;
+        },
+      );
+      await vi.advanceTimersByTimeAsync(LONGEST_LOCK_WAIT_MS + 5000);
+      const error = await outcome;
+      expect(error).toBeInstanceOf(JournalLockedError);
+      expect((error as Error).message).toContain(`process ${process.pid}`);
+      expect(gaveUpAt - started).toBeGreaterThanOrEqual(LONGEST_LOCK_WAIT_MS - 2000);
+      expect(gaveUpAt - started).toBeLessThanOrEqual(LONGEST_LOCK_WAIT_MS);
+      expect(said[0]).toBe(started);
+      const gaps = [...said, gaveUpAt].slice(1).map((at, i) => at - (said[i] ?? at));
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(WAIT_REPORT_MS);
+    } finally {
+      vi.useRealTimers();
+      held.release();
+    }
   });
 
   it('takes over the lock of a SIGKILLed holder and says so', async () => {

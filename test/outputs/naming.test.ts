@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_OUTPUT_TEMPLATE,
+  fixedFolderOf,
   MAX_SEGMENT_BYTES,
   OutputTemplateError,
   PathEscapeError,
@@ -157,6 +158,18 @@ describe('renderOutputPath', () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe('fixedFolderOf', () => {
+  it("is the template's leading folders that name nothing but {step}", () => {
+    expect(fixedFolderOf(DEFAULT_OUTPUT_TEMPLATE, 'shots')).toBe('shots');
+    expect(fixedFolderOf('media/{ step }/raw/{item}-{n}.{ext}', 'shots')).toBe('media/shots/raw');
+    expect(fixedFolderOf('{step}/{product}/{n}.{ext}', 'shots')).toBe('shots');
+    expect(fixedFolderOf('{product}/{step}/{n}.{ext}', 'shots')).toBe('');
+    expect(fixedFolderOf('{step}-{n}.{ext}', 'shots')).toBe('');
+    expect(fixedFolderOf('../../{step}/{n}.{ext}', 'shots')).not.toContain('..');
+    expect(fixedFolderOf('{step/{n}.{ext}', 'shots')).toBe('');
   });
 });
 

@@ -4,7 +4,9 @@
  * fuzz test feeds validate, plan and run hostile job files, env files and
  * flag values (`--notify`, `--deliver`, `--out`, `--base-url`) made of the
  * key, URL credentials and control characters: stdout and stderr, pretty and
- * `--json`, hold none of them raw. Nothing is charged (the ledger).
+ * JSON logs, with and without `--json`, hold none of them raw; credentials in
+ * `--notify` and `--deliver` URLs are refused in one line without being
+ * repeated. Nothing is charged (the ledger).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -101,6 +103,53 @@ describe('error paths repeat no secret', () => {
     expect(await em.admin.ledger(account.id)).toEqual([]);
   }, 120_000);
 
+  it('credentials in --notify and --deliver URLs: refused (exit 2, one line, the fix), never echoed; a wrong scheme is said plainly', async () => {
+    const em = await emulator();
+    const account = em.accounts[0];
+    if (!account) throw new Error('no account');
+    const dir = tempDir('url-credentials');
+    const job = path.join(dir, 'job.yaml');
+    writeFileSync(
+      job,
+      'version: 1\nname: creds\ngenerations:\n  - id: a\n    model: flux-portrait\n    input:\n      prompt: p\n',
+    );
+    const cases: ReadonlyArray<readonly [readonly string[], string]> = [
+      [
+        ['run', job, '--notify', `http://user:${PASSWORD}@127.0.0.1:1/hook`],
+        '`--notify` must not carry a user name or password',
+      ],
+      [
+        ['run', job, '--deliver', `s3://AKIAABCDEFGHIJKLMNOP:${AWS_SECRET}@bucket/p`],
+        '`--deliver` must not carry credentials',
+      ],
+      [
+        ['deliver', job, '--to', `s3://AKIAABCDEFGHIJKLMNOP:${AWS_SECRET}@bucket/p`],
+        '`--to` must not carry credentials',
+      ],
+      [
+        ['run', job, '--notify', 'ftp://127.0.0.1:1/hook'],
+        '`--notify` must be an http or https URL, not ftp',
+      ],
+    ];
+    for (const [args, says] of cases) {
+      for (const json of [[], ['--json']]) {
+        const cli = spawnCli([...args, '--base-url', em.baseUrl, ...json], {
+          cwd: dir,
+          env: { IBATCH_API_KEY: account.apiKey },
+        });
+        const exit = await cli.exited;
+        const context = [...args, ...json].join(' ');
+        expect(exit.code, `${context}: ${cli.output()}`).toBe(2);
+        expect(exit.stderr.trim().split('\n'), context).toHaveLength(1);
+        expect(exit.stderr, context).toContain(`ibatch: ${says}`);
+        expect(exit.stderr, context).not.toContain('does be');
+        expect(exit.stderr, context).not.toContain('AKIAABCDEFGHIJKLMNOP');
+        expectClean(cli.output(), account.apiKey, context);
+      }
+    }
+    expect(await em.admin.ledger(account.id)).toEqual([]);
+  }, 120_000);
+
   it('fuzz: hostile job files and flag values through validate, plan and run', async () => {
     const em = await emulator();
     const account = em.accounts[0];
@@ -122,6 +171,7 @@ describe('error paths repeat no secret', () => {
         value: fc.constant(value),
         command: fc.constantFrom('validate', 'plan', 'run'),
         json: fc.boolean(),
+        logFormat: fc.constantFrom('pretty', 'json'),
         job: fc.option(hostileJob(value, key), { nil: undefined }),
         flag: fc.constantFrom<readonly string[]>(
           [],
@@ -135,7 +185,7 @@ describe('error paths repeat no secret', () => {
       }),
     );
     await fc.assert(
-      fc.asyncProperty(invocation, async ({ command, json, job, flag }) => {
+      fc.asyncProperty(invocation, async ({ command, json, logFormat, job, flag }) => {
         let jobPath = good;
         if (job !== undefined) {
           n += 1;
@@ -148,10 +198,14 @@ describe('error paths repeat no secret', () => {
         const args = [command, jobPath, ...options, ...(json ? ['--json'] : [])];
         const result = await runCliCaptured(
           args,
-          { IBATCH_API_KEY: key, IBATCH_LOG_FORMAT: 'pretty' },
+          { IBATCH_API_KEY: key, IBATCH_LOG_FORMAT: logFormat },
           dir,
         );
-        expectClean(`${result.stdout}\n${result.stderr}`, key, args.join(' '));
+        expectClean(
+          `${result.stdout}\n${result.stderr}`,
+          key,
+          `${logFormat} logs: ${args.join(' ')}`,
+        );
       }),
       { numRuns: 150 },
     );
