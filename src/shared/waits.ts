@@ -21,10 +21,12 @@ export function noteLogLine(): void {
 /**
  * Whether a reporter should speak now: the log has been quiet for the promise
  * minus two checks, so the line lands in time even from a timer a busy
- * machine runs late.
+ * machine runs late. A last line "in the future" means the clock was set
+ * back since: speak, rather than stay silent until the clock catches up.
  */
 export function logIsQuiet(now = Date.now()): boolean {
-  return now - lastLineAt >= WAIT_REPORT_MS - 2 * WAIT_CHECK_MS;
+  const quietFor = now - lastLineAt;
+  return quietFor < 0 || quietFor >= WAIT_REPORT_MS - 2 * WAIT_CHECK_MS;
 }
 
 /** `HH:MM:SS` (UTC) of an epoch-ms instant, as the logs show times. */
