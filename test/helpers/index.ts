@@ -18,6 +18,7 @@ export {
 } from './cli.js';
 export { type ParsedCsv, parseCsv } from './csv.js';
 export { emulatorEnv, testEmulator } from './emulator.js';
+export { exifTags, hasExiftool } from './exiftool.js';
 export { scaledLimits } from './limits.js';
 export { manifestRows, manifestRowsOf } from './manifest.js';
 export { BIN, DIST, REPO, repoPath } from './paths.js';
