@@ -13,7 +13,13 @@ import {
   endpointPath,
 } from '../contract/index.js';
 
-import { type Logger, type RequestGate, redactDeep, type Sleep } from '../shared/index.js';
+import {
+  type Logger,
+  linkSignals,
+  type RequestGate,
+  redactDeep,
+  type Sleep,
+} from '../shared/index.js';
 import { ApiError, ContractError, failureOfThrown, RetryAfterTooLongError } from './errors.js';
 
 import { type ClientEvent, retryEvent } from './events.js';
@@ -65,9 +71,20 @@ export class Caller {
   constructor(private readonly deps: CallerDeps) {}
 
   async call<T>(spec: CallSpec<T>): Promise<CallResult<T>> {
+    const linked = linkSignals([this.deps.signal, spec.signal]);
+    try {
+      return await this.attempts(spec, linked.signal);
+    } finally {
+      linked.release();
+    }
+  }
+
+  private async attempts<T>(
+    spec: CallSpec<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<CallResult<T>> {
     const { deps } = this;
     const endpoint = ENDPOINTS[spec.endpoint];
-    const signal = combineSignals(deps.signal, spec.signal);
     const path = this.pathFor(spec);
     const headers: Record<string, string> = { ...deps.headers };
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
@@ -256,10 +273,4 @@ function toApiError(
 
 function requestIdOf(exchange: Exchange): string | undefined {
   return exchange.headers['x-request-id'] ?? exchange.headers['request-id'];
-}
-
-function combineSignals(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (present.length <= 1) return present[0];
-  return AbortSignal.any(present);
 }

@@ -30,6 +30,7 @@ import {
 } from '../contract/index.js';
 import {
   sleep as defaultSleep,
+  linkSignals,
   registerSecret,
   silentLogger,
   UsageError,
@@ -242,16 +243,19 @@ export function createClient(options: ClientOptions): ServiceClient {
           signal: o?.signal,
         }),
       ),
-    upload: (presign, source, o) =>
-      uploadAsset(
-        { dispatcher: uploads, logger, onEvent: options.onEvent, limits, retry, sleep },
-        presign,
-        source,
-        {
-          ...o,
-          signal: combine(options.signal, o?.signal),
-        },
-      ),
+    upload: async (presign, source, o) => {
+      const linked = linkSignals([options.signal, o?.signal]);
+      try {
+        return await uploadAsset(
+          { dispatcher: uploads, logger, onEvent: options.onEvent, limits, retry, sleep },
+          presign,
+          source,
+          { ...o, signal: linked.signal },
+        );
+      } finally {
+        linked.release();
+      }
+    },
     close: async () => {
       await Promise.all([pool.close(), uploads.close()]);
     },
@@ -269,9 +273,4 @@ function checkApiKey(apiKey: string | undefined): string {
     );
   }
   return apiKey;
-}
-
-function combine(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
-  if (a && b) return AbortSignal.any([a, b]);
-  return a ?? b;
 }

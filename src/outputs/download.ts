@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { type MediaCategory, type MediaType, meaningOfStatus } from '../contract/index.js';
-import { asLocalFileError, IbatchError, undici } from '../shared/index.js';
+import { asLocalFileError, IbatchError, linkSignals, undici } from '../shared/index.js';
 import { categoryOfMime, mediaTypeForMime, SNIFF_BYTES, sniffMediaType } from '../uploads/index.js';
 import { DOWNLOAD_FAILURES, DownloadError, diskFullCode, OutputDiskFullError } from './errors.js';
 import { PartFile } from './part-file.js';
@@ -100,8 +100,10 @@ const NEUTRAL_TYPES = new Set(['application/octet-stream', 'binary/octet-stream'
  * the folder and `LocalFileError` for a path the system refuses.
  */
 export async function downloadOutput(options: DownloadOptions): Promise<DownloadResult> {
-  const total = AbortSignal.timeout(options.timeoutMs ?? 600_000);
-  const signal = options.signal ? AbortSignal.any([options.signal, total]) : total;
+  // The whole download's bound, released at its end: no timer or listener
+  // outlives it (the caller's signal is the run's, alive for the whole run).
+  const linked = linkSignals([options.signal], { timeoutMs: options.timeoutMs ?? 600_000 });
+  const { signal } = linked;
   try {
     const response = await fetchFollowingSameOrigin(httpUrl(options.url), options, signal);
     return await saveBody(response, options, signal);
@@ -110,6 +112,8 @@ export async function downloadOutput(options: DownloadOptions): Promise<Download
     // local path refused the file (a link out of the folder, a permission).
     if (error instanceof IbatchError && !(error instanceof DownloadError)) throw error;
     throw asLocalFileError(error) ?? toDownloadError(error, options);
+  } finally {
+    linked.release();
   }
 }
 

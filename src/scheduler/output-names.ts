@@ -16,7 +16,18 @@ import { sha256Hex } from '../shared/index.js';
 import type { OutputKey } from './move-aside.js';
 
 /** The holder of a name found on disk that no journal record owns. */
-const ON_DISK = '\u0000disk';
+const ON_DISK = -1;
+
+/**
+ * An owner as a number: the first 52 bits of its sha256, exact in a double.
+ * The claims hold one entry per output written into the folder, for the
+ * whole run: a number per entry, not the owner's string (run id, item key,
+ * number), keeps what a long run holds small. Two owners would share a number
+ * only by a 52-bit hash collision between two outputs planning the same name.
+ */
+function ownerId(owner: string): number {
+  return Number.parseInt(sha256Hex(owner).slice(0, 13), 16);
+}
 
 /** The identity of one output across runs. */
 export function outputOwner(output: OutputKey): string {
@@ -31,7 +42,12 @@ function ownerKey(owner: string): OutputKey | undefined {
 }
 
 export class OutputNames {
-  #claims: Map<string, string> | undefined;
+  #claims: Map<string, number> | undefined;
+  /**
+   * The owners, in full, of names held by outputs of other runs: the only
+   * holders `claimReadable` may move aside (one of this run never is).
+   */
+  readonly #otherRuns = new Map<number, string>();
   #ownJobRuns: ReadonlySet<string> | undefined;
 
   constructor(
@@ -47,13 +63,14 @@ export class OutputNames {
    */
   claim(relative: string, owner: string): string {
     const claims = this.#load();
+    const id = ownerId(owner);
     let candidate = relative;
     for (let tries = 1; ; tries++) {
       const holder = claims.get(candidate);
-      if (holder === undefined || holder === owner) break;
+      if (holder === undefined || holder === id) break;
       candidate = suffixed(relative, owner, tries);
     }
-    claims.set(candidate, owner);
+    claims.set(candidate, id);
     return candidate;
   }
 
@@ -75,7 +92,8 @@ export class OutputNames {
   ): string {
     const claims = this.#load();
     const owner = outputOwner(output);
-    const holder = claims.get(relative);
+    const holderId = claims.get(relative);
+    const holder = holderId === undefined ? undefined : this.#otherRuns.get(holderId);
     const held = holder === undefined ? undefined : ownerKey(holder);
     const notCurrent =
       held !== undefined &&
@@ -83,17 +101,19 @@ export class OutputNames {
       this.#jobRuns().has(held.runId) &&
       (held.itemKey === output.itemKey ||
         (described !== undefined && !described.has(held.itemKey)));
-    if (!holder || !held || !notCurrent) return this.claim(relative, owner);
+    if (holderId === undefined || !holder || !held || !notCurrent) {
+      return this.claim(relative, owner);
+    }
     for (let tries = 1; ; tries++) {
       const aside = suffixed(relative, holder, tries);
       const taken = claims.get(aside);
-      if (taken !== undefined && taken !== holder) continue;
+      if (taken !== undefined && taken !== holderId) continue;
       if (!moveAside(held, aside)) {
         claims.set(aside, ON_DISK);
         continue;
       }
-      claims.set(aside, holder);
-      claims.set(relative, owner);
+      claims.set(aside, holderId);
+      claims.set(relative, ownerId(owner));
       return relative;
     }
   }
@@ -114,14 +134,18 @@ export class OutputNames {
     return this.#ownJobRuns;
   }
 
-  #load(): Map<string, string> {
+  #load(): Map<string, number> {
     if (this.#claims) return this.#claims;
-    const claims = new Map<string, string>();
+    const claims = new Map<string, number>();
     const runIds = new Set(runsInFolder(this.journal, this.outputDir).map((r) => r.runId));
     runIds.add(this.runId);
     for (const runId of runIds) {
       for (const o of this.journal.listOutputs(runId, OUTPUT_STATE.downloaded)) {
-        if (o.file) claims.set(o.file, outputOwner(o));
+        if (!o.file) continue;
+        const owner = outputOwner(o);
+        const id = ownerId(owner);
+        claims.set(o.file, id);
+        if (runId !== this.runId) this.#otherRuns.set(id, owner);
       }
     }
     this.#claims = claims;

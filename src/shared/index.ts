@@ -4,6 +4,7 @@ export * from './content-hash.js';
 export * from './errors.js';
 export * from './exit-codes.js';
 export * from './fit-line.js';
+export { type LinkedSignal, type LinkOptions, linkSignals } from './linked-signal.js';
 export * from './logger.js';
 export { thisMachine } from './machine.js';
 export { makeFolderSync } from './make-folder.js';

@@ -25,5 +25,6 @@ export { BIN, DIST, REPO, repoPath } from './paths.js';
 export { freePort } from './ports.js';
 export { type CommandResult, cleanEnv, type RunCommandOptions, runCommand } from './process.js';
 export { type Answer, type Receiver, testReceiver } from './receiver.js';
+export { entriesHeldBy } from './signals.js';
 export { tempCopy, tempDir } from './temp.js';
 export { type Truthy, type UntilOptions, until } from './until.js';

@@ -4,7 +4,7 @@
  * (to re-stamp). The event emitter lives in ../gate-events.ts.
  */
 import type { Bucket } from '../../contract/index.js';
-import { sleep } from '../../shared/index.js';
+import { linkSignals, sleep } from '../../shared/index.js';
 
 export interface Waiter {
   readonly ticket: string;
@@ -25,14 +25,13 @@ export interface Waiter {
 export async function sleepInterruptibly(waiter: Waiter, ms: number): Promise<void> {
   const interrupted = new AbortController();
   waiter.interrupt = () => interrupted.abort();
-  const signal = waiter.signal
-    ? AbortSignal.any([waiter.signal, interrupted.signal])
-    : interrupted.signal;
+  const linked = linkSignals([waiter.signal, interrupted.signal]);
   try {
-    await sleep(Math.max(0, ms), signal);
+    await sleep(Math.max(0, ms), linked.signal);
   } catch {
     // Interrupted or aborted: waking early is the point.
   } finally {
+    linked.release();
     waiter.interrupt = undefined;
   }
 }
