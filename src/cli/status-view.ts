@@ -19,10 +19,10 @@ import {
   serviceOfRun,
 } from '../journal/index.js';
 import { resumeCommand } from '../library/index.js';
-import { recordedOutputDir } from '../outputs/index.js';
+import { type DescribedItems, EVERY_ITEM, recordedOutputDir } from '../outputs/index.js';
 import { type TrainingPrice, trainingPrice, trainingPriceText } from '../plan/index.js';
 import { type ReviewCounts, reviewCounts } from '../review/index.js';
-import { itemsChanged, itemsLeftAlone, runProgress } from '../scheduler/index.js';
+import { jobFileDrift, type KnownJobFile, perStep, runProgress } from '../scheduler/index.js';
 import { UsageError } from '../shared/index.js';
 import { countsText, formatWait, stepCounts } from './progress-format.js';
 
@@ -138,6 +138,8 @@ export interface JobFileFacts {
   readonly keys?: ReadonlySet<string>;
   /** Identity hashes of the job's items that name no local file, by key. */
   readonly identities?: ReadonlyMap<string, string>;
+  /** What the journal knows of the unchanged job file, in place of `keys` (it describes every item). */
+  readonly known?: KnownJobFile;
   readonly keysUnknown?: string;
 }
 
@@ -247,7 +249,7 @@ export function buildStatus(
     resume: finished ? null : resumeRun(selected, journal.path),
     job,
     review: outputDir
-      ? reviewCounts(journal, selected.jobName, outputDir, select.jobFile?.keys)
+      ? reviewCounts(journal, selected.jobName, outputDir, describedBy(select.jobFile))
       : [],
   };
 }
@@ -261,11 +263,19 @@ function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefi
   );
   let removed: JobStatus['removed'] = null;
   let changed: JobStatus['changed'] = null;
-  if (file?.keys) {
-    removed = perStep(itemsLeftAlone(journal, run.jobName, { service }, file.keys));
-    changed = perStep(
-      itemsChanged(journal, run.jobName, { service }, file.identities ?? new Map()),
+  if (file?.known) {
+    removed = file.known.removed;
+    changed = file.known.changed;
+  } else if (file?.keys) {
+    const drift = jobFileDrift(
+      journal,
+      run.jobName,
+      { service },
+      file.keys,
+      file.identities ?? new Map(),
     );
+    removed = perStep(drift.removed);
+    changed = perStep(drift.changed);
   }
   return {
     name: run.jobName,
@@ -280,11 +290,9 @@ function jobStatus(journal: Journal, run: RunRecord, file: JobFileFacts | undefi
   };
 }
 
-/** Rows counted per step, in the order steps first appear. */
-function perStep(rows: readonly { readonly stepId: string }[]): { step: string; items: number }[] {
-  const counts = new Map<string, number>();
-  for (const row of rows) counts.set(row.stepId, (counts.get(row.stepId) ?? 0) + 1);
-  return [...counts].map(([step, items]) => ({ step, items }));
+/** The items the job file describes, when it was given and its items are known. */
+function describedBy(file: JobFileFacts | undefined): DescribedItems | undefined {
+  return file?.known ? EVERY_ITEM : file?.keys;
 }
 
 function resumeRun(run: RunRecord, journalPath: string): string {

@@ -98,6 +98,9 @@ export class Journal {
     return this.#guard(() => ops.setRunNotBefore(this.#j, runId, notBefore));
   }
   /** `run --service-moved`: the run now spends on `service` (canonical) under `scope`. */
+  setRunJobFacts(runId: string, facts: string) {
+    return this.#guard(() => ops.setRunJobFacts(this.#j, runId, facts));
+  }
   setRunService(runId: string, service: string, scope: string) {
     return this.#guard(() => ops.setRunService(this.#j, runId, service, scope));
   }

@@ -14,8 +14,16 @@ import {
   loadModelCatalog,
   scanJob,
 } from '../job/index.js';
-import type { DescribedItems } from '../outputs/index.js';
-import { filelessIdentity, identityOf, prepareJobFiles } from '../scheduler/index.js';
+import type { Journal } from '../journal/index.js';
+import { type DescribedItems, EVERY_ITEM } from '../outputs/index.js';
+import {
+  filelessIdentity,
+  identityOf,
+  inputFingerprint,
+  type KnownJobFile,
+  knownJobFile,
+  prepareJobFiles,
+} from '../scheduler/index.js';
 
 /**
  * The job's item keys and their identity hashes (`itemIdentity`, the one
@@ -60,16 +68,33 @@ export async function describedKeysOf(job: LoadedJob): Promise<DescribedKeys> {
 }
 
 /**
+ * What the journal knows of `job` as it is now, without expanding it
+ * (src/scheduler/job-facts.ts), or undefined: then it is to be expanded.
+ */
+export async function knownFromJournal(
+  job: LoadedJob,
+  journal: Pick<Journal, 'listRuns'>,
+): Promise<KnownJobFile | undefined> {
+  return knownJobFile(journal, job.name, await inputFingerprint(job));
+}
+
+/**
  * The item keys of the job file at `jobPath`, for commands that work from
  * the journal and must not fail on a job file that no longer loads (`report`,
  * `review`): undefined then (no output counts as retired by the job file).
+ * With the journal: every item, when its facts say the unchanged job file
+ * describes every item of its runs (`knownFromJournal`).
  */
-export async function describedItemsOfFile(jobPath: string): Promise<DescribedItems | undefined> {
+export async function describedItemsOfFile(
+  jobPath: string,
+  journal?: Pick<Journal, 'listRuns'>,
+): Promise<DescribedItems | undefined> {
   let job: LoadedJob;
   try {
     job = loadJob(jobPath, { readsOutputsOnly: true });
   } catch {
     return undefined;
   }
+  if (journal && (await knownFromJournal(job, journal))) return EVERY_ITEM;
   return (await describedKeysOf(job)).keys;
 }

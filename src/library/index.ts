@@ -21,6 +21,7 @@ export {
   type DescribedKeys,
   describedItemsOfFile,
   describedKeysOf,
+  knownFromJournal,
 } from './described-items.js';
 export { type ResumeFlags, resumeCommand, shellQuote } from './resume-command.js';
 export type {

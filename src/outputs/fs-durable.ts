@@ -48,7 +48,7 @@ export function writeFileAtomicSync(file: string, content: string | Uint8Array):
 }
 
 /** Text gathered before a write: few system calls, and never more than this in memory. */
-const FLUSH_BYTES = 1 << 20;
+export const FLUSH_BYTES = 1 << 20;
 
 /**
  * A file written in pieces, then put in place as `writeFileAtomicSync` does

@@ -14,6 +14,7 @@ export {
   type CurrentState,
   currentStateOf,
   type DescribedItems,
+  EVERY_ITEM,
   markCurrentRows,
   RETIRED_REASON,
   supersededReason,

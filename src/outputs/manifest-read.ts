@@ -95,7 +95,7 @@ export function retiredItemsOnDisk(outputDir: string, jobName: string): Set<stri
 }
 
 /** The lines of a file, read in pieces (none when it does not exist). */
-function* manifestLines(file: string): Generator<string> {
+export function* manifestLines(file: string): Generator<string> {
   let fd: number;
   try {
     fd = openSync(file, 'r');

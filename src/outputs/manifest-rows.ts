@@ -185,8 +185,8 @@ function runJobs(journal: Journal): (runId: string) => string | undefined {
 /**
  * The rows of `run`'s job in `outputDir`'s manifest as `run` leaves it, not
  * yet marked `current`, as a source that reads them again from the journal
- * page by page each time it is iterated (the manifest writer goes over them
- * twice, and never holds them all): `ownUnknown` (this job's rows on disk
+ * page by page each time it is iterated (never all held: the manifest
+ * writer spools them once to disk): `ownUnknown` (this job's rows on disk
  * of runs this journal does not know: the manifest describes the folder,
  * and those files are still in it) first, then every run of the job in the
  * folder, oldest first.

@@ -45,12 +45,13 @@ import {
   manifestCsvColumns,
   manifestRowKey,
 } from './manifest-row.js';
+import { RowSpool } from './row-spool.js';
 
 /** The files a rows rebuild of one job writes around: see `ManifestWriter.replace`. */
 export interface FolderRows {
   /** Rows kept as they are on disk (other jobs'), before the job's rows. */
   readonly before: readonly ManifestRow[];
-  /** The job's rows, iterated twice, marked `current` by the rewrite. */
+  /** The job's rows, iterated once, marked `current` by the rewrite. */
   readonly own: () => Iterable<ManifestRow>;
   /** Rows kept as they are on disk, after the job's rows. */
   readonly after: readonly ManifestRow[];
@@ -143,8 +144,9 @@ export class ManifestWriter {
    * folder) and the job's rows (`own`), listed in run order (oldest run
    * first) and marked `current` here (`CurrentRule`, with the items the job
    * file describes now when known), without `open`'s repair pass and
-   * without holding them: `own` is iterated twice (the CSV header and the
-   * marks need every row first), then each row is checked and written, and
+   * without holding them: `own` is iterated once into a spool on disk
+   * (row-spool.ts: the CSV header and the marks need every row first), then
+   * each row is read back, checked and written, and
    * handed to `onRow` (the report's rows come from the same pass). Both
    * files stay atomic.
    */
@@ -160,7 +162,12 @@ export class ManifestWriter {
     makeFolderSync(dir);
     withManifestLock(dir, () => {
       const folder = rows((rebuilt = () => false) => readManifestAround(dir, rebuilt));
-      writeManifestFiles(dir, ...checkedFolderRows(folder, onRow, described));
+      const spool = new RowSpool(dir);
+      try {
+        writeManifestFiles(dir, ...checkedFolderRows(folder, spool, onRow, described));
+      } finally {
+        spool.dispose();
+      }
     });
   }
 
@@ -266,10 +273,12 @@ function endLine(fd: number, eol: string): void {
  * The rows a `replace` writes, checked (the job's marked `current`, a key
  * repeated among them written once, where it first appears, with its last
  * row), and the CSV columns of all of them. The kept rows are iterated once
- * for the columns and once for the files; the job's twice (see `replace`).
+ * for the columns and once for the files; the job's once, into `spool`,
+ * which gives them back for the files (see `replace`).
  */
 function checkedFolderRows(
   folder: FolderRows,
+  spool: RowSpool,
   onRow: ((row: ManifestRow) => void) | undefined,
   described: DescribedItems | undefined,
 ): [Iterable<ManifestRow>, ManifestCsvColumn[]] {
@@ -281,6 +290,7 @@ function checkedFolderRows(
   const keys = new Set<string>();
   const repeated = new Map<string, ManifestRow>();
   for (const row of folder.own()) {
+    spool.add(row);
     marker.see(row);
     addVarNames(names, row);
     const key = manifestRowKey(row);
@@ -291,7 +301,7 @@ function checkedFolderRows(
   keys.clear();
   function* checked(): Generator<ManifestRow> {
     for (const row of folder.before) yield checkedRow(row);
-    for (const raw of folder.own()) {
+    for (const raw of spool.rows()) {
       const key = manifestRowKey(raw);
       const last = repeated.get(key);
       if (last !== undefined && keys.has(key)) continue;

@@ -13,11 +13,11 @@ import {
   type ReviewRecord,
 } from '../journal/index.js';
 import {
+  CurrentRule,
   currentStateOf,
   type DescribedItems,
   describedOrRetiredOnDisk,
   folderRuns,
-  markCurrentRows,
 } from '../outputs/index.js';
 import { newestRunOf, type ReviewedOutput } from './outputs.js';
 
@@ -76,7 +76,7 @@ export interface ReviewCounts {
  * state, in step order (what `status` shows): the rows of `outputRows` with
  * a file and `current`, read lean: the files alone (`listOutputFiles`), not
  * every manifest row, with the same runs (`folderRuns`), the same `current`
- * rule (`markCurrentRows`, with `described`: the items the job file
+ * rule (`CurrentRule`, with `described`: the items the job file
  * describes now) and the decision in force (`ReviewIndex`). The full rows
  * would make `status` of a large folder wait on building every row.
  */
@@ -100,16 +100,20 @@ export function reviewCounts(
   const decisions = new ReviewIndex(journal.latestReviews(jobName));
   type Tally = Record<Exclude<keyof ReviewCounts, 'step'>, number>;
   const counts = new Map<string, Tally>();
-  for (const row of markCurrentRows(
-    files,
+  // The rule's two passes, judging each file without making a marked copy of
+  // it; the rows of a folder of one run need no first pass (`seesOneRun`).
+  const rule = new CurrentRule<(typeof files)[number]>(
     describedOrRetiredOnDisk(outputDir, described, jobName),
-  )) {
+  );
+  if (runs.length === 1) rule.seesOneRun();
+  else for (const row of files) rule.see(row);
+  for (const row of files) {
     let entry = counts.get(row.step);
     if (!entry) {
       entry = { approved: 0, rejected: 0, unreviewed: 0, superseded: 0, retired: 0 };
       counts.set(row.step, entry);
     }
-    const state = currentStateOf(row);
+    const state = currentStateOf(rule.judge(row));
     if (state !== 'current') entry[state] += 1;
     else entry[decisions.of(row.runId, row.item, row.n)?.decision ?? 'unreviewed'] += 1;
   }

@@ -6,7 +6,12 @@
 import PQueue from 'p-queue';
 import { SERVICE_RATE_LIMITS } from '../contract/index.js';
 import type { JobItem, LoadedStep } from '../job/index.js';
-import type { Journal, OutputRecord, RunSpendCap } from '../journal/index.js';
+import {
+  type Journal,
+  type OutputRecord,
+  type RunSpendCap,
+  serviceOfRun,
+} from '../journal/index.js';
 import { ManifestWriter } from '../outputs/index.js';
 import { type DesiredState, QuoteCache } from '../plan/index.js';
 import { AssetResolver } from './assets.js';
@@ -29,6 +34,7 @@ import {
   settleSources,
   sourcesOf,
 } from './items-to-drive.js';
+import { recordJobFacts } from './job-facts.js';
 import { parseInferenceTime } from './latency.js';
 import { startRunHeartbeat } from './run-heartbeat.js';
 import type { Invocation } from './run-job.js';
@@ -142,6 +148,9 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   // fail too or tell the wrong story; the fault is the run's end.
   if (journal.fault) throw journal.fault;
   snapshot();
+  if (started.inputFingerprint !== undefined) {
+    recordFacts(started, started.inputFingerprint);
+  }
   const result = await finishRun({
     journal,
     runId,
@@ -156,6 +165,24 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
   record('run.finished', result.message, undefined, { status: result.status });
   emit({ type: 'run-finished', result: withDone });
   return withDone;
+}
+
+/**
+ * The job file's facts as the run leaves the job's record (job-facts.ts):
+ * what `status` and `report` read instead of expanding an unchanged job.
+ */
+function recordFacts(started: StartedRun, fingerprint: string): void {
+  const { journal, selection, validated } = started;
+  const identities = new Map<string, string>();
+  for (const item of validated.items.items)
+    if (item.identity !== undefined) identities.set(item.key, item.identity);
+  recordJobFacts(
+    journal,
+    selection.run,
+    { fingerprint, service: serviceOfRun(selection.run) },
+    selection.state.verdicts,
+    identities,
+  );
 }
 
 /** What driving leaves for finishing the run. */

@@ -20,11 +20,18 @@ export { prepareJobFiles } from './decide/input-files.js';
 export { filelessIdentity, identityOf } from './decide/item-identity.js';
 export { type NextRun, nextRun } from './decide/next-run.js';
 export { PlanItems, recordedItems } from './decide/plan-items.js';
-export { itemsChanged, itemsLeftAlone, scopeOf } from './decide/run-history.js';
+export { jobFileDrift, scopeOf } from './decide/run-history.js';
 export { ServiceChangedError } from './decide/service-move.js';
 export { fetchOutputsHere, OutputFetchError } from './fetch-here.js';
 export { countItems, countsOf, runProgress } from './finish-run.js';
 export { DependencyFailedError } from './item-graph.js';
+export {
+  inputFingerprint,
+  type KnownJobFile,
+  knownJobFile,
+  perStep,
+  type StepItems,
+} from './job-facts.js';
 export { parseInferenceTime } from './latency.js';
 export { OutputFolderLockedError, OutputFolderOwnedError } from './output-folder-lock.js';
 export { type PlanNextRunInput, planNextRun } from './plan-next-run.js';

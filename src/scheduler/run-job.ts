@@ -32,6 +32,7 @@ import { assertSameService, IN_PROCESS_EMULATOR } from './decide/service-move.js
 import { driveRun } from './drive-run.js';
 import { recordEscapedStop } from './finish-run.js';
 import { InfluencerDirectory } from './influencer-directory.js';
+import { inputFingerprint, namesOwnFiles } from './job-facts.js';
 import { nothingToDo } from './nothing-to-do.js';
 import { OutputFolderLocks } from './output-folder-lock.js';
 import { runOutputDir } from './run-folder.js';
@@ -81,6 +82,8 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
   for (const warning of validated.warnings) logger.warn({ path: warning.path }, warning.message);
   const files = await prepareJobFiles(job, items.mediaRefs);
   items.identify(files);
+  // Read now, as the items were: what the run's end records its facts under.
+  const inputs = namesOwnFiles(job, files.byPath.keys()) ? undefined : await inputFingerprint(job);
   // The key and the service answer one authenticated read before the journal
   // opens: a refused key (exit 5) or a service that does not answer records
   // no run, leaves an interrupted run as it was and creates no journal file.
@@ -129,6 +132,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
       protectedPaths,
       influencers,
       folders,
+      inputFingerprint: inputs,
     });
   } finally {
     folders.release();
@@ -171,6 +175,8 @@ export interface Invocation {
   readonly influencers: InfluencerDirectory;
   /** The output folders this invocation holds for the job (output-folder-lock.ts). */
   readonly folders: OutputFolderLocks;
+  /** `inputFingerprint` of the job as it was expanded; undefined when its items name local files. */
+  readonly inputFingerprint: string | undefined;
 }
 
 /**

@@ -27,7 +27,7 @@ import { TRAINING_STEP } from './decide/item-identity.js';
  * files written as they come, never all in memory. Returns the
  * number of the run's own rows and the report's path (`reportFileOf`: a job
  * sharing the folder with an earlier one has its own). All of it is one read of the journal: the
- * two passes over the rows (and the report) see the same state even while a
+ * rows and the report see the same state even while a
  * `run` in another process commits.
  *
  * `described`: the items the job file describes now (a `run`'s job, or the

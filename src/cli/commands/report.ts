@@ -63,7 +63,9 @@ export const reportCommand: CommandModule = {
           if (!outputDir)
             throw new UsageError(`run ${run.runId} has no output folder recorded: pass --out DIR`);
           // With the job file: the items it describes now decide the retired rows.
-          const described = job?.jobPath ? await describedItemsOfFile(job.jobPath) : undefined;
+          const described = job?.jobPath
+            ? await describedItemsOfFile(job.jobPath, journal)
+            : undefined;
           const { rows, report } = writeRunOutputs(
             journal,
             run.runId,

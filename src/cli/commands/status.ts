@@ -5,8 +5,8 @@
  * Which journal: src/cli/status-target.ts.
  */
 import { type LoadedJob, loadJob } from '../../job/index.js';
-import { openJournal } from '../../journal/index.js';
-import { describedKeysOf } from '../../library/index.js';
+import { type Journal, openJournal } from '../../journal/index.js';
+import { describedKeysOf, knownFromJournal } from '../../library/index.js';
 import { printableLines, redactDeep } from '../../shared/index.js';
 import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
@@ -37,7 +37,9 @@ export const statusCommand: CommandModule = {
         const resolved = resolveTarget(io, target, options.journal);
         const journal = await openJournal(resolved.journalPath, { readonly: true });
         try {
-          const jobFile = resolved.jobPath ? await jobFileFacts(resolved.jobPath) : undefined;
+          const jobFile = resolved.jobPath
+            ? await jobFileFacts(resolved.jobPath, journal)
+            : undefined;
           const doc = buildStatus(journal, {
             ...(resolved.jobName ? { jobName: resolved.jobName } : {}),
             ...(resolved.runId ? { runId: resolved.runId } : {}),
@@ -63,8 +65,10 @@ export const statusCommand: CommandModule = {
  * The job file's budget and its items' keys (the items no longer in it are
  * listed), expanded offline with the cached model contracts: status sends
  * nothing. A file that no longer loads leaves the run's budget in place.
+ * An unchanged job file is not expanded: what its newest run recorded of it
+ * holds (`knownFromJournal`).
  */
-async function jobFileFacts(jobPath: string): Promise<JobFileFacts | undefined> {
+async function jobFileFacts(jobPath: string, journal: Journal): Promise<JobFileFacts | undefined> {
   let job: LoadedJob;
   try {
     job = loadJob(jobPath, { readsOutputsOnly: true });
@@ -75,6 +79,8 @@ async function jobFileFacts(jobPath: string): Promise<JobFileFacts | undefined> 
     budget: job.budget ?? null,
     ...(job.trainingEstimate !== undefined ? { trainingEstimate: job.trainingEstimate } : {}),
   };
+  const known = await knownFromJournal(job, journal);
+  if (known) return { ...facts, known };
   const described = await describedKeysOf(job);
   return described.keys
     ? { ...facts, keys: described.keys, identities: described.identities }

@@ -65,6 +65,7 @@ export {
 export { setItemQuote, setItemState } from './update-item.js';
 export {
   setRunBudget,
+  setRunJobFacts,
   setRunNotBefore,
   setRunOutputDir,
   setRunService,

@@ -48,6 +48,19 @@ export function setRunOutputDir(
 }
 
 /**
+ * Records what the job file described when the run was last driven
+ * (src/scheduler/job-facts.ts: its input's fingerprint and what it changed
+ * in the job's record), as one text in the run's options: both stores' `json_set`
+ * set a text value.
+ */
+export function setRunJobFacts(j: JournalDb, runId: string, facts: string): void {
+  j.stmt(
+    `UPDATE runs SET options_json = json_set(COALESCE(options_json, '{}'), '$.jobFacts', ?)
+     WHERE run_id = ?`,
+  ).run(facts, runId);
+}
+
+/**
  * Moves a run to another service (`run --service-moved`): its spend, items
  * and resume are counted there from now on.
  */

@@ -93,35 +93,27 @@ export function scopedLatest(
 }
 
 /**
- * Items earlier runs of the job made (or tried) on this service
- * that the job file no longer describes (`keys` are its items' keys): left as
- * they are. `status` lists them without the work of a whole decision.
+ * What the job file changed in the job's record on this service, as `status`
+ * counts it without the work of a whole decision (one read of the latest
+ * records serves both): `removed`, items earlier runs made (or tried) that
+ * the job file no longer describes (`keys`: its items' keys), left as they
+ * are; `changed`, items whose identity the job file now describes otherwise
+ * (`identities`: the job's items' identity hashes, by key; items left out
+ * are not judged), the `changed` verdict the next `run` makes again.
  */
-export function itemsLeftAlone(
+export function jobFileDrift(
   journal: Pick<Journal, 'latestItems'>,
   jobName: string,
   target: Pick<RunScope, 'service'>,
-  keys: ReadonlySet<string>,
-): ItemHistoryRow[] {
-  return removedRows(scopedLatest(journal, jobName, target), keys);
-}
-
-/**
- * Items earlier runs made (or tried) whose identity the job file now
- * describes otherwise (`identities`: the job's items' identity hashes, by
- * key; items left out are not judged): the `changed` verdict, which the next
- * `run` makes again. `status` counts them without the work of a whole decision.
- */
-export function itemsChanged(
-  journal: Pick<Journal, 'latestItems'>,
-  jobName: string,
-  target: Pick<RunScope, 'service'>,
-  identities: ReadonlyMap<string, string>,
-): ItemHistoryRow[] {
-  return [...scopedLatest(journal, jobName, target).values()].filter((row) => {
+  keys: { has(key: string): boolean },
+  identities: { get(key: string): string | undefined },
+): { readonly removed: ItemHistoryRow[]; readonly changed: ItemHistoryRow[] } {
+  const latest = scopedLatest(journal, jobName, target);
+  const changed = [...latest.values()].filter((row) => {
     const identity = identities.get(row.itemKey);
     return identity !== undefined && identity !== row.requestHash;
   });
+  return { removed: removedRows(latest, keys), changed };
 }
 
 /**
