@@ -32,6 +32,20 @@ onEachStore(() => {
       expect(journal.listRuns('spring').map((r) => r.runId)).toEqual(['run-b', 'run-a']);
       expect(journal.getRun('nope')).toBeUndefined();
     });
+
+    it('records the job facts as one text in the run options, beside the others', async () => {
+      const journal = await tempJournal();
+      seedRun(journal, 100, 'run-a');
+      journal.setRunOutputDir('run-a', '/out', 'here');
+      const facts = JSON.stringify({ input: 'f', service: 's', removed: [], changed: [] });
+      journal.setRunJobFacts('run-a', facts);
+      journal.setRunJobFacts('run-a', facts);
+      expect(journal.getRun('run-a')?.options).toEqual({
+        outputDir: '/out',
+        host: 'here',
+        jobFacts: facts,
+      });
+    });
   });
 
   describe('items', () => {
