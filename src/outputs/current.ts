@@ -85,6 +85,14 @@ export class CurrentRule<Row extends CurrentMarked = ManifestRow> {
     return { current: false, currentReason: supersededReason(currentRun ?? 'another run') };
   }
 
+  /** As `mark`, changing `row` itself: for a row nothing else holds (a rebuild's own copy). */
+  markInPlace(row: Row & { current?: boolean; currentReason?: string }): void {
+    const mark = this.judge(row);
+    row.current = mark.current;
+    if (mark.currentReason === undefined) delete row.currentReason;
+    else row.currentReason = mark.currentReason;
+  }
+
   /** `row` with `current` (and `currentReason`) as the rule says; an older reason is dropped. */
   mark(row: Row): Row & CurrentMark {
     const { currentReason: _, ...rest } = row as Row & { currentReason?: string };

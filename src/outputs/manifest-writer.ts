@@ -306,7 +306,10 @@ function checkedFolderRows(
       const last = repeated.get(key);
       if (last !== undefined && keys.has(key)) continue;
       if (last !== undefined) keys.add(key);
-      const row = checkedRow(marker.mark(last ?? raw));
+      // The spool's rows (and `last`, built for this rewrite) are its own copies.
+      const own = last ?? raw;
+      marker.markInPlace(own);
+      const row = checkedRow(own);
       onRow?.(row);
       yield row;
     }
