@@ -53,6 +53,11 @@ function readRows(
   for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
     number += 1;
     if (line.trim() === '') continue;
+    const owner = ownerOfLine(line);
+    if (owner && rebuilt(owner)) {
+      byKey.set(manifestRowKey(owner), undefined);
+      continue;
+    }
     let row: ManifestRow;
     try {
       const raw: unknown = JSON.parse(line);
@@ -70,6 +75,36 @@ function readRows(
     if (keep(row)) byKey.set(manifestRowKey(row), row);
   }
   return [...byKey.values()];
+}
+
+/** A JSON string literal. */
+const TEXT = '"(?:[^"\\\\]|\\\\.)*"';
+/** How the writer starts a row (`ManifestRowSchema`'s order): job, run, step, item, then n when it has one. */
+const ROW_START = new RegExp(
+  `^\\{"job":(${TEXT}),"runId":(${TEXT}),"step":(${TEXT}),"item":(${TEXT})(?:,"n":(\\d+))?[,}]`,
+);
+
+/**
+ * The owner and key of a whole line the writer wrote, read from its start
+ * alone (a rebuild only places the rows it writes anew: parsing each of
+ * 100,000 of them whole is most of reading the file); undefined for any
+ * other line, which is parsed whole.
+ */
+function ownerOfLine(
+  line: string,
+): (RawRowOwner & Parameters<typeof manifestRowKey>[0]) | undefined {
+  if (!line.endsWith('}')) return undefined;
+  const m = ROW_START.exec(line);
+  if (!m) return undefined;
+  const [, job, runId, step, item, n] = m;
+  if (!job || !runId || !step || !item) return undefined;
+  return {
+    job: JSON.parse(job) as string,
+    runId: JSON.parse(runId) as string,
+    step: JSON.parse(step) as string,
+    item: JSON.parse(item) as string,
+    ...(n === undefined ? {} : { n: Number(n) }),
+  };
 }
 
 /**
