@@ -7,7 +7,14 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { type Model, type ModelList, ModelSchema } from '../contract/index.js';
-import { canonicalServiceUrl, EXIT, IbatchError, makeFolderSync } from '../shared/index.js';
+import {
+  canonicalServiceUrl,
+  EXIT,
+  IbatchError,
+  makeFolderSync,
+  removeDeadWritersTemps,
+  tempBeside,
+} from '../shared/index.js';
 import type { ModelCatalog } from './types.js';
 
 /** How long cached model contracts are used before they are read again: one hour. */
@@ -109,7 +116,8 @@ function readCache(file: string): CacheFile | undefined {
 function writeCache(file: string, cache: CacheFile): void {
   try {
     makeFolderSync(dirname(file));
-    const temp = `${file}.${process.pid}.tmp`;
+    removeDeadWritersTemps(file);
+    const temp = tempBeside(file);
     writeFileSync(temp, `${JSON.stringify(cache)}\n`);
     renameSync(temp, file); // atomic: a concurrent reader sees the old or the new file
   } catch {

@@ -14,12 +14,19 @@
  * set differently by two processes on one OS (a cron line and a shell).
  */
 
-import { randomBytes } from 'node:crypto';
-import { linkSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, uptime } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { LONGEST_RETRY_AFTER_MS } from '../contract/index.js';
-import { logIsQuiet, makeFolderSync, noteLogLine, sleep } from '../shared/index.js';
+import {
+  isAlive,
+  logIsQuiet,
+  makeFolderSync,
+  noteLogLine,
+  removeDeadWritersTemps,
+  sleep,
+  tempBeside,
+} from '../shared/index.js';
 import { JournalLockedError, type LockHolder } from './errors.js';
 
 export interface LockOptions {
@@ -60,16 +67,6 @@ function readHolder(path: string): LockHolder | undefined {
   return undefined;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the pid exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether a lock can be taken over. Only provable on the same host. */
 export function isStale(holder: LockHolder | undefined): boolean {
   if (!holder) return true; // atomic creation means this is garbage, not a writer mid-write
@@ -79,35 +76,8 @@ export function isStale(holder: LockHolder | undefined): boolean {
   return !isAlive(holder.pid);
 }
 
-/**
- * The temp file a lock is written to before it is linked into place, named
- * by its writer's host and pid so that the writer's death can be judged
- * (a SIGKILL between the write and the removal leaves it behind).
- */
-function tempOf(path: string): string {
-  return `${path}.${hostname()}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-}
-
-/** Removes the temp files of `path`'s lock that writers on this host left when they died. */
-function removeDeadWritersTemps(path: string): void {
-  const folder = dirname(path);
-  const prefix = `${basename(path)}.${hostname()}.`;
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return; // the lock itself says what is wrong with its folder
-  }
-  for (const name of names) {
-    const pid = name.startsWith(prefix)
-      ? /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length))
-      : null;
-    if (pid?.[1] && !isAlive(Number(pid[1]))) rmSync(join(folder, name), { force: true });
-  }
-}
-
 function tryCreate(path: string, holder: LockHolder): boolean {
-  const temp = tempOf(path);
+  const temp = tempBeside(path);
   try {
     // Inside the try: a full disk can create the file and fail the write.
     writeFileSync(temp, JSON.stringify(holder));

@@ -3,10 +3,10 @@
  * rename over the target, fsync the folder, so a crash leaves either the old
  * file or the new one, never a torn one.
  */
-import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { link, lstat, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { tempBeside } from '../shared/index.js';
 
 /** fsync a folder so a rename inside it survives power loss (no-op where unsupported). */
 export async function fsyncDir(dir: string): Promise<void> {
@@ -65,8 +65,7 @@ export class AtomicFileSync {
 
   constructor(file: string) {
     this.#file = file;
-    const dir = path.dirname(file);
-    this.#temp = path.join(dir, `.${path.basename(file)}.tmp-${randomBytes(6).toString('hex')}`);
+    this.#temp = tempBeside(file);
     this.#fd = openSync(this.#temp, 'wx');
   }
 
@@ -129,7 +128,7 @@ export class AtomicFileSync {
  */
 export async function writeFileExclusive(file: string, content: string): Promise<boolean> {
   const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.tmp-${randomBytes(6).toString('hex')}`);
+  const temp = tempBeside(file);
   try {
     const handle = await open(temp, 'wx');
     try {

@@ -30,7 +30,12 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { type Logger, makeFolderSync, redactDeep } from '../shared/index.js';
+import {
+  type Logger,
+  makeFolderSync,
+  redactDeep,
+  removeDeadWritersTemps,
+} from '../shared/index.js';
 import { csvLine } from './csv.js';
 import { CurrentRule, type DescribedItems } from './current.js';
 import { diskFullCode } from './errors.js';
@@ -45,7 +50,7 @@ import {
   manifestCsvColumns,
   manifestRowKey,
 } from './manifest-row.js';
-import { RowSpool } from './row-spool.js';
+import { RowSpool, spoolOf } from './row-spool.js';
 
 /** The files a rows rebuild of one job writes around: see `ManifestWriter.replace`. */
 export interface FolderRows {
@@ -161,6 +166,10 @@ export class ManifestWriter {
     const dir = path.resolve(outputDir);
     makeFolderSync(dir);
     withManifestLock(dir, () => {
+      // Once a run, under the lock: what writers killed mid-rewrite left.
+      for (const file of [MANIFEST_JSONL, MANIFEST_CSV])
+        removeDeadWritersTemps(path.join(dir, file));
+      removeDeadWritersTemps(spoolOf(dir));
       const folder = rows((rebuilt = () => false) => readManifestAround(dir, rebuilt));
       const spool = new RowSpool(dir);
       try {

@@ -16,7 +16,7 @@
  * stays a few hundred kB at 100,000 outputs.
  */
 import path from 'node:path';
-import { redactDeep } from '../shared/index.js';
+import { redactDeep, removeDeadWritersTemps } from '../shared/index.js';
 import { CostTally } from './costs.js';
 import { currentStateOf } from './current.js';
 import { writeFileAtomicSync } from './fs-durable.js';
@@ -117,6 +117,7 @@ export class ReportWriter {
   finish(): string {
     const file = path.join(this.#dir, this.file);
     const report = this.#builder.render();
+    removeDeadWritersTemps(file);
     writeFileAtomicSync(file, report.html);
     removeOldReportPages(this.#dir, report.pagesId, this.#prefix);
     return file;

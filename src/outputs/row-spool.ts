@@ -6,12 +6,17 @@
  * read back, never all held in memory. The spool is a temp file beside the
  * manifest (the same disk the manifest is written to), removed by `dispose`.
  */
-import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { tempBeside } from '../shared/index.js';
 import { FLUSH_BYTES } from './fs-durable.js';
 import { manifestLines } from './manifest-read.js';
 import type { ManifestRow } from './manifest-row.js';
+
+/** The name a folder's spools are temp files of (never a file itself). */
+export function spoolOf(dir: string): string {
+  return path.join(dir, 'manifest.rows');
+}
 
 export class RowSpool {
   readonly #file: string;
@@ -20,7 +25,7 @@ export class RowSpool {
   #pendingBytes = 0;
 
   constructor(dir: string) {
-    this.#file = path.join(dir, `.manifest.rows.tmp-${randomBytes(6).toString('hex')}`);
+    this.#file = tempBeside(spoolOf(dir));
     this.#fd = openSync(this.#file, 'wx');
   }
 

@@ -15,5 +15,6 @@ export * from './regexp.js';
 export * from './request-gate.js';
 export * from './service-url.js';
 export * from './sleep.js';
+export { isAlive, removeDeadWritersTemps, tempBeside } from './temp-files.js';
 export { undici } from './undici.js';
 export { clockTime, logIsQuiet, noteLogLine, WAIT_CHECK_MS, WAIT_REPORT_MS } from './waits.js';

@@ -228,9 +228,9 @@ describe('withLockSync (a short critical section: the manifest lock)', () => {
     const lock = join(folder, 'x.lock');
     const gone = spawnSync(process.execPath, ['-e', '']).pid;
     writeFileSync(lock, JSON.stringify({ pid: gone, hostname: hostname(), startedAt: Date.now() }));
-    const deadTemp = `${lock}.${hostname()}.${gone}.0badcafe.tmp`;
-    const liveTemp = `${lock}.${hostname()}.${process.pid}.0badcafe.tmp`;
-    const otherHostTemp = `${lock}.not-${hostname()}.${gone}.0badcafe.tmp`;
+    const deadTemp = join(folder, `.x.lock.${hostname()}.${gone}.0badcafe.tmp`);
+    const liveTemp = join(folder, `.x.lock.${hostname()}.${process.pid}.0badcafe.tmp`);
+    const otherHostTemp = join(folder, `.x.lock.not-${hostname()}.${gone}.0badcafe.tmp`);
     for (const file of [deadTemp, liveTemp, otherHostTemp]) writeFileSync(file, '{}');
     withLockSync(lock, () => undefined, { waitMs: 1000, refuse });
     expect(existsSync(deadTemp)).toBe(false);
