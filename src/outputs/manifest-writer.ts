@@ -160,24 +160,35 @@ export class ManifestWriter {
     rows: (
       onDisk: (rebuilt?: (row: RawRowOwner) => boolean) => (ManifestRow | undefined)[],
     ) => FolderRows,
-    onRow?: (row: ManifestRow) => void,
-    described?: DescribedItems,
+    options: {
+      /** Each row written, checked (the report's rows come from the same pass). */
+      readonly onRow?: (row: ManifestRow) => void;
+      /** The items the job file describes now (which rows are retired). */
+      readonly described?: DescribedItems | undefined;
+      /** Told of a wait for another process's change of the manifest. */
+      readonly logger?: Logger | undefined;
+    } = {},
   ): void {
+    const { onRow, described } = options;
     const dir = path.resolve(outputDir);
     makeFolderSync(dir);
-    withManifestLock(dir, () => {
-      // Once a run, under the lock: what writers killed mid-rewrite left.
-      for (const file of [MANIFEST_JSONL, MANIFEST_CSV])
-        removeDeadWritersTemps(path.join(dir, file));
-      removeDeadWritersTemps(spoolOf(dir));
-      const folder = rows((rebuilt = () => false) => readManifestAround(dir, rebuilt));
-      const spool = new RowSpool(dir);
-      try {
-        writeManifestFiles(dir, ...checkedFolderRows(folder, spool, onRow, described));
-      } finally {
-        spool.dispose();
-      }
-    });
+    withManifestLock(
+      dir,
+      () => {
+        // Once a run, under the lock: what writers killed mid-rewrite left.
+        for (const file of [MANIFEST_JSONL, MANIFEST_CSV])
+          removeDeadWritersTemps(path.join(dir, file));
+        removeDeadWritersTemps(spoolOf(dir));
+        const folder = rows((rebuilt = () => false) => readManifestAround(dir, rebuilt));
+        const spool = new RowSpool(dir);
+        try {
+          writeManifestFiles(dir, ...checkedFolderRows(folder, spool, onRow, described));
+        } finally {
+          spool.dispose();
+        }
+      },
+      options.logger,
+    );
   }
 
   /** The rows currently in the manifest, in file order (read from it). */

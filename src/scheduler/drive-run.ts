@@ -157,6 +157,7 @@ export async function driveRun(started: StartedRun): Promise<RunResult> {
     outputDir,
     stop,
     client: options.client,
+    logger: ctx.logger,
     downloadFailures: driven.downloadFailures,
     described: selection.state.verdicts,
     localProblem: driven.localProblem,

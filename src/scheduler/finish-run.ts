@@ -39,6 +39,7 @@ export interface FinishInput {
   readonly described: DescribedItems;
   /** The first output the local folder refused: the run ends asking for the fix (exit 2). */
   readonly localProblem?: string | undefined;
+  readonly logger: Logger;
 }
 
 export async function finishRun(input: FinishInput): Promise<RunResult> {
@@ -80,6 +81,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     ({ report } = writeRunOutputs(journal, runId, input.outputDir, {
       status,
       described: input.described,
+      logger: input.logger,
     }));
   } catch (error) {
     const errno = diskFullCode(error);

@@ -26,7 +26,10 @@ export async function nothingToDo(
   const lastRun = selection.lastRun;
   const repair = lastRun ? await repairDoneFiles(inv, selection, outputDir, lastRun.runId) : null;
   const written = lastRun
-    ? writeRunOutputs(journal, lastRun.runId, outputDir, { described: selection.state.verdicts })
+    ? writeRunOutputs(journal, lastRun.runId, outputDir, {
+        described: selection.state.verdicts,
+        logger: inv.logger,
+      })
     : undefined;
   const done = [...selection.state.verdicts.values()].filter((v) => v === 'done').length;
   const removed = selection.state.removed.length;

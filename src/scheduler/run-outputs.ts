@@ -15,6 +15,7 @@ import {
   ReportWriter,
   reportFileOf,
 } from '../outputs/index.js';
+import type { Logger } from '../shared/index.js';
 import { TRAINING_STEP } from './decide/item-identity.js';
 
 /**
@@ -39,11 +40,14 @@ export function writeRunOutputs(
   journal: Journal,
   runId: string,
   outputDir: string,
-  options: { readonly status?: string; readonly described?: DescribedItems } = {},
+  options: {
+    readonly status?: string;
+    readonly described?: DescribedItems;
+    /** Told of a wait for another process's change of the manifest. */
+    readonly logger?: Logger;
+  } = {},
 ): RunOutputs {
-  return journal.snapshot(() =>
-    writeFromJournal(journal, runId, outputDir, options.status, options.described),
-  );
+  return journal.snapshot(() => writeFromJournal(journal, runId, outputDir, options));
 }
 
 /** What `writeRunOutputs` wrote: the run's own rows, and its report's path. */
@@ -56,9 +60,13 @@ function writeFromJournal(
   journal: Journal,
   runId: string,
   outputDir: string,
-  status: string | undefined,
-  described: DescribedItems | undefined,
+  options: {
+    readonly status?: string;
+    readonly described?: DescribedItems;
+    readonly logger?: Logger;
+  },
 ): RunOutputs {
+  const { status, described } = options;
   const run = journal.getRun(runId);
   if (!run) throw new Error(`run ${runId} is not in the journal ${journal.path}`);
   const judged = describedOrRetiredOnDisk(outputDir, described, run.jobName);
@@ -82,12 +90,15 @@ function writeFromJournal(
         after: kept.after,
       };
     },
-    (row) => {
-      if (row.runId !== runId) return;
-      own += 1;
-      report?.addChecked(row);
+    {
+      onRow: (row) => {
+        if (row.runId !== runId) return;
+        own += 1;
+        report?.addChecked(row);
+      },
+      described: judged,
+      logger: options.logger,
     },
-    judged,
   );
   // `replace` calls the rows callback (which names the report) before any row.
   return { rows: own, report: (report ?? new ReportWriter(outputDir, data)).finish() };

@@ -168,7 +168,7 @@ describe('ManifestWriter.replace (the rebuild from the journal, streamed)', () =
         },
         after: [],
       }),
-      (row) => seen.push(row),
+      { onRow: (row) => seen.push(row) },
     );
     // What the writer did with every row in memory: a Map by key (first place, last row).
     const byKey = new Map(markCurrentRows(rows).map((row) => [manifestRowKey(row), row]));
@@ -194,8 +194,7 @@ describe('ManifestWriter.replace (the rebuild from the journal, streamed)', () =
         expect(existsSync(path.join(dir, MANIFEST_LOCK))).toBe(true);
         return { before: [seen[0]!], own: () => [{ ...first, job: 'mine' }], after: [seen[1]!] };
       },
-      undefined,
-      { has: () => false },
+      { described: { has: () => false } },
     );
     const rows = readManifest(dir);
     expect(rows.map((r) => r.job)).toEqual(['other', 'mine', 'other']);
