@@ -1,9 +1,10 @@
 /**
- * `npm run lint:floors`: how many floors src/ has. A floor is a node of the
- * folder-level graph of value imports (each folder of src/, and each file at
- * its top); the count is the longest chain of folders each importing the
- * next. Fails above MAX_FLOORS, or when folders import each other in a
- * circle. `import type` is left out: it is erased at compile time.
+ * `npm run lint:imports` (after dependency-cruiser): how many floors src/
+ * has. A floor is a node of the folder-level graph of value imports (each
+ * folder of src/, and each file at its top); the count is the longest chain
+ * of folders each importing the next. Fails above MAX_FLOORS, or when folders
+ * import each other in a circle. `import type` is left out: it is erased at
+ * compile time.
  * The file-level rules (cycles, layer order) are .dependency-cruiser.cjs's.
  */
 import { execFileSync } from 'node:child_process';
