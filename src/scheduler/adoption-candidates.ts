@@ -3,7 +3,8 @@
  * (adopt-manifest.ts): adoption works item by item, whatever else the
  * journal holds. A lost journal leaves every item; a stale one (last night's,
  * restored beside tonight's folder) leaves the items made since; a current
- * one leaves none, and costs one lookup per manifest row to say so.
+ * one leaves none, and costs one read per run the manifest names to say so
+ * (`keptByJournal`: those rows are not even validated).
  *
  * The journal keeps an item when:
  * - it recorded the very make the manifest row describes (the row's run

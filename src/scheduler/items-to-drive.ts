@@ -46,6 +46,8 @@ export function expandBatch(items: number): number {
  * How many items a run drives in its first batch: a resume reads their keys
  * before the job is checked (run-job.ts) and the check keeps them whole, so
  * its first create waits for no scan of the job up to where it stopped.
+ * The size is an assumption: well above what the item window holds at once
+ * (itemWindowBound), small enough that holding them whole costs little.
  */
 export const FIRST_BATCH = 512;
 
