@@ -49,7 +49,8 @@ function readRows(
   rebuilt: (row: RawRowOwner) => boolean,
 ): (ManifestRow | undefined)[] {
   // Its key only (for its place): the rebuild writes the row itself.
-  const rows = rowsByKey(outputDir, keep, onSkipped, (raw) => (rebuilt(raw) ? undefined : READ));
+  const standIn = (raw: RawRowOwner) => (rebuilt(raw) ? undefined : READ);
+  const rows = rowsByKey(outputDir, keep, onSkipped, standIn, standIn);
   return [...rows.values()];
 }
 
@@ -59,22 +60,26 @@ const READ = Symbol('read the row');
 /**
  * The rows of the manifest by key, in the order each key first appears
  * (duplicate keys keep the last). A line `standIn` gives a value for holds
- * its key's place with that value, neither validated nor held itself.
+ * its key's place with that value, neither validated nor held itself;
+ * `ownerStandIn`, when given, judges a line by its start alone first
+ * (`ownerOfLine`), without parsing it.
  */
 function rowsByKey<T>(
   outputDir: string,
   keep: (row: ManifestRow) => boolean,
   onSkipped: ((line: number) => void) | undefined,
   standIn: (raw: RawRow) => T | typeof READ,
+  ownerStandIn?: (owner: RawRowOwner) => T | typeof READ,
 ): Map<string, ManifestRow | T> {
   const byKey = new Map<string, ManifestRow | T>();
   let number = 0;
   for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
     number += 1;
     if (line.trim() === '') continue;
-    const owner = ownerOfLine(line);
-    if (owner && rebuilt(owner)) {
-      byKey.set(manifestRowKey(owner), undefined);
+    const owner = ownerStandIn && ownerOfLine(line);
+    const ownerStand = owner ? ownerStandIn(owner) : READ;
+    if (owner && ownerStand !== READ) {
+      byKey.set(manifestRowKey(owner), ownerStand);
       continue;
     }
     let row: ManifestRow;
