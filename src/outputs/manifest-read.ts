@@ -69,7 +69,7 @@ function rowsByKey<T>(
   keep: (row: ManifestRow) => boolean,
   onSkipped: ((line: number) => void) | undefined,
   standIn: (raw: RawRow) => T | typeof READ,
-  ownerStandIn?: (owner: RawRowOwner) => T | typeof READ,
+  ownerStandIn?: (owner: RawRowOwner & { readonly item: string }, line: string) => T | typeof READ,
 ): Map<string, ManifestRow | T> {
   const byKey = new Map<string, ManifestRow | T>();
   let number = 0;
@@ -77,7 +77,7 @@ function rowsByKey<T>(
     number += 1;
     if (line.trim() === '') continue;
     const owner = ownerStandIn && ownerOfLine(line);
-    const ownerStand = owner ? ownerStandIn(owner) : READ;
+    const ownerStand = owner ? ownerStandIn(owner, line) : READ;
     if (owner && ownerStand !== READ) {
       byKey.set(manifestRowKey(owner), ownerStand);
       continue;
@@ -122,8 +122,15 @@ export function readManifestUncovered(
   covered: (raw: RawRow) => raw is RawRow & { readonly item: string },
   onSkipped?: (line: number) => void,
 ): { readonly rows: ManifestRow[]; readonly coveredLast: ReadonlySet<string> } {
-  // A covered line holds its place by its item alone.
-  const byKey = rowsByKey(outputDir, keep, onSkipped, (raw) => (covered(raw) ? raw.item : READ));
+  // A covered line holds its place by its item alone. Judged by its start
+  // when the line names no influencer (a field its start does not show).
+  const byKey = rowsByKey(
+    outputDir,
+    keep,
+    onSkipped,
+    (raw) => (covered(raw) ? raw.item : READ),
+    (owner, line) => (!line.includes('"influencerId":') && covered(owner) ? owner.item : READ),
+  );
   const rows: ManifestRow[] = [];
   const last = new Map<string, boolean>();
   for (const entry of byKey.values()) {

@@ -37,13 +37,16 @@ describe('readManifestUncovered', () => {
       row('c', 'r2'), // not covered, then covered by a later run
       row('c', 'r3'),
       row('d', 'r1', { job: 'other' }), // another job's row: never covered here
+      row('e', 'r1', { influencerId: 'inf-1' }), // names an influencer: always read whole
     ];
     writeFileSync(
       join(dir, 'manifest.jsonl'),
       `${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"torn":\n`,
     );
     const covered = (raw: RawRow): raw is RawRow & { item: string } =>
-      raw.job === 'shop' && (raw.runId === 'r1' || raw.runId === 'r3');
+      raw.job === 'shop' &&
+      raw.influencerId === undefined &&
+      (raw.runId === 'r1' || raw.runId === 'r3');
     const skipped: number[] = [];
     const { rows, coveredLast } = readManifestUncovered(
       dir,
@@ -51,8 +54,8 @@ describe('readManifestUncovered', () => {
       covered,
       (line) => skipped.push(line),
     );
-    expect(rows.map((r) => `${r.item}@${r.runId}`)).toEqual(['b@r2', 'c@r2', 'd@r1']);
+    expect(rows.map((r) => `${r.item}@${r.runId}`)).toEqual(['b@r2', 'c@r2', 'd@r1', 'e@r1']);
     expect([...coveredLast].sort()).toEqual(['a', 'c']);
-    expect(skipped).toEqual([7]);
+    expect(skipped).toEqual([8]);
   });
 });
