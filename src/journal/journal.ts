@@ -18,7 +18,7 @@ import type { CostQuery } from './ops/costs.js';
 import type { CreateRunInput } from './ops/create-run.js';
 import type { DeliveryTarget, DeliveryUpdate } from './ops/deliveries.js';
 import type { EventQuery, NewEvent } from './ops/events.js';
-import type { ItemFilter } from './ops/get-items.js';
+import type { ItemFilter, RunItemHash } from './ops/get-items.js';
 import * as ops from './ops/index.js';
 import type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';
 import type { HeldStrings } from './ops/item-history.js';
@@ -134,6 +134,10 @@ export class Journal {
   recordedItemState(runId: string, itemKey: string, service: string) {
     return this.#guard(() => ops.recordedItemState(this.#j, runId, itemKey, service));
   }
+  /** The keys of the items one run on a service shows succeeded. */
+  succeededItemKeys(runId: string, service: string) {
+    return this.#guard(() => ops.succeededItemKeys(this.#j, runId, service));
+  }
   /** Each record of the job's items on a service as (key, request hash). */
   eachItemRequestHash(
     jobName: string,
@@ -149,6 +153,14 @@ export class Journal {
   /** Drops an item never attempted (removed from the job file). */
   removeUnattemptedItem(runId: string, itemKey: string) {
     return this.#guard(() => ops.removeUnattemptedItem(this.#j, runId, itemKey));
+  }
+  /** The keys of a run's first `limit` items not ended, in insertion order. */
+  firstUnendedItemKeys(runId: string, limit: number) {
+    return this.#guard(() => ops.firstUnendedItemKeys(this.#j, runId, limit));
+  }
+  /** Each item of a run as (key, step, request hash), in insertion order. */
+  eachRunItemHash(runId: string, onItem: (item: RunItemHash) => void) {
+    return this.#guard(() => ops.eachRunItemHash(this.#j, runId, onItem));
   }
   listItems(runId: string, filter?: ItemFilter) {
     return this.#guard(() => ops.listItems(this.#j, runId, filter));

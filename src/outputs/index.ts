@@ -33,7 +33,12 @@ export { writeFileAtomicSync, writeFileExclusive } from './fs-durable.js';
 export { cspHash, html, type RawHtml, raw } from './html.js';
 export { MANIFEST_CSV, MANIFEST_JSONL, renderManifest } from './manifest-files.js';
 export { MANIFEST_LOCK } from './manifest-lock.js';
-export { readManifest, retiredItemsOnDisk } from './manifest-read.js';
+export {
+  type RawRow,
+  readManifest,
+  readManifestUncovered,
+  retiredItemsOnDisk,
+} from './manifest-read.js';
 export {
   isRowOfJob,
   MANIFEST_CSV_COLUMNS,

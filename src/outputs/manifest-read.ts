@@ -48,22 +48,46 @@ function readRows(
   onSkipped: ((line: number) => void) | undefined,
   rebuilt: (row: RawRowOwner) => boolean,
 ): (ManifestRow | undefined)[] {
-  const byKey = new Map<string, ManifestRow | undefined>();
+  // Its key only (for its place): the rebuild writes the row itself.
+  const standIn = (raw: RawRowOwner) => (rebuilt(raw) ? undefined : READ);
+  const rows = rowsByKey(outputDir, keep, onSkipped, standIn, standIn);
+  return [...rows.values()];
+}
+
+/** What `standIn` returns for a line to be validated and kept as a row. */
+const READ = Symbol('read the row');
+
+/**
+ * The rows of the manifest by key, in the order each key first appears
+ * (duplicate keys keep the last). A line `standIn` gives a value for holds
+ * its key's place with that value, neither validated nor held itself;
+ * `ownerStandIn`, when given, judges a line by its start alone first
+ * (`ownerOfLine`), without parsing it.
+ */
+function rowsByKey<T>(
+  outputDir: string,
+  keep: (row: ManifestRow) => boolean,
+  onSkipped: ((line: number) => void) | undefined,
+  standIn: (raw: RawRow) => T | typeof READ,
+  ownerStandIn?: (owner: RawRowOwner & { readonly item: string }, line: string) => T | typeof READ,
+): Map<string, ManifestRow | T> {
+  const byKey = new Map<string, ManifestRow | T>();
   let number = 0;
   for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
     number += 1;
     if (line.trim() === '') continue;
-    const owner = ownerOfLine(line);
-    if (owner && rebuilt(owner)) {
-      byKey.set(manifestRowKey(owner), undefined);
+    const owner = ownerStandIn && ownerOfLine(line);
+    const ownerStand = owner ? ownerStandIn(owner, line) : READ;
+    if (owner && ownerStand !== READ) {
+      byKey.set(manifestRowKey(owner), ownerStand);
       continue;
     }
     let row: ManifestRow;
     try {
       const raw: unknown = JSON.parse(line);
-      if (typeof raw === 'object' && raw !== null && rebuilt(raw)) {
-        // Its key only (for its place): the rebuild writes the row itself.
-        byKey.set(manifestRowKey(raw as Parameters<typeof manifestRowKey>[0]), undefined);
+      const stand = typeof raw === 'object' && raw !== null ? standIn(raw) : READ;
+      if (stand !== READ) {
+        byKey.set(manifestRowKey(raw as Parameters<typeof manifestRowKey>[0]), stand);
         continue;
       }
       row = ManifestRowSchema.parse(raw);
@@ -74,7 +98,51 @@ function readRows(
     }
     if (keep(row)) byKey.set(manifestRowKey(row), row);
   }
-  return [...byKey.values()];
+  return byKey;
+}
+
+/** A manifest line as written, before it is validated: what `covered` judges it by. */
+export interface RawRow extends RawRowOwner {
+  readonly item?: unknown;
+  readonly step?: unknown;
+  readonly n?: unknown;
+  readonly influencerId?: unknown;
+}
+
+/**
+ * `readManifest` for a reader that already knows the outcome of some rows:
+ * a line `covered` accepts (judged as written) is neither validated nor
+ * held. Returns the other rows kept, in `readManifest`'s order, and the
+ * items whose last row in that order is a covered one (their other rows
+ * are older than what the reader knows).
+ */
+export function readManifestUncovered(
+  outputDir: string,
+  keep: (row: ManifestRow) => boolean,
+  covered: (raw: RawRow) => raw is RawRow & { readonly item: string },
+  onSkipped?: (line: number) => void,
+): { readonly rows: ManifestRow[]; readonly coveredLast: ReadonlySet<string> } {
+  // A covered line holds its place by its item alone. Judged by its start
+  // when the line names no influencer (a field its start does not show).
+  const byKey = rowsByKey(
+    outputDir,
+    keep,
+    onSkipped,
+    (raw) => (covered(raw) ? raw.item : READ),
+    (owner, line) => (!line.includes('"influencerId":') && covered(owner) ? owner.item : READ),
+  );
+  const rows: ManifestRow[] = [];
+  const last = new Map<string, boolean>();
+  for (const entry of byKey.values()) {
+    if (typeof entry === 'string') last.set(entry, true);
+    else {
+      rows.push(entry);
+      last.set(entry.item, false);
+    }
+  }
+  const coveredLast = new Set<string>();
+  for (const [item, isCovered] of last) if (isCovered) coveredLast.add(item);
+  return { rows, coveredLast };
 }
 
 /** A JSON string literal. */

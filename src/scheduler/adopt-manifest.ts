@@ -28,14 +28,19 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { JobItem, LoadedJob } from '../job/index.js';
 import { type AdoptedItem, idempotencyKey, type Journal, newRunId } from '../journal/index.js';
-import { isRowOfJob, MANIFEST_JSONL, readManifest } from '../outputs/index.js';
+import { isRowOfJob, MANIFEST_JSONL, readManifestUncovered } from '../outputs/index.js';
 import type { Logger } from '../shared/index.js';
 import {
   type AdoptedInfluencer,
   adoptedInfluencers,
   type InfluencerAdoptionInput,
 } from './adopt-influencers.js';
-import { type CandidateJournal, itemsLeftToManifest, notDone } from './adoption-candidates.js';
+import {
+  type CandidateJournal,
+  itemsLeftToManifest,
+  keptByJournal,
+  notDone,
+} from './adoption-candidates.js';
 import { toNewItem } from './decide/item-records.js';
 import { latestGroups, type Verified, verifiedOutputs } from './manifest-groups.js';
 import { assertRunId } from './run-id.js';
@@ -86,14 +91,19 @@ export async function readAdoption(
   const keys = jobKeys();
   // Only this job's rows: jobs sharing the folder may have items of the same
   // key (a row naming no job, of an older manifest, is taken as the job's).
-  const rows = readManifest(
+  // Rows of items the journal shows made by the row's run are not read: a
+  // resume of a large run would otherwise validate every row it wrote.
+  const { rows, coveredLast } = readManifestUncovered(
     input.outputDir,
     (row) => isRowOfJob(row, job.name) && (keys.has(row.item) || row.influencerId !== undefined),
+    keptByJournal(journal, job.name, keys, input.service),
     (line) =>
       input.logger.warn({ line }, `${MANIFEST_JSONL} line ${line} is not a manifest row: skipped`),
   );
   if (rows.length === 0) return undefined;
-  const groups = latestGroups(rows.filter((row) => keys.has(row.item)));
+  const groups = latestGroups(
+    rows.filter((row) => keys.has(row.item) && !coveredLast.has(row.item)),
+  );
   const left = itemsLeftToManifest(journal, job.name, input.service, groups);
   const whole = withSources(
     left.size > 0 ? input.jobItems(new Set(left.keys())) : new Map(),

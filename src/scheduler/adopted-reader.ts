@@ -93,6 +93,8 @@ export function adoptedReader(
       return ours(jobName) ? [run, ...runs] : runs;
     },
     listItems: (runId, filter) => reader.listItems(runId, filter),
+    eachRunItemHash: (runId, onItem) => reader.eachRunItemHash(runId, onItem),
+    getItem: (runId, itemKey) => reader.getItem(runId, itemKey),
     getOpenAttempt: (runId, itemKey) => reader.getOpenAttempt(runId, itemKey),
     findInfluencer: (lookup) => {
       const known = reader.findInfluencer(lookup);

@@ -3,7 +3,8 @@
  * (adopt-manifest.ts): adoption works item by item, whatever else the
  * journal holds. A lost journal leaves every item; a stale one (last night's,
  * restored beside tonight's folder) leaves the items made since; a current
- * one leaves none, and costs one lookup per manifest row to say so.
+ * one leaves none, and costs one read per run the manifest names to say so
+ * (`keptByJournal`: those rows are not even validated).
  *
  * The journal keeps an item when:
  * - it recorded the very make the manifest row describes (the row's run
@@ -26,13 +27,13 @@ import {
   type ItemHistoryRow,
   type Journal,
 } from '../journal/index.js';
-import type { ManifestRow } from '../outputs/index.js';
+import { isRowOfJob, type ManifestRow, type RawRow } from '../outputs/index.js';
 import { scopedLatest } from './decide/run-history.js';
 
 /** The journal reads the choice needs (a read-only journal offers them). */
 export type CandidateJournal = Pick<
   Journal,
-  'recordedItemState' | 'latestItems' | 'getOpenAttempt' | 'getRun'
+  'recordedItemState' | 'succeededItemKeys' | 'latestItems' | 'getOpenAttempt' | 'getRun'
 >;
 
 /** An item the journal leaves to the manifest. */
@@ -70,6 +71,31 @@ export function itemsLeftToManifest(
     else left.delete(key);
   }
   return left;
+}
+
+/**
+ * Whether a manifest line, as written, is a row of one of the job's items
+ * (`keys`) that the journal recorded succeeded in the row's own run: the
+ * journal keeps that item (the first rule above), so adoption need not
+ * validate or hold the row. One journal read per run the manifest names.
+ */
+export function keptByJournal(
+  journal: CandidateJournal | undefined,
+  jobName: string,
+  keys: ReadonlySet<string>,
+  service: string,
+): (raw: RawRow) => raw is RawRow & { readonly item: string } {
+  const succeeded = new Map<string, ReadonlySet<string>>();
+  return (raw): raw is RawRow & { readonly item: string } => {
+    const { runId, item } = raw;
+    if (!journal || typeof runId !== 'string' || typeof item !== 'string') return false;
+    // A row naming an influencer is read whole: the influencer may be adopted.
+    if (raw.influencerId !== undefined || !keys.has(item)) return false;
+    if (!isRowOfJob(raw as Pick<ManifestRow, 'job'>, jobName)) return false;
+    const done = succeeded.get(runId) ?? journal.succeededItemKeys(runId, service);
+    succeeded.set(runId, done);
+    return done.has(item);
+  };
 }
 
 /** What the journal's latest record of an item leaves to the manifest (see the module comment). */

@@ -126,20 +126,24 @@ export async function checkForRun(
   jobPath: string,
   client: PreflightClient,
   options: Omit<CheckJobOptions, 'service' | 'onItemOf'> & {
-    /** Awaited before the first request to the service (the contracts, when not cached). */
-    readonly beforeService?: (job: LoadedJob) => Promise<void>;
+    /**
+     * Awaited before the first request to the service (the contracts, when
+     * not cached); the keys it gives are kept whole by the scan (`PlanItems`).
+     */
+    readonly beforeService?: (job: LoadedJob) => Promise<ReadonlySet<string> | undefined>;
   } = {},
 ): Promise<LeanJob> {
   let items: PlanItems | undefined;
+  let keepWhole: ReadonlySet<string> | undefined;
   const { beforeService, ...checkOptions } = options;
   const { job, catalog, scan, preflight } = await checkJobBeforeSpending(jobPath, {
     ...checkOptions,
     service: async (loaded) => {
-      await beforeService?.(loaded);
+      keepWhole = await beforeService?.(loaded);
       return client;
     },
     onItemOf: async (loaded, models) => {
-      const lean = new PlanItems(loaded, models);
+      const lean = new PlanItems(loaded, models, undefined, keepWhole);
       items = lean;
       return (item) => lean.add(item);
     },

@@ -114,7 +114,7 @@ export class DownloadStage {
   }
 
   /**
-   * Checks the files of `outputs` (of any run) recorded as downloaded and
+   * Checks the files of `pages` of outputs (of any run) recorded as downloaded and
    * downloads again, to the same name, those missing, of another size, or
    * changed since they were recorded (a file is hashed only when its mtime is
    * newer than the record: a large folder is not re-read every night). An
@@ -123,25 +123,30 @@ export class DownloadStage {
    * like `enqueuePending` does (`drain` waits for them). Resolves when every
    * check and repair has finished.
    */
-  async verifyAndRepair(outputs: readonly OutputRecord[]): Promise<RepairResult> {
+  async verifyAndRepair(pages: Iterable<readonly OutputRecord[]>): Promise<RepairResult> {
     this.#removeStalePartsOnce();
     const counts = { repaired: 0, lost: 0 };
-    const checks: Promise<void>[] = [];
-    const unfinished: OutputRecord[] = [];
-    for (const output of outputs) {
-      if (output.state !== OUTPUT_STATE.downloaded) {
-        unfinished.push(output);
-        continue;
+    // A page at a time: a resume of a large run holds no record or check of
+    // every done output at once. A stopped run checks no further page.
+    for (const outputs of pages) {
+      if (this.ctx.stop.hardStop.signal.aborted) break;
+      const checks: Promise<void>[] = [];
+      const unfinished: OutputRecord[] = [];
+      for (const output of outputs) {
+        if (output.state !== OUTPUT_STATE.downloaded) {
+          unfinished.push(output);
+          continue;
+        }
+        checks.push(
+          this.#queue.add(async () => {
+            const verdict = await this.#repair(output);
+            if (verdict) counts[verdict] += 1;
+          }),
+        );
       }
-      checks.push(
-        this.#queue.add(async () => {
-          const verdict = await this.#repair(output);
-          if (verdict) counts[verdict] += 1;
-        }),
-      );
+      this.#queueUnfinished(unfinished);
+      await Promise.all(checks);
     }
-    this.#queueUnfinished(unfinished);
-    await Promise.all(checks);
     return counts;
   }
 

@@ -316,17 +316,29 @@ function changeMessages(selection: StartedRun['selection']): string[] {
   return lines;
 }
 
-/** The recorded outputs of the job items done in earlier runs (checked, and repaired, by each run). */
-export function outputsOfDoneItems(journal: Journal, state: DesiredState): OutputRecord[] {
-  const byRun = new Map<string, Set<string>>();
+/** Done items whose outputs are read at once (`outputsOfDoneItems`). */
+const OUTPUT_PAGE = 1000;
+
+/**
+ * The recorded outputs of the job items done in earlier runs (checked, and
+ * repaired, by each run), read a page of items at a time as they are asked for.
+ */
+export function* outputsOfDoneItems(
+  journal: Journal,
+  state: DesiredState,
+): Generator<OutputRecord[]> {
+  const byRun = new Map<string, string[]>();
   for (const [key, verdict] of state.verdicts) {
     const row = state.latest.get(key);
     if (verdict !== 'done' || !row) continue;
-    const keys = byRun.get(row.runId) ?? new Set<string>();
-    keys.add(key);
+    const keys = byRun.get(row.runId) ?? [];
+    keys.push(key);
     byRun.set(row.runId, keys);
   }
-  return [...byRun].flatMap(([runId, keys]) =>
-    journal.listOutputs(runId).filter((o) => keys.has(o.itemKey)),
-  );
+  for (const [runId, keys] of byRun) {
+    for (let at = 0; at < keys.length; at += OUTPUT_PAGE) {
+      const page = journal.listOutputsOfItems(runId, keys.slice(at, at + OUTPUT_PAGE));
+      if (page.length > 0) yield page;
+    }
+  }
 }

@@ -42,6 +42,15 @@ export function expandBatch(items: number): number {
   return Math.max(2048, Math.ceil(items / 16));
 }
 
+/**
+ * How many items a run drives in its first batch: a resume reads their keys
+ * before the job is checked (run-job.ts) and the check keeps them whole, so
+ * its first create waits for no scan of the job up to where it stopped.
+ * The size is an assumption: well above what the item window holds at once
+ * (itemWindowBound), small enough that holding them whole costs little.
+ */
+export const FIRST_BATCH = 512;
+
 const ended = (state: string): boolean => isStateIn(TERMINAL_ITEM_STATES, state);
 
 /** How many items of the run (of the job's steps) there are, and how many ended already. */
@@ -82,9 +91,10 @@ export function* drivenItems(source: DriveSource): Generator<Driven> {
   const all = items.items;
   const size = source.batch ?? expandBatch(all.length);
   let at = 0;
+  let limit = Math.min(size, FIRST_BATCH);
   while (at < all.length) {
     const batch = new Map<string, { lean: PlanItem; record: ItemRecord }>();
-    for (; at < all.length && batch.size < size; at++) {
+    for (; at < all.length && batch.size < limit; at++) {
       const lean = all[at];
       if (!lean) continue;
       const latest = state.latest.get(lean.key);
@@ -93,6 +103,7 @@ export function* drivenItems(source: DriveSource): Generator<Driven> {
       if (record && steps.has(record.stepId) && !ended(record.state))
         batch.set(lean.key, { lean, record });
     }
+    limit = size;
     const whole = items.jobItems(new Set(batch.keys()));
     for (const [key, { lean, record }] of batch) {
       const step = steps.get(record.stepId);

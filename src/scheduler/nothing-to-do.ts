@@ -68,8 +68,13 @@ async function repairDoneFiles(
   runId: string,
 ) {
   const { journal, validated, options, logger } = inv;
-  const outputs = outputsOfDoneItems(journal, selection.state);
-  if (outputs.length === 0) return { repaired: 0, lost: 0 };
+  const pages = outputsOfDoneItems(journal, selection.state);
+  const first = pages.next();
+  if (first.done) return { repaired: 0, lost: 0 };
+  const outputs = (function* () {
+    yield first.value;
+    yield* pages;
+  })();
   const manifest = ManifestWriter.open(outputDir, logger);
   try {
     const stage = new DownloadStage(

@@ -32,6 +32,7 @@ import { assertSameService, IN_PROCESS_EMULATOR } from './decide/service-move.js
 import { driveRun } from './drive-run.js';
 import { recordEscapedStop } from './finish-run.js';
 import { InfluencerDirectory } from './influencer-directory.js';
+import { FIRST_BATCH } from './items-to-drive.js';
 import { inputFingerprint, namesOwnFiles } from './job-facts.js';
 import { nothingToDo } from './nothing-to-do.js';
 import { OutputFolderLocks } from './output-folder-lock.js';
@@ -68,8 +69,9 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     ...(options.onJobLoaded ? { onLoaded: options.onJobLoaded } : {}),
     // Not even the contracts' read (a machine without their cache) goes out
     // before a Retry-After a killed run persisted, here or on another machine.
+    // The unfinished run's first items to drive are kept whole by the check.
     beforeService: (loaded) =>
-      pauseForPersistedWait(
+      readUnfinishedRun(
         options.journalPath ?? defaultJournalPath(loaded.dir),
         loaded.name,
         options.gate,
@@ -141,24 +143,28 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
 }
 
 /**
- * Pauses `gate` until the Retry-After the job's unfinished run persisted, read
+ * Pauses `gate` until the Retry-After the job's unfinished run persisted, and
+ * returns the keys of the items that run drives first (`FIRST_BATCH`), read
  * from the journal without writing it (a refused key must leave no trace).
  * A journal that cannot be read here is reported when the writer opens it.
  */
-async function pauseForPersistedWait(
+async function readUnfinishedRun(
   journalPath: string,
   jobName: string,
   gate: RunJobOptions['gate'],
-): Promise<void> {
+): Promise<ReadonlySet<string> | undefined> {
   // A journal this process may not write is the writer's to report, below.
-  if (holdsNoJournal(journalPath) || !journalWritable(journalPath)) return;
+  if (holdsNoJournal(journalPath) || !journalWritable(journalPath)) return undefined;
   let journal: Journal | undefined;
   try {
     journal = await openJournal(journalPath, { readonly: true });
-    const wait = persistedWait(journal.findUnfinishedRun(jobName)?.notBefore);
+    const run = journal.findUnfinishedRun(jobName);
+    const wait = persistedWait(run?.notBefore);
     if (wait !== undefined) gate.pauseUntil(wait);
+    return run ? new Set(journal.firstUnendedItemKeys(run.runId, FIRST_BATCH)) : undefined;
   } catch {
     // Left to openJournal below, which names the problem.
+    return undefined;
   } finally {
     journal?.close();
   }

@@ -63,6 +63,31 @@ onEachStore(() => {
       expect(journal.getItem(runId, 'b')?.vars).toEqual({ scene: 'beach' });
     });
 
+    it('reads a resumed run leanly: (key, step, request hash), the first items not ended, the succeeded ones on its service', async () => {
+      const journal = await tempJournal();
+      const runId = seedRun(journal);
+      journal.addItems(
+        runId,
+        ['a', 'b', 'c', 'd'].map((key) => item(key)),
+      );
+      journal.setItemState(runId, 'a', { state: 'succeeded' });
+      journal.setItemState(runId, 'c', { state: 'failed' });
+      const seen: unknown[] = [];
+      journal.eachRunItemHash(runId, (row) => seen.push(row));
+      expect(seen).toEqual(
+        ['a', 'b', 'c', 'd'].map((key) => ({
+          itemKey: key,
+          stepId: 'portraits',
+          requestHash: `hash-${key}`,
+        })),
+      );
+      expect(journal.firstUnendedItemKeys(runId, 1)).toEqual(['b']);
+      expect(journal.firstUnendedItemKeys(runId, 5)).toEqual(['b', 'd']);
+      // The run recorded no service: asked on another one, it holds nothing there.
+      expect([...journal.succeededItemKeys(runId, '')]).toEqual(['a']);
+      expect([...journal.succeededItemKeys(runId, 'http://elsewhere.test/api/v1')]).toEqual([]);
+    });
+
     it('an attempt keeps the request it was sent with when its item gets another one', async () => {
       const journal = await tempJournal();
       const runId = seedRun(journal);

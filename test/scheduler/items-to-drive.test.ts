@@ -13,7 +13,7 @@ import { ITEM_STATE, openJournal } from '../../src/journal/index.js';
 import { prepareJobFiles } from '../../src/scheduler/decide/input-files.js';
 import { PlanItems } from '../../src/scheduler/decide/plan-items.js';
 import { selectRun } from '../../src/scheduler/decide/select-run.js';
-import { drivenItems, runItemCounts } from '../../src/scheduler/items-to-drive.js';
+import { drivenItems, FIRST_BATCH, runItemCounts } from '../../src/scheduler/items-to-drive.js';
 import { defer, tempDir } from '../helpers/index.js';
 import { emulatorCatalog, ROWS_JOB } from '../job/helpers.js';
 
@@ -36,7 +36,16 @@ async function selectedRun(rows: number) {
   });
   if (selection.kind !== 'run') throw new Error('expected a new run');
   const steps = new Map(job.steps.map((step) => [step.id, step]));
-  return { journal, job, items: lean, selection, steps, keys: items.map((i) => i.key) };
+  return {
+    journal,
+    job,
+    catalog,
+    whole: items,
+    items: lean,
+    selection,
+    steps,
+    keys: items.map((i) => i.key),
+  };
 }
 
 describe('items to drive', () => {
@@ -85,5 +94,32 @@ describe('items to drive', () => {
     expect(driven.map((d) => d.item.key)).toEqual(keys);
     expect(driven[1]?.item.request).toEqual(remadeRequest);
     expect(driven[0]?.item.request).toEqual(journal.getItem(runId, keys[0] ?? '')?.request);
+  });
+
+  it('a resume drives first the items its check kept whole: no scan of the job up to them', async () => {
+    const { journal, job, catalog, whole, selection, steps, keys } = await selectedRun(9);
+    const runId = selection.run.runId;
+    for (const key of keys.slice(0, 6))
+      journal.setItemState(runId, key, { state: ITEM_STATE.succeeded });
+    const first = new Set(journal.firstUnendedItemKeys(runId, FIRST_BATCH));
+    expect([...first]).toEqual(keys.slice(6));
+    // What the check scan does (check-job.ts): every item goes by, the first ones to drive are kept.
+    const items = new PlanItems(job, catalog, undefined, first);
+    for (const item of whole) items.add(item);
+    items.identify(await prepareJobFiles(job, items.mediaRefs));
+    let scans = 0;
+    const scan = items.eachOf.bind(items);
+    items.eachOf = (wanted, visit) => {
+      scans += 1;
+      scan(wanted, visit);
+    };
+    const driven = [...drivenItems({ journal, runId, items, steps, state: selection.state })];
+    expect(driven.map((d) => d.item.key)).toEqual(keys.slice(6));
+    expect(driven.map((d) => d.item)).toEqual(
+      whole
+        .slice(6)
+        .map((item) => ({ ...item, request: journal.getItem(runId, item.key)?.request })),
+    );
+    expect(scans).toBe(0);
   });
 });

@@ -63,7 +63,7 @@ describe('DownloadStage#verifyAndRepair', () => {
     defer(() => manifest.close());
     const stage = new DownloadStage(ctx, manifest, () => new Map(), new Map(), 2);
 
-    expect(await stage.verifyAndRepair(outputs)).toEqual({ repaired: 2, lost: 0 });
+    expect(await stage.verifyAndRepair([outputs])).toEqual({ repaired: 2, lost: 0 });
     for (const o of [deleted, edited, rewritten, lost])
       expect(sha(o.abs), o.file ?? '').toBe(o.sha256);
     const after = new Map(journal.listOutputs(run.runId).map((o) => [o.itemKey, o]));
@@ -82,7 +82,7 @@ describe('DownloadStage#verifyAndRepair', () => {
     // The service is gone: a missing file cannot be restored, which is reported, not thrown.
     await em.stop();
     rmSync(lost.abs);
-    expect(await stage.verifyAndRepair(journal.listOutputs(run.runId))).toEqual({
+    expect(await stage.verifyAndRepair([journal.listOutputs(run.runId)])).toEqual({
       repaired: 0,
       lost: 1,
     });

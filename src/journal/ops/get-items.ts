@@ -1,4 +1,10 @@
-import { type ItemRecord, type ItemState, itemRecordSchema } from '../records.js';
+import {
+  type ItemRecord,
+  type ItemState,
+  itemRecordSchema,
+  sqlStates,
+  TERMINAL_ITEM_STATES,
+} from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { ITEM_COLUMNS } from './columns.js';
 
@@ -49,4 +55,46 @@ export function listItems(j: JournalDb, runId: string, filter: ItemFilter = {}):
       ...(paged ? { after: filter.after ?? null, limit: filter.limit ?? -1 } : {}),
     });
   return rows.map((row) => itemRecordSchema.parse(row));
+}
+
+/** What a resume compares of a run's item with the job file: no request, no money. */
+export interface RunItemHash {
+  readonly itemKey: string;
+  readonly stepId: string;
+  readonly requestHash: string;
+}
+
+/**
+ * Each item of a run as (key, step, request hash), in insertion order: a
+ * resume of a 100,000-item run compares these with the job file and reads
+ * whole only the records that differ.
+ */
+export function eachRunItemHash(
+  j: JournalDb,
+  runId: string,
+  onItem: (item: RunItemHash) => void,
+): void {
+  const rows = j
+    .stmt(
+      `SELECT item_key AS itemKey, step_id AS stepId, request_hash AS requestHash
+       FROM items WHERE run_id = ? ORDER BY rowid`,
+    )
+    .all(runId) as RunItemHash[];
+  for (const row of rows) onItem(row);
+}
+
+/**
+ * The keys of a run's first `limit` items not ended, in insertion order: what
+ * a resume drives first. The walk goes in rowid order (`+run_id`, as
+ * `listItems`' pages) and stops at the limit, however many items ended before.
+ */
+export function firstUnendedItemKeys(j: JournalDb, runId: string, limit: number): string[] {
+  const rows = j
+    .stmt(
+      `SELECT item_key AS itemKey FROM items
+       WHERE +run_id = ? AND state NOT IN (${sqlStates(TERMINAL_ITEM_STATES)})
+       ORDER BY rowid LIMIT ?`,
+    )
+    .all(runId, limit) as { itemKey: string }[];
+  return rows.map((row) => row.itemKey);
 }

@@ -21,7 +21,7 @@ export {
   listAttemptsOfItems,
   listOpenAttempts,
 } from './get-attempts.js';
-export { getItem, listItems } from './get-items.js';
+export { eachRunItemHash, firstUnendedItemKeys, getItem, listItems } from './get-items.js';
 export { findUnfinishedRun, getRun, listRuns } from './get-run.js';
 export {
   findInfluencer,
@@ -35,6 +35,7 @@ export {
   recordedItemState,
   removeUnattemptedItem,
   replaceItemRequest,
+  succeededItemKeys,
 } from './item-history.js';
 export {
   findDownloadedOutput,

@@ -4,7 +4,7 @@
  * or to retry. Only each key's latest record is kept: nothing else of the
  * history decides anything.
  */
-import { ATTEMPT_STATE, OPEN_ATTEMPT_STATES, sqlStates } from '../records.js';
+import { ATTEMPT_STATE, ITEM_STATE, OPEN_ATTEMPT_STATES, sqlStates } from '../records.js';
 import { type JournalDb, runServiceSql } from '../sql.js';
 import { itemColumns, type NewItem } from './add-items.js';
 import { ofItem } from './columns.js';
@@ -102,6 +102,24 @@ export function recordedItemState(
        WHERE i.run_id = ? AND i.item_key = ? AND ${runServiceSql('r')} = ib_service(?)`,
     )
     .get(runId, itemKey, service) as { state: string; attemptsUsed: number } | undefined;
+}
+
+/**
+ * The keys of the items run `runId` on `service` shows succeeded: what
+ * `recordedItemState` says of each of them, in one read. Adoption asks it
+ * once per run a manifest names instead of once per row.
+ */
+export function succeededItemKeys(j: JournalDb, runId: string, service: string): Set<string> {
+  // The run's service is compared once (an uncorrelated subquery), not per item.
+  const rows = j
+    .stmt(
+      `SELECT i.item_key AS itemKey FROM items i
+       WHERE i.run_id = @runId AND i.state = '${ITEM_STATE.succeeded}'
+         AND EXISTS (SELECT 1 FROM runs r WHERE r.run_id = @runId
+           AND ${runServiceSql('r')} = ib_service(@service))`,
+    )
+    .all({ runId, service }) as { itemKey: string }[];
+  return new Set(rows.map((row) => row.itemKey));
 }
 
 /**

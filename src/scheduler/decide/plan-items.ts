@@ -58,11 +58,19 @@ export class PlanItems {
   /** The models the items use (the contracts a run records). */
   readonly modelIds = new Set<string>();
 
-  /** `recorded`: what the journal records (none given: nothing is known to be made). */
+  /** Whole items of `keepWhole` kept by the scan, until `jobItems` hands them out. */
+  readonly #whole = new Map<string, JobItem>();
+
+  /**
+   * `recorded`: what the journal records (none given: nothing is known to be
+   * made). `keepWhole`: a few items kept whole as the scan goes (what a
+   * resume drives first), so asking for them scans the job no second time.
+   */
   constructor(
     readonly job: LoadedJob,
     readonly catalog: ModelCatalog,
     readonly recorded?: RecordedItems,
+    readonly keepWhole?: ReadonlySet<string>,
   ) {}
 
   /** A job's whole items as lean records (the library's `plan`, which holds them anyway). */
@@ -88,6 +96,7 @@ export class PlanItems {
     if (!entry.made && identity !== undefined && this.recorded?.has(item.key, identity) === false)
       entry.made = item;
     this.modelIds.add(item.modelId);
+    if (this.keepWhole?.has(item.key)) this.#whole.set(item.key, item);
     for (const ref of item.mediaRefs) {
       const file = localPathOf(this.job, ref);
       if (!this.#media.has(file)) this.#media.set(file, ref);
@@ -144,9 +153,15 @@ export class PlanItems {
     };
   };
 
-  /** The whole job items of `keys`: the job scanned again, only those kept. */
+  /** The whole job items of `keys`: those kept whole by the first scan, else the job scanned again. */
   jobItems = (keys: ReadonlySet<string>): ReadonlyMap<string, JobItem> => {
     const found = new Map<string, JobItem>();
+    if (keys.size > 0 && [...keys].every((key) => this.#whole.has(key))) {
+      // Kept by the first scan, in job order; handed out once (then memory freed).
+      for (const [key, item] of this.#whole) if (keys.has(key)) found.set(key, item);
+      for (const key of keys) this.#whole.delete(key);
+      return found;
+    }
     this.eachOf(keys, (item) => {
       found.set(item.key, item);
     });

@@ -44,15 +44,21 @@ export function resumePlan<T extends DecisionItem>(
   options: DecideOptions<T>,
 ): ResumePlan {
   const byKey = new Map(items.map((item) => [item.key, item]));
-  // Only the records that change something are kept (changed items, items
-  // the job file no longer describes), read a page at a time: a resume of a
-  // 100,000-item run does not hold every record with its request at once.
+  // Only the records that change something are read whole (changed items,
+  // items the job file no longer describes): the others are compared by
+  // their request hash alone, so a resume of a 100,000-item run reads no
+  // request, label or money of the items it carries on with.
   const kept: ItemRecord[] = [];
   journal.snapshot(() => {
-    for (const record of runItems(journal, run.runId)) {
-      if (record.stepId === TRAINING_STEP) continue;
-      const item = byKey.get(record.itemKey);
-      if (!item || options.identity(item) !== record.requestHash) kept.push(record);
+    const differing: string[] = [];
+    journal.eachRunItemHash(run.runId, ({ itemKey, stepId, requestHash }) => {
+      if (stepId === TRAINING_STEP) return;
+      const item = byKey.get(itemKey);
+      if (!item || options.identity(item) !== requestHash) differing.push(itemKey);
+    });
+    for (const itemKey of differing) {
+      const record = journal.getItem(run.runId, itemKey);
+      if (record) kept.push(record);
     }
   });
   // Only the changed items are needed whole (their new request, what changed).
@@ -82,22 +88,4 @@ export function resumePlan<T extends DecisionItem>(
     else deferred += 1;
   }
   return { run, replace, drop, skip, deferred, changes };
-}
-
-/** Records read per page of a resumed run's items. */
-const PAGE = 1000;
-
-/** A run's items in insertion order, read a page at a time. */
-function* runItems(journal: JournalReader, runId: string): Generator<ItemRecord> {
-  let after: string | undefined;
-  for (;;) {
-    const page = journal.listItems(runId, {
-      limit: PAGE,
-      ...(after === undefined ? {} : { after }),
-    });
-    yield* page;
-    const last = page.at(-1);
-    if (!last || page.length < PAGE) return;
-    after = last.itemKey;
-  }
 }

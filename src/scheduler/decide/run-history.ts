@@ -36,6 +36,8 @@ export type JournalReader = Pick<
   | 'getRun'
   | 'listRuns'
   | 'listItems'
+  | 'eachRunItemHash'
+  | 'getItem'
   | 'getOpenAttempt'
   | 'findInfluencer'
   | 'latestReviews'
@@ -49,6 +51,8 @@ export const NO_HISTORY: JournalReader = {
   getRun: () => undefined,
   listRuns: () => [],
   listItems: () => [],
+  eachRunItemHash: () => {},
+  getItem: () => undefined,
   getOpenAttempt: () => undefined,
   findInfluencer: () => undefined,
   latestReviews: () => [],
