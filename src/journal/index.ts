@@ -38,6 +38,7 @@ export type { ItemFilter } from './ops/get-items.js';
 export type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';
 export type { HeldStrings, ItemHistoryRow } from './ops/item-history.js';
 export type { DownloadedOutput, OutputFile } from './ops/outputs.js';
+export type { RecentCreate } from './ops/recent-creates.js';
 export type { AttemptIntentInput, AttemptIntentResult } from './ops/record-attempt-intent.js';
 export type { AttemptOutcomeInput } from './ops/record-attempt-outcome.js';
 export type {

@@ -6,7 +6,12 @@
 import { setMaxListeners } from 'node:events';
 import { type Bucket, LONGEST_RETRY_AFTER_MS, type RateLimits } from '../contract/index.js';
 import type { ModelCatalog } from '../job/index.js';
-import { type Journal, JournalWriteError, RUN_STATUS } from '../journal/index.js';
+import {
+  type Journal,
+  JournalWriteError,
+  type RecentCreate,
+  RUN_STATUS,
+} from '../journal/index.js';
 import type { RateGate } from '../limits/index.js';
 import type { Logger } from '../shared/index.js';
 import { contentHash } from '../shared/index.js';
@@ -28,32 +33,42 @@ export async function seedRateGate(
   limits: RateLimits,
 ): Promise<void> {
   const now = Date.now();
-  const expiries = (bucket: Bucket, kinds: (kind: string) => boolean) => {
-    const { windowMs } = limits[bucket];
-    const margin = Math.max(25, windowMs * 0.01);
-    return (
-      ctx.journal
-        .recentCreates(now - windowMs - margin)
-        .filter((create) => kinds(create.kind))
-        // Counted by the service when it arrived: at the latest its 202, or
-        // (unanswered) any moment up to now.
-        .map((create) => (create.sentBy ?? now) + windowMs + margin)
-    );
-  };
-  gate.occupy(
-    'generations',
-    expiries('generations', (kind) => kind !== 'training'),
-  );
-  gate.occupy(
-    'trainings',
-    expiries('trainings', (kind) => kind === 'training'),
-  );
-  gate.occupy(
-    'requests',
-    expiries('requests', () => true),
-  );
+  const since =
+    now - Math.max(...SEEDED_BUCKETS.map((bucket) => limits[bucket].windowMs)) * 1.01 - 25;
+  const held = placesStillCounted(ctx.journal.recentCreates(since), limits, now);
+  for (const bucket of SEEDED_BUCKETS) gate.occupy(bucket, held[bucket]);
   const account = await ctx.client.getAccount({ signal: ctx.stop.hardStop.signal });
   ctx.logger.info({ credits: account.credits }, `balance: ${account.credits} credits`);
+}
+
+const SEEDED_BUCKETS = ['generations', 'trainings', 'requests'] as const;
+
+/**
+ * Until when each create the service may still count holds a place in each
+ * bucket's window: from when the service counted it (at the latest its 202,
+ * or, unanswered, any moment up to now) plus the window and a margin. A
+ * create recorded after `now` was recorded before the clock was set back:
+ * it counts as sent now, or it would hold its place for as long as the
+ * clock went back.
+ */
+export function placesStillCounted(
+  creates: readonly RecentCreate[],
+  limits: RateLimits,
+  now: number,
+): Record<(typeof SEEDED_BUCKETS)[number], number[]> {
+  const held = (bucket: Bucket, counts: (kind: string) => boolean) => {
+    const { windowMs } = limits[bucket];
+    const margin = Math.max(25, windowMs * 0.01);
+    return creates
+      .filter((create) => counts(create.kind))
+      .map((create) => Math.min(create.sentBy ?? now, now) + windowMs + margin)
+      .filter((until) => until > now);
+  };
+  return {
+    generations: held('generations', (kind) => kind !== 'training'),
+    trainings: held('trainings', (kind) => kind === 'training'),
+    requests: held('requests', () => true),
+  };
 }
 
 /** A hash of each model contract the job uses, to notice a contract change on resume. */
