@@ -144,15 +144,25 @@ describe('fair sharing between runners (ibatch run processes, one Redis)', () =>
     const small = startRun(em, 0, redis.url, { name: 'small', n: 10 }, Date.now());
     const smallExit = await small.finished;
     expect(smallExit.code, smallExit.stderr).toBe(0);
-    const bigBefore = (await createTimes(em, 0, 'big')).length;
     big.run.child.kill('SIGINT');
     expect((await big.finished).code).toBe(130);
-    const { createdAt, finishedAt } = await runSpan(small.ws);
-    // 10 items at half the account's rate (10 per W) take W.
-    const alone = 10 / (GENERATIONS / 2 / W);
-    const context = JSON.stringify({ took: finishedAt - createdAt, alone, bigBefore });
-    expect(finishedAt - createdAt, context).toBeLessThanOrEqual(1.5 * alone);
-    expect(await createTimes(em, 0, 'small')).toHaveLength(10);
+    // Counted in creates side by side, never in wall time: how fast a run
+    // starts up, sends and finishes is the machine's CPU, not the share.
+    const { createdAt } = await runSpan(small.ws);
+    const smalls = await createTimes(em, 0, 'small');
+    const bigs = await createTimes(em, 0, 'big');
+    const first = smalls[0]!;
+    const last = smalls.at(-1)!;
+    const bigBeforeFirst = bigs.filter((t) => t >= createdAt && t < first).length;
+    const bigAlongside = bigs.filter((t) => t >= first && t <= last).length;
+    const context = JSON.stringify({ bigBeforeFirst, bigAlongside, smalls: smalls.length });
+    expect(smalls).toHaveLength(10);
+    // At once: before its first create the big job gets no more than the
+    // slots that free while the small run starts up (a window at most); a
+    // newcomer queued behind the big job's share would see more go first.
+    expect(bigBeforeFirst, context).toBeLessThanOrEqual(GENERATIONS);
+    // Its share: at least half of the account's creates while it makes its own.
+    expect(bigAlongside, context).toBeLessThanOrEqual(smalls.length);
     await expectWithinLimits(em, 0);
   }, 90_000);
 
