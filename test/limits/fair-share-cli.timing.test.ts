@@ -6,13 +6,15 @@
  * 429 or a window over its limit (the emulator's admin figures judge).
  */
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_RATE_LIMITS } from '../../src/contract/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { openJournal } from '../../src/journal/index.js';
+import { accountFingerprint } from '../../src/shared/index.js';
 import { emulatorEnv, scaledLimits, spawnCli, testEmulator, until } from '../helpers/index.js';
 import { imageJob, type Workspace, workspace } from '../scheduler/helpers.js';
-import { testRedis } from './redis-helpers.js';
+import { keyPrefix, testRedis, testStore } from './redis-helpers.js';
 
 /**
  * 60 s windows become 2.5 s: 20 creates per 2.5 s for the whole account. The
@@ -48,6 +50,41 @@ function startRun(
   const run = spawnCli(['run', ws.jobPath, ...share], { env, cwd: ws.dir });
   const finished = run.exited.then(({ code, stderr }) => ({ at: Date.now() - t0, code, stderr }));
   return { ws, name: job.name, run, finished };
+}
+
+/**
+ * Starts runs that begin sending together: the account's shared pause (what a
+ * 429 sets) holds every runner's first request until all of them are up and
+ * waiting, then lets them go at one instant of the Redis server's clock. How
+ * long each process takes to start (seconds apart on a busy machine) is then
+ * no part of what they get.
+ */
+async function startTogether(
+  em: RunningEmulator,
+  account: number,
+  redisUrl: string,
+  start: () => Started[],
+): Promise<Started[]> {
+  const accountKey = accountFingerprint(em.accounts[account]!.apiKey);
+  const store = await testStore({ url: redisUrl, accountKey, limits: {}, runner: 'starter' });
+  const redis = new Redis(redisUrl);
+  try {
+    // Held a little past each check, so the pause never ends before all are waiting.
+    const hold = () => store.pause({ afterMs: W });
+    await hold();
+    const runs = start();
+    const runners = `${keyPrefix(redisUrl, accountKey)}runners`;
+    await until(
+      async () => {
+        await hold();
+        return (await redis.zcard(runners)) >= runs.length;
+      },
+      { timeoutMs: 60_000, everyMs: 100, what: 'every runner to wait at the shared gate' },
+    );
+    return runs;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** The account's create times (ms epoch), from its charges in the emulator's ledger. */
@@ -174,8 +211,11 @@ describe('fair sharing between runners (ibatch run processes, one Redis)', () =>
     const redis = await testRedis();
     const em = await testEmulator({ timeScale: SCALE, accounts: [{ credits: 1_000_000 }] });
     const t0 = Date.now();
-    const double = startRun(em, 0, redis.url, { name: 'double', n: 40, share: 2 }, t0);
-    const single = startRun(em, 0, redis.url, { name: 'single', n: 40 }, t0);
+    const [double, single] = await startTogether(em, 0, redis.url, () => [
+      startRun(em, 0, redis.url, { name: 'double', n: 40, share: 2 }, t0),
+      startRun(em, 0, redis.url, { name: 'single', n: 40 }, t0),
+    ]);
+    if (!double || !single) throw new Error('two runs started');
     for (const exit of await Promise.all([double.finished, single.finished])) {
       expect(exit.code, exit.stderr).toBe(0);
     }
