@@ -145,8 +145,8 @@ describe('fair sharing between runners (ibatch run processes, one Redis)', () =>
     const times: number[][] = [];
     for (let rep = 0; rep < REPETITIONS; rep += 1) {
       const t0 = Date.now();
-      const runs = [0, 1, 2].map((i) =>
-        startRun(em, rep, redis.url, { name: `fair-${rep}-${i}`, n: 30 }, t0),
+      const runs = await startTogether(em, rep, redis.url, () =>
+        [0, 1, 2].map((i) => startRun(em, rep, redis.url, { name: `fair-${rep}-${i}`, n: 30 }, t0)),
       );
       const exits = await Promise.all(runs.map((r) => r.finished));
       for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
