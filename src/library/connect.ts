@@ -11,6 +11,7 @@ import type { ValidatedJob } from '../job/index.js';
 import { createGate, parseLimitsSpec, type RateGate } from '../limits/index.js';
 import type { Plan, PlanOptions } from '../plan/index.js';
 import {
+  createConcurrencyForShare,
   PlanItems,
   planNextRun,
   type RunEvent,
@@ -35,7 +36,9 @@ export interface ConnectOptions {
   /**
    * With `limitsStore`: this runner's weight in the shared buckets; while
    * runners wait, one with share 2 gets about twice the slots of one with
-   * share 1. @default 1
+   * share 1. `run` keeps `createConcurrency` times the share of creates
+   * waiting (`createConcurrencyForShare`) unless its options say otherwise.
+   * @default 1
    */
   readonly share?: number;
   /** @default a silent logger */
@@ -161,6 +164,9 @@ export function connect(options: ConnectOptions): Connection {
           { client, gate, limits, accountFingerprint: fingerprint },
           jobPath,
           {
+            ...(options.share === undefined
+              ? {}
+              : { createConcurrency: createConcurrencyForShare(options.share) }),
             ...runOptions,
             ...(options.logger && !runOptions.logger ? { logger: options.logger } : {}),
           },

@@ -47,4 +47,4 @@ export type {
   RunJobOptions,
   RunResult,
 } from './types.js';
-export { RUN_DEFAULTS } from './types.js';
+export { createConcurrencyForShare, RUN_DEFAULTS } from './types.js';

@@ -25,6 +25,20 @@ export const RUN_DEFAULTS = {
   completeFromHistory: true,
 } as const;
 
+/**
+ * The creates a runner keeps waiting at a shared gate for its share of the
+ * limits: `createConcurrency` per unit of share. A saturated sliding log
+ * frees its slots in bursts (each returns a window after it was taken, and
+ * takes come bunched), and a runner gets from a burst only the tickets it has
+ * waiting plus those it sends again before the burst is over. With the same
+ * few waiting each, runners take about the same from every burst whatever
+ * their shares, the more so the slower their round trip (a busy machine);
+ * waiting in proportion to the share lets the gate's fair order decide.
+ */
+export function createConcurrencyForShare(share: number): number {
+  return Math.max(1, Math.round(RUN_DEFAULTS.createConcurrency * share));
+}
+
 export interface RunJobOptions {
   /** Path of the job file. */
   readonly jobPath: string;
