@@ -63,6 +63,8 @@ export async function openService(io: CliIo, options: OpenServiceOptions): Promi
   const logger = createLogger({
     format: logFormat(io, options),
     destination: options.logDestination ?? io.stderr,
+    // The CLI's environment is `io.env` (an in-process CLI has its own).
+    ...(io.env.IBATCH_LOG_LEVEL ? { level: io.env.IBATCH_LOG_LEVEL } : {}),
     ...(options.prettyOmits ? { prettyOmits: options.prettyOmits } : {}),
   });
   if (options.emulator) return openEmulator(io, options, logger);

@@ -91,7 +91,11 @@ export function serveFile(
       send(res, 'text/html; charset=utf-8', NOT_MEDIA, head);
     } else if (output[2] === OUTPUT_SEGMENTS.notMedia) {
       send(res, media.mime, NOT_MEDIA, head);
-    } else send(res, media.mime, media.bytes(id), head);
+    } else {
+      const delay = ctx.behaviour.outputDelayMs;
+      if (delay > 0) setTimeout(() => send(res, media.mime, media.bytes(id), head), delay);
+      else send(res, media.mime, media.bytes(id), head);
+    }
     return true;
   }
   const lora = /^\/files\/lora\/([0-9a-f-]{36})\.safetensors$/.exec(path);

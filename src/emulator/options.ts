@@ -78,6 +78,12 @@ export interface Behaviour {
    * the URL (`0.png`, `0.jpg`, `0.webp`) like `outputUrlStyle`. @default 'png'
    */
   imageFormat: ImageFormat;
+  /**
+   * Real milliseconds (never scaled) each generation's output file waits
+   * before it is sent: a slow file host or a slow link, for tests of a
+   * client whose downloads fall behind its creates. @default 0
+   */
+  outputDelayMs: number;
 }
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp';
@@ -98,6 +104,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<Behaviour> = {
   outputUrlStyle: 'plain',
   echoKeyInErrors: false,
   imageFormat: 'png',
+  outputDelayMs: 0,
 };
 
 /** The defaults of {@link FaultConfig} and {@link FaultScript} that are values, written once. */

@@ -64,6 +64,9 @@ export class DownloadStage {
   #partsRemoved = false;
   #failures = 0;
   #localProblem: string | undefined;
+  #backlog = 0;
+  #peakBacklog = 0;
+  #room: { readonly bound: number; readonly listener: () => void } | undefined;
 
   constructor(
     private readonly ctx: DownloadContext,
@@ -86,6 +89,25 @@ export class DownloadStage {
   /** Downloads queued or going (the run's wait reports). */
   get waiting(): number {
     return this.#queue.size + this.#queue.pending;
+  }
+
+  /**
+   * Outputs queued to download and not finished yet (checks of files
+   * downloaded before are not counted): what the run holds for downloads
+   * that fall behind its creates.
+   */
+  get backlog(): number {
+    return this.#backlog;
+  }
+
+  /** The largest `backlog` of the stage's life. */
+  get peakBacklog(): number {
+    return this.#peakBacklog;
+  }
+
+  /** Calls `listener` each time the backlog falls below `bound` again (once it is not full). */
+  onRoomBelow(bound: number, listener: () => void): void {
+    this.#room = { bound, listener };
   }
 
   /** The first download the local folder refused (a link out of it, a permission), if any. */
@@ -186,8 +208,17 @@ export class DownloadStage {
     // No URL: a copy the service failed, nothing to download.
     if (this.#queued.has(id) || !output.url) return;
     this.#queued.add(id);
+    this.#backlog += 1;
+    this.#peakBacklog = Math.max(this.#peakBacklog, this.#backlog);
     // Once done it is recorded downloaded (or failed): only a queued one needs noting.
-    void this.#queue.add(() => this.#download(output, item).finally(() => this.#queued.delete(id)));
+    void this.#queue.add(() => this.#download(output, item).finally(() => this.#ended(id)));
+  }
+
+  #ended(id: string): void {
+    this.#queued.delete(id);
+    this.#backlog -= 1;
+    // The backlog shrinks one at a time: it crossed below the bound just now.
+    if (this.#backlog === (this.#room?.bound ?? 0) - 1) this.#room?.listener();
   }
 
   async #download(output: OutputRecord, item: JobItem): Promise<void> {

@@ -24,7 +24,7 @@ import { DownloadStage } from './downloads.js';
 import { finishRun, progressSnapshot, snapshotThrottle } from './finish-run.js';
 import { type ItemDeps, runGenerationItem } from './generation-item.js';
 import { ItemGraph } from './item-graph.js';
-import { ItemWindow, itemWindowBound } from './item-window.js';
+import { downloadBacklogBound, ItemWindow, itemWindowBound } from './item-window.js';
 import {
   type Driven,
   type DriveSource,
@@ -268,18 +268,40 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
           logger.warn({ influencer: id }, String((error as Error).message));
       }),
     );
+    const bound = itemWindowBound(
+      options.limits.generations.count,
+      options.createConcurrency ?? RUN_DEFAULTS.createConcurrency,
+    );
+    const backlogBound = downloadBacklogBound(bound);
+    let behind = false;
     const window = new ItemWindow<Driven>({
-      bound: itemWindowBound(
-        options.limits.generations.count,
-        options.createConcurrency ?? RUN_DEFAULTS.createConcurrency,
-      ),
+      bound,
       drive: ({ item, step }, slot) => runGenerationItem(ctx, deps, step, item, slot),
       blocker: ({ item }) => inputsPending(item, graph, influencers),
       // Items waiting for a training or a source are whole: no more than a batch of them.
       maxWaiting: expandBatch(items.items.length),
+      // Downloads that fall behind (a slow disk or file host) hold new items
+      // back instead of queueing outputs without end: what was made waits in
+      // memory, and what is not made yet costs nothing until there is room.
+      held: () => {
+        if (downloads.backlog < backlogBound) return false;
+        if (!behind) {
+          behind = true;
+          record(
+            'downloads.behind',
+            `downloads fall behind the creates: ${downloads.backlog} output(s) wait to be downloaded; new items start as they finish`,
+          );
+        }
+        return true;
+      },
     });
+    downloads.onRoomBelow(backlogBound, () => window.wake());
     await Promise.all([...trainings, window.run(drivenItems(source)), repair]);
     await downloads.drain();
+    logger.debug(
+      { event: 'downloads.backlog', peak: downloads.peakBacklog, bound: backlogBound },
+      `at most ${downloads.peakBacklog} output(s) waited to be downloaded at once (new items wait from ${backlogBound})`,
+    );
   } finally {
     stopHeartbeat();
     ctx.watcher.stop(new RunStoppedError('run finished'));

@@ -35,6 +35,12 @@ export interface ItemWindowOptions<T> {
    * not taken. @default no limit
    */
   readonly maxWaiting?: number;
+  /**
+   * True while no new item may be taken from the order (what items already
+   * made wait for downstream is full); `wake()` once it may again. Items
+   * already taken (retries, parked ones released) still go in. @default never
+   */
+  readonly held?: () => boolean;
 }
 
 /**
@@ -45,6 +51,18 @@ export interface ItemWindowOptions<T> {
  */
 export function itemWindowBound(generationsPerWindow: number, createConcurrency: number): number {
   return Math.max(2 * generationsPerWindow, 4 * createConcurrency, 16);
+}
+
+/**
+ * Most outputs a run lets wait for their download before it takes no new
+ * item from its order (`ItemWindowOptions.held`): four windows' worth. An
+ * assumption, not a measure: while the run holds, the items already in the
+ * window keep the rate gate busy, so a burst of completions (one history
+ * poll settles up to 50) does not idle it; a backlog past it says the
+ * downloads do not keep up, and new items would only add to what waits.
+ */
+export function downloadBacklogBound(windowBound: number): number {
+  return 4 * windowBound;
 }
 
 /** A retry waiting for its place again (told apart from an entry by its class). */
@@ -87,6 +105,11 @@ export class ItemWindow<T> {
     return this.#peak;
   }
 
+  /** Takes items from the order again after `held` turned false. */
+  wake(): void {
+    if (this.#finish) this.#fill();
+  }
+
   /** Drives every entry; resolves once each has ended, rejects with the first task's error. */
   run(entries: Iterable<T>): Promise<void> {
     this.#entries = entries[Symbol.iterator]();
@@ -124,6 +147,7 @@ export class ItemWindow<T> {
         continue;
       }
       if (this.#waiting >= (this.#options.maxWaiting ?? Number.POSITIVE_INFINITY)) break;
+      if (this.#options.held?.()) break;
       const next = this.#next();
       if (!next || next.done) {
         this.#entries = undefined;

@@ -59,6 +59,29 @@ describe('ItemWindow', () => {
     expect(window.peak).toBe(3);
   });
 
+  it('takes no new item from the order while held, and goes on once woken', async () => {
+    let held = false;
+    const driven: number[] = [];
+    const window = new ItemWindow<number>({
+      bound: 2,
+      blocker: () => undefined,
+      held: () => held,
+      drive: async (n) => {
+        driven.push(n);
+        // The first item's outputs fill what waits downstream.
+        if (n === 0) held = true;
+      },
+    });
+    const done = window.run([0, 1, 2, 3]);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Room in the window, but held: nothing past the item that filled it.
+    expect(driven).toEqual([0]);
+    held = false;
+    window.wake();
+    await done;
+    expect(driven).toEqual([0, 1, 2, 3]);
+  });
+
   it('parks an item whose input is missing beside the window; it goes in first once the input settles', async () => {
     const source = gate<string>();
     const hold = gate();
