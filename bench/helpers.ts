@@ -191,7 +191,7 @@ async function measure(
 /**
  * ibatch: `runJob` on a job file of N prompts, with a local gate at the scaled
  * limits; `completeFromHistory: false` reads every generation by id (the
- * watcher before issue 17.3), the baseline of the history shortcut; `journal`
+ * watcher before the history shortcut), the baseline of the history shortcut; `journal`
  * puts the journal in PostgreSQL instead of a SQLite file.
  */
 export async function measureIbatch(

@@ -1,6 +1,6 @@
 /**
- * report.html and the review page at 10,000 and 100,000 outputs (issue
- * 17.2), side by side in one run: `ibatch status` and `ibatch report`
+ * report.html and the review page at 10,000 and 100,000 outputs,
+ * side by side in one run: `ibatch status` and `ibatch report`
  * through the real CLI (`node bin/ibatch.js`, so `npm run build` first) on a
  * finished run's journal (bench/large-outputs.ts), the size of the
  * report.html it writes,

@@ -1,10 +1,10 @@
 /**
- * The run benchmark (issue 5): a 300-generation image campaign on a
+ * The run benchmark: a 300-generation image campaign on a
  * time-scaled emulator (20 generations per 3 s, latency 8-40 s unscaled),
  * run by ibatch (`runJob`, local gate at the scaled limits, SQLite journal),
  * by ibatch with its journal in PostgreSQL (a loopback server started here,
  * ./postgres.ts, when installed), by ibatch with the history shortcut off
- * (every generation read by id, issue 17.3's baseline) and by the in-repo
+ * (every generation read by id, the history shortcut's baseline) and by the in-repo
  * naive client (4 workers, per-id polling every 2 s scaled), one after the
  * other in the same process, each on a fresh emulator with the same seed.
  * Every figure comes from the emulator's records (see ./helpers.ts); the
@@ -99,7 +99,7 @@ export function campaignRows(
       metric: 'ibatch requests per created generation, history shortcut off',
       value: noShortcut.requestsPerGeneration,
       unit: 'req/gen',
-      note: `every generation read by id (the watcher before issue 17.3); ${requestsNote(noShortcut)}`,
+      note: `every generation read by id (the watcher before the history shortcut); ${requestsNote(noShortcut)}`,
     },
     {
       group: 'run',

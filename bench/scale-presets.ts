@@ -22,7 +22,7 @@ export interface ScalePreset {
 }
 
 /**
- * The issue's targets are for 1,000 beside 100,000 (`full`); `medium` is the
+ * The targets (docs/benchmarks.md) are for 1,000 beside 100,000 (`full`); `medium` is the
  * earlier 20,000-item stand-in, `quick` a look in a few minutes.
  */
 const PRESETS: Record<string, { readonly small: number; readonly large: number }> = {

@@ -7,7 +7,7 @@ export interface BenchRow {
   /** The measured value (this machine's absolute figure or a ratio). */
   readonly value: number;
   readonly unit: string;
-  /** The target from the issue, as text (e.g. ">= 0.8"), when there is one. */
+  /** The target the figure must meet, as text (e.g. ">= 0.8"), when there is one. */
   readonly target?: string;
   /** Whether the value meets the target; undefined when there is no target. */
   readonly pass?: boolean;

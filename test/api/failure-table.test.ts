@@ -255,7 +255,7 @@ describe('the failure table end to end', () => {
   });
 });
 
-describe('the failure table: a 429 asking to wait beyond the ceiling (issue 13.4)', () => {
+describe('the failure table: a 429 asking to wait beyond the ceiling', () => {
   const now = Date.UTC(2026, 10, 23, 12);
 
   it('is not retried, and stops the run as unreachable (exit 4) with its own code', () => {

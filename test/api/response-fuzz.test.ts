@@ -1,5 +1,5 @@
 /**
- * Arbitrary service responses fed to the client (issue 7): whatever status,
+ * Arbitrary service responses fed to the client: whatever status,
  * headers-worth of JSON or garbage the server answers, every client call
  * either resolves with a value that satisfies the contract or rejects with a
  * typed IbatchError. Never an unstructured crash.

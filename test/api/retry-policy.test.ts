@@ -117,7 +117,7 @@ describe('backoffWithJitter', () => {
   });
 });
 
-describe('the Retry-After ceiling (issue 13.4)', () => {
+describe('the Retry-After ceiling', () => {
   it('is 6 hours: six times the longest window (trainings, 1 hour)', () => {
     expect(LONGEST_RETRY_AFTER_MS).toBe(6 * 3_600_000);
   });

@@ -1,5 +1,5 @@
 /**
- * The short version of `npm run chaos` (issue 7): uploads, a training and
+ * The short version of `npm run chaos`: uploads, a training and
  * ~30 generations with the fault mix on, 5 seeded SIGKILLs, resumed until
  * done; every item charged once net of refunds, no output lost or doubled.
  * Needs `npm run build`.

@@ -49,7 +49,7 @@ export interface ChaosOptions {
    */
   readonly regrow?: { readonly generations: number; readonly kills: number };
   /**
-   * Production faults besides the fault mix (issue 13): the journal reached
+   * Production faults besides the fault mix: the journal reached
    * through other path spellings, and now and then a 429 whose Retry-After is
    * absurd (the run must stop with its own message, resumable, never loop).
    */

@@ -16,7 +16,7 @@ export interface RunnerTarget {
   /**
    * Other spellings of the journal path (a symlinked folder, `x/../`): the
    * spawns take them in turn, and every spelling must be the same journal and
-   * the same lock (issue 13.1).
+   * the same lock.
    */
   readonly journalSpellings?: readonly string[];
 }

@@ -1,5 +1,5 @@
 /**
- * `ibatch costs` (issue 16.3): two tagged jobs run against the emulator over
+ * `ibatch costs`: two tagged jobs run against the emulator over
  * three days; in every `--by` and with `--since`, the journal's groups equal
  * the emulator's ledger, charge by charge, mapped to groups by generation (or
  * training) id. The CLI runs in-process over real HTTP and a real SQLite file.

@@ -1,5 +1,5 @@
 /**
- * Disk and journal failures (issue 13.8): real `ibatch` processes
+ * Disk and journal failures: real `ibatch` processes
  * (`node bin/ibatch.js`, needs `npm run build`) on real journal files, against
  * a real emulator over HTTP. A journal that cannot be written ends with its
  * own message (what failed, the path, that nothing was lost, how to resume),

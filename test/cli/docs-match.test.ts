@@ -1,5 +1,5 @@
 /**
- * Issue 14, "docs match the tool": every command, flag, output-name
+ * "Docs match the tool": every command, flag, output-name
  * placeholder and `IBATCH_*` variable that README.md and docs/*.md show a
  * person is one the tool accepts. The commander program is built in process
  * (`buildProgram`, what `bin/ibatch.js` runs), so a command's options are

@@ -1,5 +1,5 @@
 /**
- * Issue 13.7: an output URL no download can ever succeed from (another
+ * An output URL no download can ever succeed from (another
  * scheme, a redirect to another origin, an HTML page, HTML bytes declared
  * `image/png`) fails its item for good: exit 1 (not 4, "run again to
  * resume"), the manifest lists the output with its URL and the real reason,
@@ -30,7 +30,7 @@ const CASES: Array<[OutputUrlStyle, RegExp]> = [
   ['not-media', /is declared image\/png, but its bytes are no image, video or audio file/],
 ];
 
-describe('downloads that can never succeed fail for good (13.7)', () => {
+describe('downloads that can never succeed fail for good', () => {
   for (const [style, reason] of CASES) {
     it(`${style}: exit 1 with the reason in the manifest; the next run makes only that item`, async () => {
       const em = await testEmulator({ timeScale: SCALE });

@@ -1,5 +1,5 @@
 /**
- * Issue 14.2: every mistake of a job file at once. `validate`, `plan` and
+ * Every mistake of a job file at once. `validate`, `plan` and
  * `run` check a file the same way, so each reports the same complete list in
  * one go, including what the preflight finds on the service (an influencer
  * not on the account) when the file has other mistakes too. Real `ibatch`

@@ -1,5 +1,5 @@
 /**
- * Issue 14.3, help: every command's `--help` shows examples, `run`'s the exit
+ * Help: every command's `--help` shows examples, `run`'s the exit
  * codes and the environment variables, argument names read alike, and a
  * usage mistake prints the error and one line pointing at the help instead
  * of the whole help. The help texts are kept as file snapshots

@@ -127,7 +127,7 @@ describe('a lost journal: the manifest of the output folder says what is done', 
     expectFilesIntact(ws, [kept!]);
   }, 90_000);
 
-  it('the WAL deleted and the journal emptied after a finished run (13.2): nothing is paid again', async () => {
+  it('the WAL deleted and the journal emptied after a finished run: nothing is paid again', async () => {
     const em = await testEmulator({ timeScale: SCALE });
     const ws = workspace(csvJob('lost-wal'));
     writeRows(ws, ROWS);

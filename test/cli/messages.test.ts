@@ -1,5 +1,5 @@
 /**
- * Issue 14.3, small errors: messages say what was being done in words
+ * Small errors: messages say what was being done in words
  * ("creating a generation on MODEL"), not the client's function names
  * (`createGeneration:`), which stay on the error and in the JSON logs; a base
  * URL without /api/v1 gets the URL it probably meant; stops, budget stops and

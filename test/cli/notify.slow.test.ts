@@ -1,5 +1,5 @@
 /**
- * `run --notify URL` and the job's `notify:` (issue 16.2): real `ibatch run`
+ * `run --notify URL` and the job's `notify:`: real `ibatch run`
  * invocations against the emulator over loopback, each announcing its end to
  * a real HTTP receiver (test/helpers/receiver.ts). Spawned processes (the
  * hanging receiver, SIGINT) need `npm run build`.

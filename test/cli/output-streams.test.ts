@@ -1,5 +1,5 @@
 /**
- * `guardedOutput` (issue 13.9): the first error of the stream behind it
+ * `guardedOutput`: the first error of the stream behind it
  * (EPIPE from a reader that went away) is swallowed and every later write is
  * dropped instead of reaching a broken stream. The real-process behaviour is
  * in signals-pipes.slow.test.ts.

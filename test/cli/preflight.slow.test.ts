@@ -1,5 +1,5 @@
 /**
- * Issue 13.10 end to end: what a job names on the service is checked before
+ * End to end: what a job names on the service is checked before
  * anything is spent (unknown or unready influencers, a taken username, a
  * media URL of another service), and changing `output:` between a stop and
  * the resume never splits a run's files. Real `ibatch` (runCli) against real
@@ -92,7 +92,7 @@ const portraitOf = (influencer: string) => [
   '      prompt: "a portrait"',
 ];
 
-describe('checked before spending (13.10)', () => {
+describe('checked before spending', () => {
   it('an unknown username: validate, plan and run exit 2 at the field, suggest the close name, spend nothing', async () => {
     const em = await testEmulator({ timeScale: SCALE });
     await trainInfluencer(em, 'ava_rose');
@@ -203,7 +203,7 @@ function expectWholeRunIn(folder: string): void {
   for (const row of rows) expect(existsSync(path.join(folder, row.file ?? '?'))).toBe(true);
 }
 
-describe('output: changed between a stop and the resume (13.10)', () => {
+describe('output: changed between a stop and the resume', () => {
   it("the resumed run finishes in its folder: no run's files split, none lost, none paid twice", async () => {
     const { ws, resumed } = await stopThenResumeInOut2('moved-output');
     expectWholeRunIn(path.join(ws.dir, 'out'));

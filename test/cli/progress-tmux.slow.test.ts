@@ -1,5 +1,5 @@
 /**
- * Issue 14.1: the live progress on a real terminal. `ibatch run` of a
+ * The live progress on a real terminal. `ibatch run` of a
  * 60-item job on the in-process emulator, inside a tmux pane of 80x24 and of
  * 120x40, with limits tight enough that the run idles between windows. The
  * pane is captured again and again while it runs; each capture must hold

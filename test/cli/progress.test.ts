@@ -1,5 +1,5 @@
 /**
- * Issue 14.1, the parts a tmux pane cannot easily stage (progress-tmux.slow.test.ts
+ * Live progress, the parts a tmux pane cannot easily stage (progress-tmux.slow.test.ts
  * runs the real thing): the service's Retry-After as a countdown, a terminal
  * that shrinks mid-run, colour only without NO_COLOR, and the ETA arithmetic.
  */

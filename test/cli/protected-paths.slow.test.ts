@@ -1,5 +1,5 @@
 /**
- * Issue 13.3 and 13.10 end to end: an output may never land on the journal
+ * Protected paths and the run id, end to end: an output may never land on the journal
  * (or its companions, the model cache, the job file or its inputs), and
  * `--run-id` must be non-empty printable text of at most 100 characters.
  * Real `ibatch` processes against a real emulator over loopback HTTP.
@@ -31,7 +31,7 @@ function jobWith(output: string, filename: string, scene = 's1'): string {
   ].join('\n');
 }
 
-describe('outputs never land on the journal or the inputs (13.3)', () => {
+describe('outputs never land on the journal or the inputs', () => {
   it('validate refuses `output: .ibatch` + `filename: journal.db` (exit 2, at output:)', async () => {
     const em = await testEmulator({ timeScale: SCALE });
     const ws = workspace(jobWith('.ibatch', 'journal.db'));
@@ -112,7 +112,7 @@ describe('outputs never land on the journal or the inputs (13.3)', () => {
   }, 60_000);
 });
 
-describe('--run-id is checked (13.10)', () => {
+describe('--run-id is checked', () => {
   const bad: Array<[string, string]> = [
     ['empty', ''],
     ['a newline', 'a\nb'],

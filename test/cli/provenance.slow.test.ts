@@ -1,5 +1,5 @@
 /**
- * Issue 16.4, provenance: a real `ibatch run` against the emulator leaves,
+ * Provenance: a real `ibatch run` against the emulator leaves,
  * beside every output, a sidecar `<file>.json` that validates against
  * schema/provenance.schema.json, and embeds in the file itself the IPTC
  * AI-generated label and the prompt, which exiftool reads back from PNG,

@@ -1,5 +1,5 @@
 /**
- * Issue 13.4: a 429 whose Retry-After is absurd (34.7 days, an HTTP-date in
+ * A 429 whose Retry-After is absurd (34.7 days, an HTTP-date in
  * 2100) used to overflow Node's timer into a 1 ms busy loop, persisted so
  * every resume looped too. Now it is a stop: a real `ibatch run` process
  * against a real emulator over HTTP exits 4 within seconds, never prints a

@@ -1,5 +1,5 @@
 /**
- * Review decisions from scripts (issue 15, docs/review.md), end to end with
+ * Review decisions from scripts (docs/review.md), end to end with
  * the CLI against a real emulator, the ledger as the judge: `reject` and
  * `approve` record decisions that `status`, the manifest and `plan` show; the
  * next `run` makes exactly the rejected image (new key, new seed) and the

@@ -1,5 +1,5 @@
 /**
- * Signals and pipes never kill a run or corrupt its state (issue 13.9): real
+ * Signals and pipes never kill a run or corrupt its state: real
  * `ibatch` processes (`node bin/ibatch.js`, needs `npm run build`) against a
  * real emulator over HTTP. SIGHUP ends a run like SIGINT/SIGTERM (exit 130,
  * `interrupted`, lock released); a reader that goes away (`| head -2`,

@@ -1,5 +1,5 @@
 /**
- * `status` after every way a run stops (issue 12.8): a real `ibatch run`
+ * `status` after every way a run stops: a real `ibatch run`
  * process against a real emulator over HTTP, stopped by a fault injected
  * through the emulator's admin API or a signal; afterwards `ibatch status
  * --json` shows the stop status matching the exit code, never `running`.

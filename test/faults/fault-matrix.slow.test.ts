@@ -1,5 +1,5 @@
 /**
- * The fault matrix (issue 7): each case runs `ibatch run` (in-process, with
+ * The fault matrix: each case runs `ibatch run` (in-process, with
  * --base-url and scaled --limits) against a FRESH emulator whose faults are
  * scripted, then checks the exit code, the ledger (no double charge), and the
  * words a user reads. Stalls and 5xx storms need small client timeouts and

@@ -1,5 +1,5 @@
 /**
- * Job files asking for extreme sizes (issue 13.6): matrix products (also
+ * Job files asking for extreme sizes: matrix products (also
  * built from YAML aliases), row counts, rows files that are not regular files
  * or are huge, upload globs rooted anywhere. Each runs through the real CLI
  * `validate` in a child process and must end within 10 s, with exit 0 or 2

@@ -1,5 +1,5 @@
 /**
- * Ceilings on what a job file may ask for (issue 13.6): item counts known
+ * Ceilings on what a job file may ask for: item counts known
  * before anything is expanded, rows and job files that must be regular files
  * under a size ceiling, upload globs kept under the job's folder.
  */

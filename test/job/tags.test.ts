@@ -1,5 +1,5 @@
 /**
- * `tags:` (issue 16.3): text labels of a job's spend. Valid ones load as they
+ * `tags:`: text labels of a job's spend. Valid ones load as they
  * were written; numbers, booleans, bad names and untidy values are refused
  * with `file:line:col` and a message saying what to write instead.
  */

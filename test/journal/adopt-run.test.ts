@@ -1,5 +1,5 @@
 /**
- * `adoptRun` (a lost journal, issue 12.6): items found in the manifest become
+ * `adoptRun` (a lost journal): items found in the manifest become
  * one completed run, done for the desired-state comparison, charged nothing,
  * never counted as sent; all of it or nothing.
  */

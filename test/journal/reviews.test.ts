@@ -1,5 +1,5 @@
 /**
- * Review decisions (issue 15) are an append-only log in the journal: the
+ * Review decisions are an append-only log in the journal: the
  * latest decision per output (or per whole item) wins, and a decision made
  * survives the process like any other commit.
  */

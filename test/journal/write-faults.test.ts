@@ -1,5 +1,5 @@
 /**
- * The journal's disk failing (issue 13.8) at the journal's own surface: a
+ * The journal's disk failing at the journal's own surface: a
  * `JournalWriteError` naming the journal, remembered as the journal's first
  * fault and told once; a refusal at open. The CLI's side (messages, exit
  * codes, resumes) is test/cli/disk-faults.slow.test.ts.

@@ -1,5 +1,5 @@
 /**
- * CSV injection guard (issue 13.10): every spelling a spreadsheet runs as a
+ * CSV injection guard: every spelling a spreadsheet runs as a
  * formula gets the leading `'`, plain text and numbers are left alone.
  */
 import { describe, expect, it } from 'vitest';

@@ -70,7 +70,7 @@ describe('downloadOutput', () => {
     await expect(isAlreadyDownloaded(result.path, result.sha256)).resolves.toBe(true);
   });
 
-  it('refuses bytes that are no media of the declared kind, whatever the Content-Type says (13.7)', async () => {
+  it('refuses bytes that are no media of the declared kind, whatever the Content-Type says', async () => {
     const bodies: Record<string, [string, Buffer]> = {
       '/zeros-mp4': ['video/mp4', Buffer.alloc(100)],
       '/zeros-bin': ['application/octet-stream', Buffer.alloc(100)],
@@ -99,7 +99,7 @@ describe('downloadOutput', () => {
     expect(listing(dir)).toEqual([]);
   });
 
-  it('refuses every scheme but http(s) and a URL that is none, for good (13.7)', async () => {
+  it('refuses every scheme but http(s) and a URL that is none, for good', async () => {
     const dir = tempDir('download');
     for (const url of [
       'data:image/png;base64,iVBORw0KGgo=',

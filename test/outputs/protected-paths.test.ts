@@ -1,5 +1,5 @@
 /**
- * Issue 13.3 at the writer: `downloadOutput` never writes over a protected
+ * Protected paths at the writer: `downloadOutput` never writes over a protected
  * path (the journal and its companions, the job file, its inputs), however
  * the target is spelled: directly, inside the journal's lock folder, or
  * through a symlink planted in the output folder. Real files, a real journal

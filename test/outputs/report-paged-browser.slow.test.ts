@@ -1,5 +1,5 @@
 /**
- * A report too long for one document (issue 17): the first rows inline, the
+ * A report too long for one document: the first rows inline, the
  * rest in `report-data/` page files the page adds as the reader scrolls or
  * presses "show more", under the same CSP (a nonce, fresh per render), from
  * `file:` in headless Chromium. A rewrite replaces the page files; a short

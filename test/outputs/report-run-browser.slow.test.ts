@@ -3,7 +3,7 @@
  * image-to-video) runs on the emulator, then its `report.html` is opened in
  * headless Chromium (Debian's `chromium`; `.ci/run` installs it). Every image
  * must load, the totals shown must match the manifest (plus the training
- * charge) and the emulator's ledger. What a person reads (issue 14.6): cards
+ * charge) and the emulator's ledger. What a person reads: cards
  * titled by the item's values, each clip linking the image it was made from,
  * times in the reader's time zone with the finish time and the duration, one
  * cost unit. Saves test-artifacts/report-run.png (whole page) and

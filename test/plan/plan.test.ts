@@ -92,7 +92,7 @@ describe('plan on the emulator', () => {
         const expected = stepItems.reduce((sum, i) => sum + priceOf(i.modelId, i.request).cost, 0);
         expect(step.cost).toBeCloseTo(expected, 6);
       }
-      // Trainings are in the total (issue 12): no journal yet, so each at the published price.
+      // Trainings are in the total: no journal yet, so each at the published price.
       const all = items.reduce((sum, i) => sum + priceOf(i.modelId, i.request).cost, 0);
       const trainings = loaded.influencers.size * ASSUMED_TRAINING_PRICE;
       expect(plan.total).toBeCloseTo(all + trainings, 6);

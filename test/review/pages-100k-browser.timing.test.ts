@@ -1,5 +1,5 @@
 /**
- * report.html and the review page with 100,000 outputs (issue 17.2) in
+ * report.html and the review page with 100,000 outputs in
  * headless Chromium, on one fixture (bench/large-outputs.ts): the report is
  * rebuilt from the journal as `ibatch report` does, stays under 5 MB with
  * the rest in report-data/, and paints its first cards from `file:`; the

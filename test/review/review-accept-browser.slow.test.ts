@@ -1,5 +1,5 @@
 /**
- * Issue 15's acceptance loop in headless Chromium, the ledger as the judge:
+ * The review acceptance loop in headless Chromium, the ledger as the judge:
  * a job of 5 images and a clip made from each, run with the CLI on the
  * emulator; on the review page 3 images approved and 2 rejected with the
  * keyboard (a note on one); a reload keeps the decisions; the next `run`

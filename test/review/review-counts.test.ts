@@ -1,6 +1,6 @@
 /**
- * `status`'s review counts come from a lean read of the output files
- * (issue 17.2), not from the manifest rows: they must count exactly what the
+ * `status`'s review counts come from a lean read of the output files,
+ * not from the manifest rows: they must count exactly what the
  * rows say, the current output files per step and decision in force, over
  * every shape a folder's rows take (a remade item, an item failed after its
  * download, a download of a still open item, a training, cleared and

@@ -1,5 +1,5 @@
 /**
- * The review server over real HTTP on loopback (issue 15.1 and 15.6): every
+ * The review server over real HTTP on loopback: every
  * route needs the token; decisions only by POST with the token in a header
  * and a JSON body, recorded in the journal at once; GET never changes
  * anything; nothing outside the listed output files is served (`..`,

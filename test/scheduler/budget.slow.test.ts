@@ -1,5 +1,5 @@
 /**
- * Issue 5 budget acceptance: a run whose `budget` is below the total stops at
+ * A run whose `budget` is below the total stops at
  * or under it with exit 3 and resumes the same run once the budget is raised;
  * a 402 mid-run (the account runs dry) exits 3 with the balance and
  * purchaseUrl and resumes after a top-up. The ledger shows each item charged

@@ -1,5 +1,5 @@
 /**
- * Issue 5 acceptance: a campaign (an upload set, a training, ~48 generations
+ * A campaign (an upload set, a training, ~48 generations
  * with copies: 2 and a `from:` chain) on a time-scaled emulator, run by the
  * real CLI in a child process that is SIGKILLed at least 20 times (at every
  * crash point, then at seeded random moments) and resumed until it exits 0.

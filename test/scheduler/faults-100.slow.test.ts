@@ -1,5 +1,5 @@
 /**
- * Issue 5 fault acceptance: with 5xx, connection resets (before and after the
+ * A run survives faults: with 5xx, connection resets (before and after the
  * server committed), 429 bursts and 10% failed-and-refunded generations
  * injected on every endpoint, a 100-item run finishes; its net spend equals
  * the successful items' cost (each charged once, failures refunded), and no

@@ -1,5 +1,5 @@
 /**
- * Issue 17.3: a single-output generation whose history entry proves its
+ * A single-output generation whose history entry proves its
  * success completes from the shared history poll, with no read by id; every
  * uncertain case still reads it (docs/polling.md). Requests are counted by
  * the emulator (`requestsByEndpoint` of its admin stats), not by the client.

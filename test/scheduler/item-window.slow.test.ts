@@ -1,5 +1,5 @@
 /**
- * Issue 17.2: a run starts its items lazily, a window over their order
+ * A run starts its items lazily, a window over their order
  * (src/scheduler/item-window.ts). The window on its own (the bound, parked
  * items going in first, a retry taking a place again, the first error), then
  * a real run against the emulator: the items quoted and not yet created

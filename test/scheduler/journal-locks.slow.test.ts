@@ -1,5 +1,5 @@
 /**
- * One lock per job, keyed by the journal file itself (issues 13.1, 12.7), end
+ * One lock per job, keyed by the journal file itself, end
  * to end: real `ibatch run` processes on one emulator over HTTP. Every
  * spelling of one journal (a symlink, a relative `x/../` path, a hard link)
  * is one lock, so a second run of the job is refused and nothing is charged

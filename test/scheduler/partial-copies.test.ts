@@ -1,5 +1,5 @@
 /**
- * Issue 12.4, acceptance: one of two copies of an image fails. The item
+ * One of two copies of an image fails. The item
  * still succeeds with the copy that came back; the failed copy is listed in
  * the manifest and the report with the service's reason (no file), and the
  * report's spend is `status`'s, which is the emulator ledger's, to the credit.

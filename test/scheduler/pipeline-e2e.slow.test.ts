@@ -1,5 +1,5 @@
 /**
- * Issue 6 acceptance, end to end on the emulator over HTTP: three local
+ * The whole pipeline, end to end on the emulator over HTTP: three local
  * reference PNGs -> upload set -> training of a job-local influencer ->
  * image generations with its influencerId -> image-to-video through `from:`.
  * The first run is a real `node bin/ibatch.js` process SIGKILLed while the

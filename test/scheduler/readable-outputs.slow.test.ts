@@ -1,5 +1,5 @@
 /**
- * What a person opens after a run (issue 14.4, 14.5), on the emulator through
+ * What a person opens after a run, on the emulator through
  * the CLI: a CSV job whose columns are not in alphabetical order and whose
  * values carry accents, another script, a duplicate row and a value that
  * tries to climb out of the folder; two copies per image and a `from:` clip

@@ -1,5 +1,5 @@
 /**
- * Issue 13.10 in the library: `runJob({ runId })` refuses the ids `--run-id`
+ * The run id checked in the library: `runJob({ runId })` refuses the ids `--run-id`
  * refuses (empty, unprintable, longer than 100 characters) with a typed
  * UsageError before anything is sent, and accepts 100 printable characters.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13.5: a service that quotes the caller's API key back in its own texts
+ * A service that quotes the caller's API key back in its own texts
  * (a failed generation's and training's `error`, a 4xx/5xx `message` and
  * `details`) must not get the key onto disk or into the output: the client
  * redacts at the boundary where service text comes in, and every sink (the
@@ -16,7 +16,7 @@ import { allFiles, emulator, LIMITS, leaksIn, SECURITY_JOB, writeJob } from './h
 /**
  * The security job (uploads, training, generations) plus an edit of an asset
  * that is not the account's (a 400). The URL is on the service's origin: one
- * of another origin is refused before spending (13.10) and never reaches it.
+ * of another origin is refused before spending and never reaches it.
  */
 const echoJob = (origin: string) => `${SECURITY_JOB}  - id: foreign
     model: nano-edit

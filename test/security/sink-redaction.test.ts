@@ -1,5 +1,5 @@
 /**
- * Issue 13.5, the last line of defence: text that quotes the API key and
+ * The API key's redaction, the last line of defence: text that quotes the API key and
  * reaches a sink directly (not through the client, which redacts first) is
  * still redacted by the sink: every journal op that writes text (items,
  * attempts, outputs, events, influencers), the manifest writer and the report.

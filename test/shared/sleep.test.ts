@@ -1,7 +1,7 @@
 /**
  * The one sleep (src/shared/sleep.ts) with deadlines beyond what one Node
  * timer can hold (2^31-1 ms, 24.8 days): such a timer overflows to 1 ms, so
- * a deadline loop re-arming it spins (issue 13.4). Real timers: the proof is
+ * a deadline loop re-arming it spins. Real timers: the proof is
  * the process's own `TimeoutOverflowWarning`, which Node emits on every
  * overflowing timer.
  */
