@@ -237,6 +237,11 @@ export class Journal {
   addOutputs(runId: string, itemKey: string, outputs: readonly NewOutput[]) {
     return this.#guard(() => ops.addOutputs(this.#j, runId, itemKey, outputs));
   }
+  /** `eachDownloadedFile`: a run's downloaded outputs' files with their owners, one at a time. */
+  eachDownloadedFile(runId: string, visit: Parameters<typeof ops.eachDownloadedFile>[2]) {
+    this.#guard(() => ops.eachDownloadedFile(this.#j, runId, visit));
+  }
+
   listOutputs(runId: string, state?: OutputState, itemKey?: string) {
     return this.#guard(() => ops.listOutputs(this.#j, runId, state, itemKey));
   }

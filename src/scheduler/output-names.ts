@@ -10,7 +10,7 @@
  * suffixed name (`claimReadable`, move-aside.ts).
  */
 import path from 'node:path';
-import { type Journal, OUTPUT_STATE } from '../journal/index.js';
+import type { Journal } from '../journal/index.js';
 import { type DescribedItems, runsInFolder } from '../outputs/index.js';
 import { sha256Hex } from '../shared/index.js';
 import type { OutputKey } from './move-aside.js';
@@ -140,13 +140,12 @@ export class OutputNames {
     const runIds = new Set(runsInFolder(this.journal, this.outputDir).map((r) => r.runId));
     runIds.add(this.runId);
     for (const runId of runIds) {
-      for (const o of this.journal.listOutputs(runId, OUTPUT_STATE.downloaded)) {
-        if (!o.file) continue;
-        const owner = outputOwner(o);
+      this.journal.eachDownloadedFile(runId, ({ itemKey, n, file }) => {
+        const owner = outputOwner({ runId, itemKey, n });
         const id = ownerId(owner);
-        claims.set(o.file, id);
+        claims.set(file, id);
         if (runId !== this.runId) this.#otherRuns.set(id, owner);
-      }
+      });
     }
     this.#claims = claims;
     return claims;

@@ -285,6 +285,10 @@ onEachStore(() => {
         file: 'portraits/a-1.png',
         bytes: 3,
       });
+      // The lean read of the names downloaded outputs took, with their owners.
+      const files: unknown[] = [];
+      journal.eachDownloadedFile(runId, (o) => files.push({ ...o }));
+      expect(files).toEqual([{ itemKey: 'a', n: 1, file: 'portraits/a-1.png' }]);
       // A late duplicate outcome changes nothing.
       refundAttempt(journal, runId, 'a', 1);
       expect(journal.getItem(runId, 'a')?.state).toBe('succeeded');

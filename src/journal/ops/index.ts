@@ -38,6 +38,7 @@ export {
   succeededItemKeys,
 } from './item-history.js';
 export {
+  eachDownloadedFile,
   findDownloadedOutput,
   getOutput,
   listOutputFiles,

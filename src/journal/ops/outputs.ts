@@ -33,6 +33,28 @@ export function listOutputs(
     .map((row) => outputRecordSchema.parse(row));
 }
 
+/**
+ * The file of each downloaded output of a run with its owner (item and
+ * number), one row at a time: what names a run's outputs took in the output
+ * folder, without reading and checking each whole record (a resume's run
+ * holds tens of thousands of them, and whole records at once would be
+ * held only to be dropped).
+ */
+export function eachDownloadedFile(
+  j: JournalDb,
+  runId: string,
+  visit: (output: { readonly itemKey: string; readonly n: number; readonly file: string }) => void,
+): void {
+  const rows = j
+    .stmt(
+      `SELECT item_key AS itemKey, n, file FROM outputs
+       WHERE run_id = ? AND state = '${OUTPUT_STATE.downloaded}' AND file IS NOT NULL AND file <> ''
+       ORDER BY rowid`,
+    )
+    .iterate(runId) as Iterable<{ itemKey: string; n: number; file: string }>;
+  for (const row of rows) visit(row);
+}
+
 /** The outputs of some items of a run (a page of it), in item then output order. */
 export function listOutputsOfItems(
   j: JournalDb,
