@@ -4,9 +4,9 @@ import { setFlagsFromString } from 'node:v8';
 import { main } from '../dist/cli/main.js';
 
 // A full collection once the heap is 1.5× what the last one kept, not the up
-// to 4× V8 allows when collecting is cheap: a 20,000-item run keeps about
-// 90 MB alive, and its garbage took the process to 500 MB before the first
-// full collection (issue 17.2). Costs a few more collections.
+// to 4× V8 allows when collecting is cheap: a long run's garbage otherwise
+// takes the process far past what it keeps alive before the first full
+// collection (figures in docs/benchmarks.md). Costs a few more collections.
 setFlagsFromString('--heap-growing-percent=50');
 
 await main();
