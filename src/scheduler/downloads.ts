@@ -21,41 +21,19 @@ import {
   diskFullCode,
   downloadedOutputRow,
   downloadOutput,
-  type ManifestRow,
   type ManifestWriter,
   OutputDiskFullError,
   partFileTag,
   planOutputFile,
   resolveInside,
 } from '../outputs/index.js';
-import { sidecarPathOf } from '../provenance/index.js';
 import { messageOf } from './classify.js';
-import type { RunContext } from './context.js';
-import {
-  damageOf,
-  exists,
-  failsForGood,
-  isLocalProblem,
-  removeStalePartFiles,
-} from './download-checks.js';
-import { finishInterruptedMove, moveAside } from './move-aside.js';
-import { asideNameOf, OutputNames, outputOwner } from './output-names.js';
-import { type DownloadFacts, provenanceEmbedder, writeOutputSidecar } from './provenance.js';
-
-/** Largest output file accepted (videos included). */
-export const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
-
-/** What `verifyAndRepair` found: files downloaded again, and files whose URL no longer serves them. */
-export interface RepairResult {
-  readonly repaired: number;
-  readonly lost: number;
-}
-
-/** What the download stage needs of a run (a no-op `run` repairs files with it too). */
-export type DownloadContext = Pick<
-  RunContext,
-  'runId' | 'journal' | 'outputDir' | 'protectedPaths' | 'stop' | 'emit' | 'record'
-> & { readonly job: Pick<RunContext['job'], 'name'> };
+import { failsForGood, isLocalProblem, removeStalePartFiles } from './download-checks.js';
+import { type DownloadContext, MAX_OUTPUT_BYTES, type RepairResult } from './download-context.js';
+import { moveAside } from './move-aside.js';
+import { OutputNames, outputOwner } from './output-names.js';
+import { provenanceEmbedder } from './provenance.js';
+import { repairOutput, writeSidecar } from './repair-output.js';
 
 export class DownloadStage {
   readonly #queue: PQueue;
@@ -161,7 +139,7 @@ export class DownloadStage {
         }
         checks.push(
           this.#queue.add(async () => {
-            const verdict = await this.#repair(output);
+            const verdict = await repairOutput(this.ctx, output);
             if (verdict) counts[verdict] += 1;
           }),
         );
@@ -275,7 +253,7 @@ export class DownloadStage {
       ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, file);
       const row = downloadedOutputRow(ctx.journal, output);
       if (row) this.manifest.append(row);
-      await this.#sidecar(output, result, row);
+      await writeSidecar(this.ctx, output, result, row);
     } catch (error) {
       if (ctx.stop.hardStop.signal.aborted) return;
       // The file, or its manifest line, found no room on the disk.
@@ -318,89 +296,6 @@ export class DownloadStage {
         `download of ${item.stepId}/${item.label} #${output.n} failed: ${message}`,
         item.key,
       );
-    }
-  }
-
-  /** Restores one downloaded output when its file is damaged; undefined when it is fine. */
-  async #repair(output: OutputRecord): Promise<keyof RepairResult | undefined> {
-    const { ctx } = this;
-    const file = output.file ?? '';
-    let problem: string | undefined;
-    let dest = '';
-    try {
-      dest = resolveInside(ctx.outputDir, file);
-      problem = await damageOf(dest, output);
-    } catch (error) {
-      problem = messageOf(error);
-    }
-    if (ctx.stop.hardStop.signal.aborted) return undefined;
-    if (problem === 'missing' && (await this.#finishMove(output))) return undefined;
-    if (!problem) {
-      // A sidecar lost (or never written: a kill right after the journal
-      // recorded the file) is written again from the journal.
-      if (!(await exists(sidecarPathOf(dest)))) await this.#sidecar(output);
-      return undefined;
-    }
-    try {
-      if (!dest || !output.url) throw new Error('no safe name or URL to download it again from');
-      const result = await downloadOutput({
-        url: output.url,
-        maxBytes: MAX_OUTPUT_BYTES,
-        signal: ctx.stop.hardStop.signal,
-        protectedPaths: ctx.protectedPaths,
-        partTag: partFileTag(ctx.job.name),
-        dest,
-        // The file is this output's own (the journal says so): restore it.
-        existing: 'replace',
-        embed: provenanceEmbedder(ctx.journal, output),
-      });
-      ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, {
-        file,
-        sha256: result.sha256,
-        bytes: result.bytes,
-        contentType: result.contentType,
-      });
-      ctx.record('output.repaired', `${file} was ${problem}: downloaded again`, output.itemKey);
-      await this.#sidecar(output, result);
-      return 'repaired';
-    } catch (error) {
-      if (ctx.stop.hardStop.signal.aborted) return undefined;
-      const message = `${file} is ${problem} and cannot be downloaded again: ${messageOf(error)}`;
-      ctx.record('output.lost', message, output.itemKey, { runId: output.runId, n: output.n });
-      ctx.emit({ type: 'warning', message });
-      return 'lost';
-    }
-  }
-
-  /**
-   * A file missing at its recorded name that sits at its aside name: a move
-   * aside (move-aside.ts) killed before the journal learnt it. Records it.
-   */
-  async #finishMove(output: OutputRecord): Promise<boolean> {
-    if (!output.file) return false;
-    const aside = asideNameOf(output.file, output);
-    if (!(await finishInterruptedMove(this.ctx.journal, this.ctx.outputDir, output, aside)))
-      return false;
-    this.ctx.record('output.moved', `${output.file} was moved aside to ${aside}`, output.itemKey);
-    return true;
-  }
-
-  /**
-   * Writes the provenance sidecar of a downloaded output. Never replaces a
-   * file, and never fails the output: the file is recorded already, and the
-   * next run's check writes a missing sidecar again.
-   */
-  async #sidecar(output: OutputRecord, facts?: DownloadFacts, row?: ManifestRow): Promise<void> {
-    const { ctx } = this;
-    try {
-      if (await writeOutputSidecar(ctx.journal, ctx.outputDir, output, facts, row)) return;
-      const message = `the provenance sidecar of ${output.file ?? output.itemKey} was not written: a file already has its name`;
-      ctx.record('output.sidecar_exists', message, output.itemKey);
-      ctx.emit({ type: 'warning', message });
-    } catch (error) {
-      const message = `the provenance sidecar of ${output.file ?? output.itemKey} was not written: ${messageOf(error)}`;
-      ctx.record('output.sidecar_failed', message, output.itemKey);
-      ctx.emit({ type: 'warning', message });
     }
   }
 

@@ -21,7 +21,7 @@ import { EXIT, IbatchError } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import { damageOf } from './download-checks.js';
-import { MAX_OUTPUT_BYTES } from './downloads.js';
+import { MAX_OUTPUT_BYTES } from './download-context.js';
 import { provenanceEmbedder } from './provenance.js';
 
 /** An output of another machine that could not be fetched here with its recorded bytes. */
