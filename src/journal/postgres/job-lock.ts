@@ -11,7 +11,7 @@
  */
 import { logIsQuiet, noteLogLine, sleep, thisMachine } from '../../shared/index.js';
 import { JournalLockedError, type LockHolder } from '../errors.js';
-import type { JournalLock } from '../journal.js';
+import type { JournalLock } from '../journal-handle.js';
 import { LONGEST_LOCK_WAIT_MS } from '../lock.js';
 import type { OpenJournalOptions } from '../open.js';
 import type { SyncPostgres } from './sync-client.js';
