@@ -51,73 +51,90 @@ export function writeFileAtomicSync(file: string, content: string | Uint8Array):
 export const FLUSH_BYTES = 1 << 20;
 
 /**
- * A file written in pieces, then put in place as `writeFileAtomicSync` does
- * (a temp file beside it, fsynced, renamed over it, the folder fsynced): a
- * 100,000-row manifest is written without its whole text in memory.
- * `abort` (or any failure of `commit`) removes the temp file.
+ * A temp file beside `file` (`tempBeside`), written in pieces through a
+ * buffer of at most `FLUSH_BYTES`: the manifest's rewrite and its row spool
+ * write 100,000 rows without their whole text in memory. `abort` closes and
+ * removes it.
  */
-export class AtomicFileSync {
-  readonly #file: string;
-  readonly #temp: string;
+export class TempFileSync {
+  readonly temp: string;
   #fd: number | undefined;
   #pending: string[] = [];
   #pendingBytes = 0;
 
   constructor(file: string) {
-    this.#file = file;
-    this.#temp = tempBeside(file);
-    this.#fd = openSync(this.#temp, 'wx');
+    this.temp = tempBeside(file);
+    this.#fd = openSync(this.temp, 'wx');
   }
 
   write(content: string | Uint8Array): void {
     if (typeof content !== 'string') {
-      this.#flush();
-      writeSync(this.#openFd(), content);
+      this.flush();
+      writeSync(this.openFd(), content);
       return;
     }
     this.#pending.push(content);
     this.#pendingBytes += content.length;
-    if (this.#pendingBytes >= FLUSH_BYTES) this.#flush();
+    if (this.#pendingBytes >= FLUSH_BYTES) this.flush();
   }
 
-  commit(): void {
-    try {
-      this.#flush();
-      const fd = this.#openFd();
-      fsyncSync(fd);
-      this.#fd = undefined;
-      closeSync(fd);
-      renameSync(this.#temp, this.#file);
-    } catch (error) {
-      this.abort();
-      throw error;
-    }
-    fsyncDirSync(path.dirname(this.#file));
-  }
-
-  /** Drops the temp file (nothing to do once committed). */
-  abort(): void {
-    if (this.#fd !== undefined) closeSync(this.#fd);
-    this.#fd = undefined;
+  /** Writes what the buffer holds. */
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const text = this.#pending.join('');
     this.#pending = [];
+    this.#pendingBytes = 0;
+    writeSync(this.openFd(), Buffer.from(text, 'utf8'));
+  }
+
+  /** Closes and removes the temp file (nothing to remove once renamed). */
+  abort(): void {
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.closeFd();
     try {
-      unlinkSync(this.#temp);
+      unlinkSync(this.temp);
     } catch {
       // already renamed or never created
     }
   }
 
-  #flush(): void {
-    if (this.#pending.length === 0) return;
-    const text = this.#pending.join('');
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    writeSync(this.#openFd(), Buffer.from(text, 'utf8'));
+  protected openFd(): number {
+    if (this.#fd === undefined) throw new Error(`${this.temp} is closed`);
+    return this.#fd;
   }
 
-  #openFd(): number {
-    if (this.#fd === undefined) throw new Error(`${this.#temp} is closed`);
-    return this.#fd;
+  protected closeFd(): void {
+    const fd = this.#fd;
+    this.#fd = undefined;
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * A file written in pieces, then put in place as `writeFileAtomicSync` does
+ * (its temp file fsynced, renamed over it, the folder fsynced). `abort` (or
+ * any failure of `commit`) removes the temp file.
+ */
+export class AtomicFileSync extends TempFileSync {
+  readonly #file: string;
+
+  constructor(file: string) {
+    super(file);
+    this.#file = file;
+  }
+
+  commit(): void {
+    try {
+      this.flush();
+      fsyncSync(this.openFd());
+      this.closeFd();
+      renameSync(this.temp, this.#file);
+    } catch (error) {
+      this.abort();
+      throw error;
+    }
+    fsyncDirSync(path.dirname(this.#file));
   }
 }
 

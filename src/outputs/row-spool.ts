@@ -6,10 +6,8 @@
  * read back, never all held in memory. The spool is a temp file beside the
  * manifest (the same disk the manifest is written to), removed by `dispose`.
  */
-import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { tempBeside } from '../shared/index.js';
-import { FLUSH_BYTES } from './fs-durable.js';
+import { TempFileSync } from './fs-durable.js';
 import { manifestLines } from './manifest-read.js';
 import type { ManifestRow } from './manifest-row.js';
 
@@ -19,47 +17,26 @@ export function spoolOf(dir: string): string {
 }
 
 export class RowSpool {
-  readonly #file: string;
-  #fd: number | undefined;
-  #pending: string[] = [];
-  #pendingBytes = 0;
+  readonly #file: TempFileSync;
 
   constructor(dir: string) {
-    this.#file = tempBeside(spoolOf(dir));
-    this.#fd = openSync(this.#file, 'wx');
+    this.#file = new TempFileSync(spoolOf(dir));
   }
 
   add(row: ManifestRow): void {
-    const line = `${JSON.stringify(row)}\n`;
-    this.#pending.push(line);
-    this.#pendingBytes += line.length;
-    if (this.#pendingBytes >= FLUSH_BYTES) this.#flush();
+    this.#file.write(`${JSON.stringify(row)}\n`);
   }
 
   /** The rows added, in their order (everything added is written first). */
   *rows(): Generator<ManifestRow> {
-    this.#flush();
-    for (const line of manifestLines(this.#file)) {
+    this.#file.flush();
+    for (const line of manifestLines(this.#file.temp)) {
       if (line !== '') yield JSON.parse(line) as ManifestRow;
     }
   }
 
   /** Closes and removes the spool. */
   dispose(): void {
-    if (this.#fd !== undefined) closeSync(this.#fd);
-    this.#fd = undefined;
-    this.#pending = [];
-    try {
-      unlinkSync(this.#file);
-    } catch {
-      // never created
-    }
-  }
-
-  #flush(): void {
-    if (this.#pending.length === 0 || this.#fd === undefined) return;
-    writeSync(this.#fd, Buffer.from(this.#pending.join(''), 'utf8'));
-    this.#pending = [];
-    this.#pendingBytes = 0;
+    this.#file.abort();
   }
 }
