@@ -16,7 +16,7 @@ import {
   type RetryOptions,
 } from '../api/index.js';
 import { type NotifyTarget, receiverName } from '../job/index.js';
-import { type Logger, sleep, undici } from '../shared/index.js';
+import { type Logger, linkSignals, sleep, undici } from '../shared/index.js';
 import { USER_AGENT } from '../version.js';
 import type { RunEndEvent } from './event.js';
 import { slackMessage } from './slack.js';
@@ -133,6 +133,7 @@ async function attempt(
 ): Promise<Failure | undefined> {
   const { origin, pathname, search } = new URL(url);
   const timeout = AbortSignal.timeout(post.attemptMs);
+  const link = linkSignals([post.deadline, timeout]);
   try {
     const response = await post.agent.request({
       origin,
@@ -142,7 +143,7 @@ async function attempt(
       body,
       headersTimeout: post.attemptMs,
       bodyTimeout: post.attemptMs,
-      signal: AbortSignal.any([post.deadline, timeout]),
+      signal: link.signal,
     });
     // The answer's body says nothing we use; reading it frees the socket.
     await response.body.dump().catch(() => undefined);
@@ -158,6 +159,8 @@ async function attempt(
       code === 'UND_ERR_BODY_TIMEOUT' ||
       code === 'UND_ERR_CONNECT_TIMEOUT';
     return timedOut ? { type: 'timeout' } : { type: 'network' };
+  } finally {
+    link.release();
   }
 }
 
