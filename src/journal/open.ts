@@ -66,6 +66,15 @@ export interface OpenJournalOptions {
   readonly now?: () => number;
 }
 
+/**
+ * SQLite's own default page cache (2 MB), not the 16 MB better-sqlite3 sets:
+ * a reader (plan, status, report) reads most pages once, and a run's reads
+ * and writes find the pages it does not keep in the OS's file cache. On a
+ * long run the larger cache costs more memory than the CPU it saves
+ * (docs/benchmarks.md, scaleRun).
+ */
+const SQLITE_PAGE_CACHE = 'cache_size = -2000';
+
 /** `path`: a journal file, or a PostgreSQL journal's `postgres://` URL (postgres/url.ts). */
 export async function openJournal(
   path: string,
@@ -78,10 +87,7 @@ export async function openJournal(
     const db = new Database(fullPath, { readonly: true, fileMustExist: true });
     try {
       db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? JOURNAL_OPEN_DEFAULTS.busyTimeoutMs}`);
-      // A reader (plan, status, report) reads most pages once: SQLite's own
-      // default page cache, not the larger one better-sqlite3 sets, which a
-      // plan reading a large journal fills for nothing.
-      db.pragma('cache_size = -2000');
+      db.pragma(SQLITE_PAGE_CACHE);
       assertCurrentSchema(db, fullPath);
     } catch (error) {
       db.close();
@@ -171,6 +177,7 @@ async function openWriter(fullPath: string, options: OpenJournalOptions): Promis
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
+    db.pragma(SQLITE_PAGE_CACHE);
     const store = sqliteStore(db, options.now);
     migrate(db, fullPath);
     applyFullDiskHook(db);

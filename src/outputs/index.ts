@@ -22,6 +22,7 @@ export {
 export { type DownloadOptions, type DownloadResult, downloadOutput } from './download.js';
 export { createDownloadQueue } from './download-queue.js';
 export * from './errors.js';
+export type { FolderRows } from './folder-rows.js';
 export {
   isSingleLinkedFile,
   type LeavingLink,
@@ -63,7 +64,7 @@ export {
   recordedOutputDir,
   runsInFolder,
 } from './manifest-rows.js';
-export { type AppendResult, type FolderRows, ManifestWriter } from './manifest-writer.js';
+export { type AppendResult, ManifestWriter } from './manifest-writer.js';
 export {
   DEFAULT_OUTPUT_TEMPLATE,
   fixedFolderOf,

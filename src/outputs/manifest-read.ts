@@ -23,6 +23,24 @@ export function readManifest(
   return readRows(outputDir, keep, onSkipped, () => false) as ManifestRow[];
 }
 
+/**
+ * The rows of `manifest.jsonl` of `outputDir` in file order, each validated
+ * as it is read and none held: a repeated key is given each time, torn or
+ * foreign lines are skipped (as `readManifest`).
+ */
+export function* manifestRowsInOrder(outputDir: string): Generator<ManifestRow> {
+  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
+    if (line.trim() === '') continue;
+    let row: ManifestRow;
+    try {
+      row = ManifestRowSchema.parse(JSON.parse(line));
+    } catch {
+      continue; // torn or foreign line: as readManifest
+    }
+    yield row;
+  }
+}
+
 /** What `readManifestAround` knows of a row before validating it: the fields as written. */
 export interface RawRowOwner {
   readonly runId?: unknown;

@@ -18,7 +18,6 @@
  * and has one column per template variable (`manifestCsvColumns`): a row
  * naming a variable the header lacks rewrites the CSV with the new column.
  */
-import { createHash } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -31,17 +30,24 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import {
+  hash52,
   type Logger,
   makeFolderSync,
   redactDeep,
   removeDeadWritersTemps,
 } from '../shared/index.js';
 import { csvLine } from './csv.js';
-import { CurrentRule, type DescribedItems } from './current.js';
+import type { DescribedItems } from './current.js';
 import { diskFullCode } from './errors.js';
+import { checkedFolderRows, type FolderRows } from './folder-rows.js';
 import { checkedRow, MANIFEST_CSV, MANIFEST_JSONL, writeManifestFiles } from './manifest-files.js';
 import { withManifestLock } from './manifest-lock.js';
-import { type RawRowOwner, readManifest, readManifestAround } from './manifest-read.js';
+import {
+  manifestRowsInOrder,
+  type RawRowOwner,
+  readManifest,
+  readManifestAround,
+} from './manifest-read.js';
 import {
   addVarNames,
   csvColumnsOf,
@@ -51,26 +57,19 @@ import {
   manifestRowKey,
 } from './manifest-row.js';
 import { RowSpool, spoolOf } from './row-spool.js';
-
-/** The files a rows rebuild of one job writes around: see `ManifestWriter.replace`. */
-export interface FolderRows {
-  /** Rows kept as they are on disk (other jobs'), before the job's rows. */
-  readonly before: readonly ManifestRow[];
-  /** The job's rows, iterated once, marked `current` by the rewrite. */
-  readonly own: () => Iterable<ManifestRow>;
-  /** Rows kept as they are on disk, after the job's rows. */
-  readonly after: readonly ManifestRow[];
-}
+import { RowsOnce } from './rows-once.js';
 
 export type AppendResult = 'appended' | 'unchanged' | 'replaced';
 
 export class ManifestWriter {
   /**
-   * A digest of each recorded row's JSON by key, not the rows: a 20,000-item
-   * run appends 20,000 rows, and only "same as recorded?" is asked of them
-   * (a rewrite, rare, reads the rows back from the file).
+   * A digest of each recorded row's JSON by its key, both as numbers
+   * (`hash52`), not the rows: a 100,000-item run appends 100,000 rows, and
+   * only "same as recorded?" is asked of them. Two keys sharing a number
+   * only send an append down the rewrite path, which finds rows by their
+   * real key.
    */
-  private readonly digests = new Map<string, string>();
+  private digests = new Map<number, number>();
   private jsonlFd: number | undefined;
   private csvFd: number | undefined;
   /** The columns of the CSV on disk, and the template variables they hold. */
@@ -122,7 +121,41 @@ export class ManifestWriter {
    */
   private load(): void {
     if (this.loaded && this.unchangedOnDisk()) return;
-    this.rewriteFiles(readManifest(this.outputDir).map((row) => redactDeep(row)));
+    this.rewriteFromDisk();
+  }
+
+  /**
+   * Rewrites both files from the rows on disk, redacted (a torn or foreign
+   * line dropped, a repeated key written once: `RowsOnce`), with `extra`
+   * after them as if it were the file's last line, without holding the rows:
+   * the first pass reads each into a spool (row-spool.ts) and learns the
+   * keys and CSV columns, the second writes the files from the spool. A
+   * resumed 100,000-item run otherwise holds the 75,000 rows written before
+   * its kill at its first append. Holding the manifest lock. Returns
+   * whether `extra` replaced a row on disk.
+   */
+  private rewriteFromDisk(extra?: ManifestRow): boolean {
+    removeDeadWritersTemps(spoolOf(this.outputDir));
+    const spool = new RowSpool(this.outputDir);
+    try {
+      const once = new RowsOnce();
+      const names = new Set<string>();
+      const digests = new Map<number, number>();
+      const extraKey = extra && manifestRowKey(extra);
+      let replaced = false;
+      for (const row of rowsThen(this.outputDir, extra)) {
+        const key = manifestRowKey(row);
+        if (row !== extra && key === extraKey) replaced = true;
+        once.see(row);
+        addVarNames(names, row);
+        digests.set(hash52(key), hash52(JSON.stringify(row)));
+        spool.add(row);
+      }
+      this.replaceFiles(once.once(spool.rows()), names, digests);
+      return replaced;
+    } finally {
+      spool.dispose();
+    }
   }
 
   /** Whether both files are still the ones this writer last wrote. */
@@ -208,21 +241,18 @@ export class ManifestWriter {
 
   private appendLocked(row: ManifestRow): AppendResult {
     this.load();
-    const key = manifestRowKey(row);
+    const id = hash52(manifestRowKey(row));
     const json = JSON.stringify(row);
-    const previous = this.digests.get(key);
-    if (previous === digestOf(json)) return 'unchanged';
+    const digest = hash52(json);
+    const previous = this.digests.get(id);
+    if (previous === digest) return 'unchanged';
     const newColumn = Object.keys(row.vars ?? {}).some((name) => !this.csvVars.has(name));
     if (previous !== undefined || newColumn) {
-      // The file holds every recorded row (each append is written at once).
-      const rows = this.rows();
-      const at = rows.findIndex((r) => manifestRowKey(r) === key);
-      if (at >= 0) rows[at] = row;
-      else rows.push(row);
-      this.rewriteFiles(rows);
-      return previous !== undefined ? 'replaced' : 'appended';
+      // The file holds every recorded row (each append is written at once):
+      // the row goes after them, and replaces its key's row in its place.
+      return this.rewriteFromDisk(row) ? 'replaced' : 'appended';
     }
-    this.digests.set(key, digestOf(json));
+    this.digests.set(id, digest);
     const [jsonl, csv] = this.handles();
     // A process killed mid-line (another job's) leaves a torn last line:
     // this row starts on a line of its own.
@@ -251,16 +281,31 @@ export class ManifestWriter {
 
   /** Writes checked `rows` (a later row of a key replaces an earlier one, in its place). */
   private rewriteFiles(checked: readonly ManifestRow[]): void {
-    this.closeHandles();
-    this.loaded = true;
     const byKey = new Map<string, ManifestRow>();
     for (const row of checked) byKey.set(manifestRowKey(row), row);
-    const rows = [...byKey.values()];
-    this.digests.clear();
-    for (const [key, row] of byKey) this.digests.set(key, digestOf(JSON.stringify(row)));
-    this.csvColumns = manifestCsvColumns(rows);
-    this.csvVars = new Set(rows.flatMap((row) => Object.keys(row.vars ?? {})));
-    // Rows in the map are checked already (`checkedRow` on the way in).
+    const names = new Set<string>();
+    const digests = new Map<number, number>();
+    for (const [key, row] of byKey) {
+      addVarNames(names, row);
+      digests.set(hash52(key), hash52(JSON.stringify(row)));
+    }
+    this.replaceFiles(byKey.values(), names, digests);
+  }
+
+  /**
+   * Replaces both files with checked `rows`, one per key, whose template
+   * variables are `names` and whose digests are `digests`.
+   */
+  private replaceFiles(
+    rows: Iterable<ManifestRow>,
+    names: Set<string>,
+    digests: Map<number, number>,
+  ): void {
+    this.closeHandles();
+    this.loaded = true;
+    this.digests = digests;
+    this.csvColumns = csvColumnsOf(names);
+    this.csvVars = names;
     writeManifestFiles(this.outputDir, rows, this.csvColumns);
     const [jsonl, csv] = this.handles();
     this.written = { jsonl: fstatSync(jsonl).ino, csv: fstatSync(csv).ino };
@@ -289,56 +334,8 @@ function endLine(fd: number, eol: string): void {
   if (last[0] !== 0x0a) writeSync(fd, eol);
 }
 
-/**
- * The rows a `replace` writes, checked (the job's marked `current`, a key
- * repeated among them written once, where it first appears, with its last
- * row), and the CSV columns of all of them. The kept rows are iterated once
- * for the columns and once for the files; the job's once, into `spool`,
- * which gives them back for the files (see `replace`).
- */
-function checkedFolderRows(
-  folder: FolderRows,
-  spool: RowSpool,
-  onRow: ((row: ManifestRow) => void) | undefined,
-  described: DescribedItems | undefined,
-): [Iterable<ManifestRow>, ManifestCsvColumn[]] {
-  const marker = new CurrentRule(described);
-  const names = new Set<string>();
-  for (const row of folder.before) addVarNames(names, row);
-  // A key seen twice is written once, where it first appears, with its last
-  // row (what a Map of rows by key does): rare, so only those are kept.
-  const keys = new Set<string>();
-  const repeated = new Map<string, ManifestRow>();
-  for (const row of folder.own()) {
-    spool.add(row);
-    marker.see(row);
-    addVarNames(names, row);
-    const key = manifestRowKey(row);
-    if (keys.has(key)) repeated.set(key, row);
-    else keys.add(key);
-  }
-  for (const row of folder.after) addVarNames(names, row);
-  keys.clear();
-  function* checked(): Generator<ManifestRow> {
-    for (const row of folder.before) yield checkedRow(row);
-    for (const raw of spool.rows()) {
-      const key = manifestRowKey(raw);
-      const last = repeated.get(key);
-      if (last !== undefined && keys.has(key)) continue;
-      if (last !== undefined) keys.add(key);
-      // The spool's rows (and `last`, built for this rewrite) are its own copies.
-      const own = last ?? raw;
-      marker.markInPlace(own);
-      const row = checkedRow(own);
-      onRow?.(row);
-      yield row;
-    }
-    for (const row of folder.after) yield checkedRow(row);
-  }
-  return [checked(), csvColumnsOf(names)];
-}
-
-/** What `append` compares: rows of equal JSON are the same row. */
-function digestOf(json: string): string {
-  return createHash('sha256').update(json).digest('base64');
+/** The rows on disk in file order, redacted, then `extra` (already checked) when given. */
+function* rowsThen(outputDir: string, extra: ManifestRow | undefined): Generator<ManifestRow> {
+  for (const row of manifestRowsInOrder(outputDir)) yield redactDeep(row);
+  if (extra) yield extra;
 }

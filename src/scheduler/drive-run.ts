@@ -183,6 +183,8 @@ function recordFacts(started: StartedRun, fingerprint: string): void {
     { fingerprint, service: serviceOfRun(selection.run) },
     selection.state.verdicts,
     identities,
+    // The run's end, its peak: the records read here hold the items' strings, not copies.
+    validated.items.held(),
   );
 }
 

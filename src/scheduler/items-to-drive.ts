@@ -116,6 +116,11 @@ export function* drivenItems(source: DriveSource): Generator<Driven> {
         yield { item: asSent(record, jobItem), step: { ...step, retries: 0 } };
       }
     }
+    // A suspended generator keeps its whole frame: without this, a batch
+    // driven already (its records, its whole items) stays alive beside the
+    // next one for as long as that is driven.
+    batch.clear();
+    whole.clear();
   }
 }
 

@@ -16,7 +16,7 @@
  * only by expanding the job.
  */
 import { jobInputPaths, type LoadedJob } from '../job/index.js';
-import { type Journal, type RunRecord, serviceOfRun } from '../journal/index.js';
+import { type HeldStrings, type Journal, type RunRecord, serviceOfRun } from '../journal/index.js';
 import { contentHash } from '../shared/index.js';
 import { hashFile } from '../uploads/index.js';
 import { jobFileDrift } from './decide/run-history.js';
@@ -66,8 +66,10 @@ export function recordJobFacts(
   input: { readonly fingerprint: string; readonly service: string },
   keys: { has(key: string): boolean },
   identities: { get(key: string): string | undefined },
+  /** The job's items' own strings, for the records read here to share (`latestItems`). */
+  held?: HeldStrings,
 ): void {
-  const drift = jobFileDrift(journal, run.jobName, input, keys, identities);
+  const drift = jobFileDrift(journal, run.jobName, input, keys, identities, held);
   const facts: JobFacts = {
     input: input.fingerprint,
     service: input.service,

@@ -12,22 +12,20 @@
 import path from 'node:path';
 import type { Journal } from '../journal/index.js';
 import { type DescribedItems, runsInFolder } from '../outputs/index.js';
-import { sha256Hex } from '../shared/index.js';
+import { hash52, sha256Hex } from '../shared/index.js';
 import type { OutputKey } from './move-aside.js';
 
 /** The holder of a name found on disk that no journal record owns. */
 const ON_DISK = -1;
 
 /**
- * An owner as a number: the first 52 bits of its sha256, exact in a double.
- * The claims hold one entry per output written into the folder, for the
- * whole run: a number per entry, not the owner's string (run id, item key,
- * number), keeps what a long run holds small. Two owners would share a number
- * only by a 52-bit hash collision between two outputs planning the same name.
+ * An owner as a number (`hash52`). The claims hold one entry per output
+ * written into the folder, for the whole run: a number per entry, not the
+ * owner's string (run id, item key, number), keeps what a long run holds
+ * small. Two owners would share a number only by a 52-bit hash collision
+ * between two outputs planning the same name.
  */
-function ownerId(owner: string): number {
-  return Number.parseInt(sha256Hex(owner).slice(0, 13), 16);
-}
+const ownerId = hash52;
 
 /** The identity of one output across runs. */
 export function outputOwner(output: OutputKey): string {

@@ -27,6 +27,17 @@ export function sha256Hex(text: string | Uint8Array): string {
 }
 
 /**
+ * A text as a number: the first 52 bits of its sha256, exact in a double.
+ * For what a long run holds one of per item or output (a Map of these holds
+ * numbers, not strings): two texts share a number only by a 52-bit hash
+ * collision, so a caller uses it where a collision costs a slower path or a
+ * suffixed name, never a wrong answer it cannot see.
+ */
+export function hash52(text: string): number {
+  return Number.parseInt(sha256Hex(text).slice(0, 13), 16);
+}
+
+/**
  * sha256 (hex) identifying a value: request, config and contract hashes.
  * What is hashed is the canonical JSON *as a JSON string literal* (quoted and
  * escaped): every journal so far stores digests of that text (the old call

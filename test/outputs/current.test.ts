@@ -53,3 +53,46 @@ describe('current, superseded, retired', () => {
     expect(marked && 'currentReason' in marked).toBe(false);
   });
 });
+
+describe('the rule over many rows (its compact bookkeeping against the rule stated plainly)', () => {
+  /** The rule as the module's doc states it, over rows held in memory. */
+  function plainly(rows: readonly ReturnType<typeof anyRow>[]) {
+    const runsOf = (step: string, item: string) =>
+      rows.filter((r) => r.step === step && r.item === item);
+    return rows.map((r) => {
+      const same = runsOf(r.step, r.item);
+      const succeeded = same.filter((s) => s.status === 'succeeded').at(-1);
+      const current = (succeeded ?? same.at(-1))?.runId;
+      return r.runId === current
+        ? { current: true }
+        : { current: false, currentReason: supersededReason(current ?? 'another run') };
+    });
+  }
+  const statuses = ['succeeded', 'failed', 'blocked'] as const;
+  let seed = 7;
+  const next = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const anyRow = () =>
+    ({
+      runId: `r${next(40)}`,
+      step: next(2) === 0 ? 'hero' : 'clip',
+      item: `item-${next(60)}`,
+      status: statuses[next(3)] ?? 'failed',
+    }) as const;
+
+  it('marks 2,000 rows of 40 runs, two steps and one item name in both, as the plain rule does', () => {
+    // Run order (oldest first) as every caller lists them.
+    const rows = Array.from({ length: 2000 }, anyRow).sort(
+      (a, b) => Number(a.runId.slice(1)) - Number(b.runId.slice(1)),
+    );
+    const marked = markCurrentRows(rows).map((r) => ({
+      current: r.current,
+      ...(r.currentReason === undefined ? {} : { currentReason: r.currentReason }),
+    }));
+    expect(marked).toEqual(plainly(rows));
+    expect(marked.filter((m) => m.current).length).toBeGreaterThan(50);
+    expect(marked.filter((m) => !m.current).length).toBeGreaterThan(500);
+  });
+});

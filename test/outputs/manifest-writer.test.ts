@@ -128,6 +128,38 @@ describe('ManifestWriter', () => {
     reopened.close();
   });
 
+  it('repairs what it finds at its first append as a Map of the rows by key would, from lines it does not hold', () => {
+    const dir = tempDir('manifest');
+    // Written by hand (another tool, an older writer): a key listed twice
+    // (written once, in its first place, with its last row), a URL with a
+    // password (redacted), a variable only a late row names (a CSV column),
+    // a torn line (dropped).
+    const leaky = { ...video, url: 'https://user:hunter2@cdn.example/v.mp4' };
+    const renamed = { ...first, label: 'renamed' };
+    const late = { ...blocked, vars: { scene: 'late' } };
+    const onDisk = [first, leaky, second, renamed, late];
+    writeFileSync(
+      path.join(dir, 'manifest.jsonl'),
+      `${onDisk.map((row) => JSON.stringify(row)).join('\n')}\n{"step":"portraits","it`,
+    );
+    const writer = ManifestWriter.open(dir);
+    expect(writer.append(second)).toBe('unchanged');
+    expect(writer.append(renamed)).toBe('unchanged');
+    const expected = renderManifest([renamed, leaky, second, late]);
+    expect(readFileSync(path.join(dir, 'manifest.jsonl'), 'utf8')).toBe(expected.jsonl);
+    expect(readFileSync(path.join(dir, 'manifest.jsonl'), 'utf8')).not.toContain('hunter2');
+    expect(readFileSync(path.join(dir, 'manifest.csv'), 'utf8')).toBe(expected.csv);
+    // A changed row of a known key is a replacement in its place; a new key goes last.
+    const retitled = { ...late, label: 'retitled' };
+    expect(writer.append(retitled)).toBe('replaced');
+    expect(writer.append(failed)).toBe('appended');
+    expect(readFileSync(path.join(dir, 'manifest.jsonl'), 'utf8')).toBe(
+      renderManifest([renamed, leaky, second, retitled, failed]).jsonl,
+    );
+    writer.close();
+    expect(readdirSync(dir).sort()).toEqual(['manifest.csv', 'manifest.jsonl']);
+  });
+
   it('rewrites atomically from the journal and validates rows', () => {
     const dir = tempDir('manifest');
     writeFileSync(path.join(dir, 'manifest.jsonl'), `${JSON.stringify(first)}\n`);

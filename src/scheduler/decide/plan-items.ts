@@ -137,24 +137,37 @@ export class PlanItems {
 
   /**
    * The key and identity strings of the item a journal record names, for the
-   * record to hold instead of its copies. A run records its items in job
-   * order, so the next item in job order is tried, not a map of 100,000 keys
-   * (a record out of that order keeps its own strings).
+   * record to hold instead of its copies (a resume otherwise holds two of
+   * each for the whole run). Records mostly come in job order, so the next
+   * item in job order is tried first; a record out of that order (a store
+   * lists a run's items by key) is looked up in a map of the items by key,
+   * built at the first such record and dropped with the reader.
    */
   held = (): HeldStrings => {
     let next = 0;
+    let byKey: Map<string, PlanItem> | undefined;
     return (itemKey, requestHash) => {
-      const item = this.items[next];
-      if (item?.key !== itemKey) return { itemKey, requestHash };
-      next += 1;
+      let item = this.items[next];
+      if (item?.key === itemKey) next += 1;
+      else {
+        if (!byKey) {
+          byKey = new Map();
+          for (const each of this.items) byKey.set(each.key, each);
+        }
+        item = byKey.get(itemKey);
+        if (!item) return { itemKey, requestHash };
+      }
       // Only an equal hash is shared: a changed item's record keeps its own.
       const same = item.identity === requestHash ? item.identity : requestHash;
       return { itemKey: item.key, requestHash: same };
     };
   };
 
-  /** The whole job items of `keys`: those kept whole by the first scan, else the job scanned again. */
-  jobItems = (keys: ReadonlySet<string>): ReadonlyMap<string, JobItem> => {
+  /**
+   * The whole job items of `keys`: those kept whole by the first scan, else
+   * the job scanned again. The map is the caller's own (it may clear it).
+   */
+  jobItems = (keys: ReadonlySet<string>): Map<string, JobItem> => {
     const found = new Map<string, JobItem>();
     if (keys.size > 0 && [...keys].every((key) => this.#whole.has(key))) {
       // Kept by the first scan, in job order; handed out once (then memory freed).

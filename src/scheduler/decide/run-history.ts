@@ -111,8 +111,10 @@ export function jobFileDrift(
   target: Pick<RunScope, 'service'>,
   keys: { has(key: string): boolean },
   identities: { get(key: string): string | undefined },
+  /** The caller's equal strings for the records to hold (`latestItems`). */
+  held?: HeldStrings,
 ): { readonly removed: ItemHistoryRow[]; readonly changed: ItemHistoryRow[] } {
-  const latest = scopedLatest(journal, jobName, target);
+  const latest = scopedLatest(journal, jobName, target, held);
   const changed = [...latest.values()].filter((row) => {
     const identity = identities.get(row.itemKey);
     return identity !== undefined && identity !== row.requestHash;
