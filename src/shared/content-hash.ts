@@ -29,9 +29,10 @@ export function sha256Hex(text: string | Uint8Array): string {
 /**
  * A text as a number: the first 52 bits of its sha256, exact in a double.
  * For what a long run holds one of per item or output (a Map of these holds
- * numbers, not strings): two texts share a number only by a 52-bit hash
- * collision, so a caller uses it where a collision costs a slower path or a
- * suffixed name, never a wrong answer it cannot see.
+ * numbers, not strings). Two texts share a number only by a 52-bit hash
+ * collision (a chance of 2^-52 for a given pair), so a caller uses it where
+ * a collision would cost a slower path or a suffixed name, or where a full
+ * digest was only ever a guard against the same mistake.
  */
 export function hash52(text: string): number {
   return Number.parseInt(sha256Hex(text).slice(0, 13), 16);
