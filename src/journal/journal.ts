@@ -186,9 +186,9 @@ export class Journal extends JournalHandle {
   listAttempts(runId: string, itemKey?: string) {
     return this.guard(() => ops.listAttempts(this.store, runId, itemKey));
   }
-  /** The attempts of some items of a run (a page of its items), by item. */
-  listAttemptsOfItems(runId: string, itemKeys: readonly string[]) {
-    return this.guard(() => ops.listAttemptsOfItems(this.store, runId, itemKeys));
+  /** What manifest rows say of the attempts of some items of a run (a page of its items), by item. */
+  listAttemptOutcomesOfItems(runId: string, itemKeys: readonly string[]) {
+    return this.guard(() => ops.listAttemptOutcomesOfItems(this.store, runId, itemKeys));
   }
   /** Creates attempted since `since` in any run of this journal (rate gate seeding). */
   recentCreates(since: number): RecentCreate[] {
@@ -223,8 +223,12 @@ export class Journal extends JournalHandle {
     return this.guard(() => ops.listOutputs(this.store, runId, state, itemKey));
   }
   /** The run's output files its manifest lists, lean (three columns each). */
-  listOutputFiles(runId: string) {
-    return this.guard(() => ops.listOutputFiles(this.store, runId));
+  listOutputFiles(runId: string, itemKeys?: readonly string[]) {
+    return this.guard(() => ops.listOutputFiles(this.store, runId, itemKeys));
+  }
+  /** Output files per step of a run (`listOutputFiles` counted). */
+  countOutputFiles(runId: string) {
+    return this.guard(() => ops.countOutputFiles(this.store, runId));
   }
   /** The outputs of some items of a run (a page of its items). */
   listOutputsOfItems(runId: string, itemKeys: readonly string[]) {

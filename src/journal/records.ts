@@ -195,6 +195,22 @@ export const attemptRecordSchema = z.object({
 });
 export type AttemptRecord = z.infer<typeof attemptRecordSchema>;
 
+/**
+ * What a manifest row says of an attempt (`listAttemptOutcomesOfItems`):
+ * `request` null when it is its item's.
+ */
+export const attemptOutcomeSchema = attemptRecordSchema
+  .pick({
+    itemKey: true,
+    attemptNo: true,
+    state: true,
+    generationIds: true,
+    chargedCost: true,
+    refundedCredits: true,
+  })
+  .extend({ request: jsonText.nullable() });
+export type AttemptOutcome = z.infer<typeof attemptOutcomeSchema>;
+
 export const outputRecordSchema = z.object({
   runId: z.string(),
   itemKey: z.string(),

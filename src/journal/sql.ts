@@ -38,6 +38,13 @@ export interface JournalDb {
   transaction<T>(fn: () => T): T;
   /** The current time in ms since the epoch (injectable for tests). */
   now(): number;
+  /**
+   * Runs `fn`, which inserts the items of the new runs `runIds`, inside
+   * the current transaction, leaving their per-step counts to be made once
+   * after it, where the store's per-item upkeep would cost more with each
+   * item (PostgreSQL's, postgres/store.ts). Without it `fn` just runs.
+   */
+  itemsInBulk?<T>(runIds: readonly string[], fn: () => T): T;
 }
 
 /** What a `Journal` needs of its store beyond the ops' handle. */

@@ -14,8 +14,17 @@ import {
   type OutputRecord,
 } from '../journal/index.js';
 import type { ManifestRow } from './manifest-row.js';
+/**
+ * What a row reads of an attempt: a whole record, or what a rebuild reads
+ * of it (`listAttemptOutcomesOfItems`, its request filled in).
+ */
+export type RowAttempt = Pick<
+  AttemptRecord,
+  'attemptNo' | 'state' | 'generationIds' | 'chargedCost' | 'refundedCredits' | 'request'
+>;
+
 /** The attempt whose generation made an item's outputs. */
-export function succeededAttempt(attempts: readonly AttemptRecord[]): AttemptRecord | undefined {
+export function succeededAttempt<A extends RowAttempt>(attempts: readonly A[]): A | undefined {
   return attempts.find((a) => a.state === ATTEMPT_STATE.succeeded);
 }
 
@@ -117,7 +126,7 @@ export function jobInfluencers(journal: Journal, jobName: string): JobInfluencer
  * The job-local influencer an attempt was sent with (its request's
  * influencerId, when the job trained it): what adoption needs to reuse it.
  */
-function influencerColumns(influencers: JobInfluencers, attempt: AttemptRecord | undefined) {
+function influencerColumns(influencers: JobInfluencers, attempt: RowAttempt | undefined) {
   const id = influencerIdOf(attempt);
   const local = id === undefined ? undefined : influencers.get(id);
   if (id === undefined || !local) return {};
@@ -125,7 +134,7 @@ function influencerColumns(influencers: JobInfluencers, attempt: AttemptRecord |
 }
 
 /** The influencerId an attempt's request carried, if any. */
-function influencerIdOf(attempt: AttemptRecord | undefined): string | undefined {
+function influencerIdOf(attempt: RowAttempt | undefined): string | undefined {
   const id = (attempt?.request as { influencerId?: unknown } | null)?.influencerId;
   return typeof id === 'string' ? id : undefined;
 }
@@ -134,7 +143,7 @@ function influencerIdOf(attempt: AttemptRecord | undefined): string | undefined 
 export function itemColumns(
   { journal, influencers, job }: RowSource,
   item: ItemRecord,
-  attempt: AttemptRecord | undefined,
+  attempt: RowAttempt | undefined,
 ) {
   const prompt = promptOf(item);
   const vars = varsOf(item);
@@ -179,7 +188,7 @@ interface ItemColumnValues {
  * generations charged together, each its share (what the service reports per
  * id); totals count each generation once.
  */
-export function generationCharge(attempt: AttemptRecord | undefined): number | null {
+export function generationCharge(attempt: RowAttempt | undefined): number | null {
   if (!attempt) return null;
   return attempt.chargedCost / Math.max(1, attempt.generationIds.length);
 }
@@ -188,7 +197,7 @@ export function generationCharge(attempt: AttemptRecord | undefined): number | n
 function sourceFileOf(
   journal: Journal,
   runId: string,
-  attempt: AttemptRecord | undefined,
+  attempt: RowAttempt | undefined,
 ): string | undefined {
   const id = (attempt?.request as { generationId?: unknown } | null)?.generationId;
   if (typeof id !== 'string') return undefined;

@@ -164,7 +164,7 @@ export function csvColumnsOf(names: Iterable<string>): ManifestCsvColumn[] {
  * regenerated item keeps its older files in the manifest.
  */
 export function manifestRowKey(row: Pick<ManifestRow, 'runId' | 'step' | 'item' | 'n'>): string {
-  return [row.runId ?? '', row.step, row.item, row.n ?? 1].join('\u0000');
+  return `${row.runId ?? ''}\u0000${row.step}\u0000${row.item}\u0000${row.n ?? 1}`;
 }
 
 /**

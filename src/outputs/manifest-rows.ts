@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import {
-  type AttemptRecord,
+  type AttemptOutcome,
   FAILED_ITEM_STATES,
   ITEM_STATE,
   type ItemRecord,
@@ -29,6 +29,7 @@ import {
   isoOf,
   itemColumns,
   jobInfluencers,
+  type RowAttempt,
   type RowSource,
   succeededAttempt,
 } from './manifest-row-of-item.js';
@@ -244,14 +245,14 @@ function* runManifestRowPages(
   for (const items of itemPages(journal, runId)) {
     const keys = items.map((item) => item.itemKey);
     const outputs = groupByItem(journal.listOutputsOfItems(runId, keys));
-    const attempts = groupByItem(journal.listAttemptsOfItems(runId, keys));
+    const attempts = groupByItem(journal.listAttemptOutcomesOfItems(runId, keys));
     const rows: ManifestRow[] = [];
     for (const item of items) {
       if (item.kind === 'training') continue;
       itemRows(
         source,
         item,
-        attempts.get(item.itemKey) ?? [],
+        withRequests(attempts.get(item.itemKey), item),
         outputs.get(item.itemKey) ?? [],
         rows,
       );
@@ -265,10 +266,20 @@ function* runManifestRowPages(
  * more in SQL by the journal's `listOutputFiles` (the lean read `status`
  * counts reviews with): test/review/review-counts.test.ts holds them equal.
  */
+/** An item's attempts as rows read them: an attempt sent as its item was has its item's request. */
+function withRequests(
+  attempts: readonly AttemptOutcome[] | undefined,
+  item: ItemRecord,
+): readonly RowAttempt[] {
+  if (!attempts) return [];
+  for (const attempt of attempts) attempt.request ??= item.request;
+  return attempts;
+}
+
 function itemRows(
   source: RowSource,
   item: ItemRecord,
-  attempts: readonly AttemptRecord[],
+  attempts: readonly RowAttempt[],
   own: readonly OutputRecord[],
   rows: ManifestRow[],
 ): void {

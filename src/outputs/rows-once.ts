@@ -23,6 +23,11 @@ export class RowsOnce {
   /** The second pass over the same rows: each key once, in its first place, with its last row. */
   *once(rows: Iterable<ManifestRow>): Generator<ManifestRow> {
     this.#seen.clear();
+    // The common rewrite repeats no key: its rows pass as they are.
+    if (this.#repeated.size === 0) {
+      yield* rows;
+      return;
+    }
     const written = new Set<string>();
     for (const row of rows) {
       const key = manifestRowKey(row);

@@ -17,6 +17,7 @@ import {
   currentStateOf,
   type DescribedItems,
   describedOrRetiredOnDisk,
+  EVERY_ITEM,
   folderRuns,
 } from '../outputs/index.js';
 import { newestRunOf, type ReviewedOutput } from './outputs.js';
@@ -71,6 +72,31 @@ export interface ReviewCounts {
   readonly retired: number;
 }
 
+type Tally = Record<Exclude<keyof ReviewCounts, 'step'>, number>;
+
+/**
+ * `reviewCounts` of a folder holding one run of a job whose file describes
+ * every item: every file is current (`CurrentRule.seesOneRun`), so only the
+ * files of reviewed items are read one by one; the rest are counted in SQL.
+ * `status` of a 100,000-file folder then reads a few rows, not 100,000.
+ */
+function countsOfOneRun(journal: Journal, runId: string, decisions: ReviewIndex): ReviewCounts[] {
+  const counts = new Map<string, Tally>();
+  for (const { stepId, files } of journal.countOutputFiles(runId))
+    counts.set(stepId, { approved: 0, rejected: 0, unreviewed: files, superseded: 0, retired: 0 });
+  const reviewed = decisions.reviewedItems(runId);
+  if (reviewed.length > 0) {
+    for (const file of journal.listOutputFiles(runId, reviewed)) {
+      const decision = decisions.of(runId, file.itemKey, file.n)?.decision;
+      const entry = counts.get(file.stepId);
+      if (!decision || !entry) continue;
+      entry[decision] += 1;
+      entry.unreviewed -= 1;
+    }
+  }
+  return [...counts].map(([step, c]) => ({ step, ...c }));
+}
+
 /**
  * The current output files of the job in `outputDir` per step and review
  * state, in step order (what `status` shows): the rows of `outputRows` with
@@ -87,6 +113,10 @@ export function reviewCounts(
   described?: DescribedItems,
 ): ReviewCounts[] {
   const runs = folderRuns(journal, newestRunOf(journal, jobName), outputDir);
+  const decisions = new ReviewIndex(journal.latestReviews(jobName));
+  const [only] = runs;
+  if (runs.length === 1 && only && described === EVERY_ITEM)
+    return countsOfOneRun(journal, only.runId, decisions);
   const files = runs.flatMap(({ runId }) =>
     journal.listOutputFiles(runId).map((file) => ({
       runId,
@@ -97,8 +127,6 @@ export function reviewCounts(
       status: ITEM_STATE.succeeded,
     })),
   );
-  const decisions = new ReviewIndex(journal.latestReviews(jobName));
-  type Tally = Record<Exclude<keyof ReviewCounts, 'step'>, number>;
   const counts = new Map<string, Tally>();
   // The rule's two passes, judging each file without making a marked copy of
   // it; the rows of a folder of one run need no first pass (`seesOneRun`).

@@ -13,6 +13,7 @@ import { migration0008 } from './0008-attempt-requests.js';
 import { migration0009 } from './0009-drop-state-indexes.js';
 import { migration0010 } from './0010-canonical-services.js';
 import { migration0011 } from './0011-run-step-counts.js';
+import { migration0012 } from './0012-items-in-order.js';
 
 export interface Migration {
   readonly version: number;
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0009,
   migration0010,
   migration0011,
+  migration0012,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 

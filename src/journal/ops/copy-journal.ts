@@ -113,9 +113,19 @@ export function copyJournalRows(from: JournalDb, to: JournalDb): CopiedRows {
       const rows = from
         .stmt(`SELECT ${names.join(', ')} FROM ${table.name} ORDER BY ${table.order}`)
         .all() as Record<string, unknown>[];
-      for (const row of rows) insert.run(...names.map((name) => row[name] ?? null));
+      const copy = () => {
+        for (const row of rows) insert.run(...names.map((name) => row[name] ?? null));
+      };
+      // The runs are new to `to` (the caller checked their jobs are), so
+      // their items can be counted once, after they are all in.
+      if (table.name === 'items' && to.itemsInBulk) to.itemsInBulk(copiedRuns(from), copy);
+      else copy();
       copied[table.name] = rows.length;
     }
     return copied;
   });
+}
+
+function copiedRuns(from: JournalDb): string[] {
+  return from.stmt('SELECT run_id FROM runs ORDER BY rowid').pluck().all() as string[];
 }

@@ -1,5 +1,7 @@
 import {
+  type AttemptOutcome,
   type AttemptRecord,
+  attemptOutcomeSchema,
   attemptRecordSchema,
   OPEN_ATTEMPT_STATES,
   sqlStates,
@@ -71,18 +73,27 @@ export function listAttempts(j: JournalDb, runId: string, itemKey?: string): Att
   return rows.map((row) => attemptRecordSchema.parse(row));
 }
 
-/** The attempts of some items of a run (a page of it), by item, oldest first. */
-export function listAttemptsOfItems(
+/**
+ * What a manifest row says of the attempts of some items of a run (a page
+ * of it), by item, oldest first: no keys, times or hashes. `request` is the
+ * attempt's own when it differs from its item's, else null (the item's:
+ * the caller has it), which spares reading and parsing each item's request
+ * a second time for 100,000 rows.
+ */
+export function listAttemptOutcomesOfItems(
   j: JournalDb,
   runId: string,
   itemKeys: readonly string[],
-): AttemptRecord[] {
+): AttemptOutcome[] {
   return j
     .stmt(
-      `SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE run_id = ?
+      `SELECT item_key AS itemKey, attempt_no AS attemptNo, state,
+         generation_ids_json AS generationIds, charged_cost AS chargedCost,
+         refunded_credits AS refundedCredits, NULLIF(request_json, '') AS request
+       FROM attempts WHERE run_id = ?
          AND item_key IN (SELECT value FROM json_each(?))
        ORDER BY item_key, attempt_no`,
     )
     .all(runId, JSON.stringify(itemKeys))
-    .map((row) => attemptRecordSchema.parse(row));
+    .map((row) => attemptOutcomeSchema.parse(row));
 }

@@ -17,8 +17,8 @@ export { appendEvent, listEvents } from './events.js';
 export {
   getAttempt,
   getOpenAttempt,
+  listAttemptOutcomesOfItems,
   listAttempts,
-  listAttemptsOfItems,
   listOpenAttempts,
 } from './get-attempts.js';
 export { eachRunItemHash, firstUnendedItemKeys, getItem, listItems } from './get-items.js';
@@ -38,6 +38,7 @@ export {
   succeededItemKeys,
 } from './item-history.js';
 export {
+  countOutputFiles,
   eachDownloadedFile,
   findDownloadedOutput,
   getOutput,

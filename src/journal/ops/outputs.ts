@@ -114,24 +114,48 @@ export interface OutputFile {
  * The output files a run's manifest rows list with a `file`
  * (the rule of outputs/manifest-rows.ts `itemRows` and manifest-row-of-item.ts `fileRow`; a test holds the two equal: test/review/review-counts.test.ts): each downloaded output of
  * a generation item that succeeded, or that failed for good after it was
- * paid for (an output with a URL), in item then output order. A lean read
- * (three columns, no record parsing) for what counts files, like the review
- * counts of `status`: the full rows of a 100,000-output run take seconds.
+ * paid for (an output with a URL). `o` is the output, `i` its item; the
+ * run is the first parameter.
  */
-export function listOutputFiles(j: JournalDb, runId: string): OutputFile[] {
+const OUTPUT_FILES = `FROM outputs o JOIN items i ON i.run_id = o.run_id AND i.item_key = o.item_key
+  WHERE o.run_id = ? AND o.state = '${OUTPUT_STATE.downloaded}'
+    AND o.file <> '' AND o.sha256 <> '' AND i.kind <> 'training'
+    AND (i.state = '${ITEM_STATE.succeeded}'
+      OR (i.state IN (${sqlStates(FAILED_ITEM_STATES)}) AND EXISTS (
+        SELECT 1 FROM outputs u
+        WHERE u.run_id = o.run_id AND u.item_key = o.item_key AND u.url IS NOT NULL)))`;
+
+/**
+ * The output files of a run (`OUTPUT_FILES`), in item then output order;
+ * with `itemKeys`, of those items only. A lean read (three columns, no
+ * record parsing) for what counts files, like the review counts of
+ * `status`: the full rows of a 100,000-output run take seconds.
+ */
+export function listOutputFiles(
+  j: JournalDb,
+  runId: string,
+  itemKeys?: readonly string[],
+): OutputFile[] {
+  const ofItems = itemKeys ? 'AND o.item_key IN (SELECT value FROM json_each(?))' : '';
   return j
     .stmt(
-      `SELECT i.step_id AS stepId, o.item_key AS itemKey, o.n AS n
-       FROM outputs o JOIN items i ON i.run_id = o.run_id AND i.item_key = o.item_key
-       WHERE o.run_id = ? AND o.state = '${OUTPUT_STATE.downloaded}'
-         AND o.file <> '' AND o.sha256 <> '' AND i.kind <> 'training'
-         AND (i.state = '${ITEM_STATE.succeeded}'
-           OR (i.state IN (${sqlStates(FAILED_ITEM_STATES)}) AND EXISTS (
-             SELECT 1 FROM outputs u
-             WHERE u.run_id = o.run_id AND u.item_key = o.item_key AND u.url IS NOT NULL)))
+      `SELECT i.step_id AS stepId, o.item_key AS itemKey, o.n AS n ${OUTPUT_FILES} ${ofItems}
        ORDER BY i.rowid, o.rowid`,
     )
-    .all(runId) as OutputFile[];
+    .all(runId, ...(itemKeys ? [JSON.stringify(itemKeys)] : [])) as OutputFile[];
+}
+
+/** How many output files (`listOutputFiles`) each step of a run has, in the order steps first appear. */
+export function countOutputFiles(
+  j: JournalDb,
+  runId: string,
+): { readonly stepId: string; readonly files: number }[] {
+  return j
+    .stmt(
+      `SELECT i.step_id AS stepId, count(*) AS files ${OUTPUT_FILES}
+       GROUP BY i.step_id ORDER BY min(i.rowid)`,
+    )
+    .all(runId) as { stepId: string; files: number }[];
 }
 
 export interface DownloadedOutput {

@@ -245,6 +245,79 @@ CREATE TABLE deliveries (
 `;
 
 /**
+ * What the trigger of version 11 does for one item row (`ib_count_item`):
+ * takes the row as it was from its step's counts and spend, and adds the
+ * row as it is.
+ */
+const COUNT_ITEM_BODY = `  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    UPDATE run_steps SET
+        reserved_credits = round(reserved_credits - OLD.reserved_credits, 6),
+        charged_credits = round(charged_credits - OLD.charged_credits, 6),
+        refunded_credits = round(refunded_credits - OLD.refunded_credits, 6)
+      WHERE run_id = OLD.run_id AND step_id = OLD.step_id;
+    UPDATE run_step_states SET items = items - 1
+      WHERE run_id = OLD.run_id AND step_id = OLD.step_id AND state = OLD.state;
+  END IF;
+  IF TG_OP IN ('UPDATE', 'INSERT') THEN
+    INSERT INTO run_steps (run_id, step_id, first_row) VALUES (NEW.run_id, NEW.step_id, NEW.seq)
+      ON CONFLICT (run_id, step_id) DO NOTHING;
+    UPDATE run_steps SET
+        reserved_credits = round(reserved_credits + NEW.reserved_credits, 6),
+        charged_credits = round(charged_credits + NEW.charged_credits, 6),
+        refunded_credits = round(refunded_credits + NEW.refunded_credits, 6)
+      WHERE run_id = NEW.run_id AND step_id = NEW.step_id;
+    INSERT INTO run_step_states (run_id, step_id, state, items)
+      VALUES (NEW.run_id, NEW.step_id, NEW.state, 1)
+      ON CONFLICT (run_id, step_id, state) DO UPDATE SET items = run_step_states.items + 1;
+  END IF;
+  RETURN NULL;
+END`;
+
+/**
+ * The per-step counts and spend of the items `where` selects, inserted:
+ * version 11's backfill (every item), and what a bulk load of runs into
+ * the journal adds once its items are in (store.ts `itemsInBulk`). Two
+ * statements, each taking the parameters `where` names.
+ */
+export function countsOfItems(where: string): [string, string] {
+  return [
+    `INSERT INTO run_steps (run_id, step_id, first_row, reserved_credits, charged_credits, refunded_credits)
+  SELECT run_id, step_id, MIN(seq), round(SUM(reserved_credits), 6),
+    round(SUM(charged_credits), 6), round(SUM(refunded_credits), 6)
+  FROM items ${where} GROUP BY run_id, step_id`,
+    `INSERT INTO run_step_states (run_id, step_id, state, items)
+  SELECT run_id, step_id, state, COUNT(*) FROM items ${where} GROUP BY run_id, step_id, state`,
+  ];
+}
+
+/** The setting a bulk load turns on, for its own transaction, to leave the counts to `countsOfItems`. */
+export const COUNTS_DEFERRED = 'ibatch.counts_deferred';
+
+/**
+ * Version 12: the items of a run in insertion order through an index (what
+ * SQLite's rowid gives for nothing): a page of a run's items (a manifest
+ * rebuild reads 100 pages of a 100,000-item run) was a scan of the whole
+ * table each, its time growing with the journal. And the count trigger
+ * stands aside while a bulk load (`ibatch journal copy`) inserts a run's
+ * items, which then counts them once: each item's update of its step's one
+ * row inside one long transaction leaves a version PostgreSQL must step over
+ * at the next, so a 100,000-item copy took minutes, growing with the square
+ * of the items (figures: docs/benchmarks.md).
+ */
+const ITEMS_IN_ORDER = `
+CREATE INDEX items_in_order ON items (run_id, seq);
+
+CREATE OR REPLACE FUNCTION ib_count_item() RETURNS trigger LANGUAGE plpgsql
+  SET search_path FROM CURRENT AS $f$
+BEGIN
+  IF current_setting('${COUNTS_DEFERRED}', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
+${COUNT_ITEM_BODY}
+$f$;
+`;
+
+/**
  * Version 11, SQLite's migration 11 (../migrations/0011-run-step-counts.ts):
  * a run's item counts per step and state and its spend per step, kept by a
  * trigger on `items`, so progress and spend read a few rows per step. SQLite's
@@ -276,40 +349,12 @@ CREATE TABLE run_step_states (
   FOREIGN KEY (run_id, step_id) REFERENCES run_steps(run_id, step_id) ON DELETE CASCADE
 );
 
-INSERT INTO run_steps (run_id, step_id, first_row, reserved_credits, charged_credits, refunded_credits)
-  SELECT run_id, step_id, MIN(seq), round(SUM(reserved_credits), 6),
-    round(SUM(charged_credits), 6), round(SUM(refunded_credits), 6)
-  FROM items GROUP BY run_id, step_id;
-
-INSERT INTO run_step_states (run_id, step_id, state, items)
-  SELECT run_id, step_id, state, COUNT(*) FROM items GROUP BY run_id, step_id, state;
+${countsOfItems('').join(';\n')};
 
 CREATE FUNCTION ib_count_item() RETURNS trigger LANGUAGE plpgsql
   SET search_path FROM CURRENT AS $f$
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    UPDATE run_steps SET
-        reserved_credits = round(reserved_credits - OLD.reserved_credits, 6),
-        charged_credits = round(charged_credits - OLD.charged_credits, 6),
-        refunded_credits = round(refunded_credits - OLD.refunded_credits, 6)
-      WHERE run_id = OLD.run_id AND step_id = OLD.step_id;
-    UPDATE run_step_states SET items = items - 1
-      WHERE run_id = OLD.run_id AND step_id = OLD.step_id AND state = OLD.state;
-  END IF;
-  IF TG_OP IN ('UPDATE', 'INSERT') THEN
-    INSERT INTO run_steps (run_id, step_id, first_row) VALUES (NEW.run_id, NEW.step_id, NEW.seq)
-      ON CONFLICT (run_id, step_id) DO NOTHING;
-    UPDATE run_steps SET
-        reserved_credits = round(reserved_credits + NEW.reserved_credits, 6),
-        charged_credits = round(charged_credits + NEW.charged_credits, 6),
-        refunded_credits = round(refunded_credits + NEW.refunded_credits, 6)
-      WHERE run_id = NEW.run_id AND step_id = NEW.step_id;
-    INSERT INTO run_step_states (run_id, step_id, state, items)
-      VALUES (NEW.run_id, NEW.step_id, NEW.state, 1)
-      ON CONFLICT (run_id, step_id, state) DO UPDATE SET items = run_step_states.items + 1;
-  END IF;
-  RETURN NULL;
-END
+${COUNT_ITEM_BODY}
 $f$;
 
 CREATE TRIGGER items_counted_on_insert_or_delete AFTER INSERT OR DELETE ON items
@@ -329,4 +374,5 @@ CREATE TRIGGER items_counted_on_update
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 10, name: 'initial (the model of SQLite version 10)', sql: FUNCTIONS + TABLES },
   { version: 11, name: 'run-step-counts', sql: RUN_STEP_COUNTS },
+  { version: 12, name: 'items-in-order', sql: ITEMS_IN_ORDER },
 ];

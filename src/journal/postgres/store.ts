@@ -14,15 +14,8 @@ import {
   typedStatement,
   typeSignature,
 } from './dialect.js';
+import { COUNTS_DEFERRED, countsOfItems } from './schema.js';
 import type { SyncPostgres } from './sync-client.js';
-
-/** SQLite has no booleans: a condition selected as a value (`EXISTS (...) AS open`) is 1 or 0. */
-function asSqliteRow(row: Record<string, unknown>): Record<string, unknown> {
-  for (const [key, value] of Object.entries(row)) {
-    if (typeof value === 'boolean') row[key] = value ? 1 : 0;
-  }
-  return row;
-}
 
 function statementOf(client: SyncPostgres, sql: PostgresStatement, pluck: boolean): Statement {
   const typed = new Map<string, ReturnType<typeof typedStatement>>();
@@ -34,13 +27,15 @@ function statementOf(client: SyncPostgres, sql: PostgresStatement, pluck: boolea
       statement = typedStatement(sql, values);
       typed.set(signature, statement);
     }
+    // SQLite has no booleans: a condition selected as a value (`EXISTS (...) AS open`) is 1 or 0.
     return client.query(
       statement.text,
       statement.keep.map((i) => values[i]),
+      { booleansAsNumbers: true },
     );
   };
   const rows = (args: unknown[]) => {
-    const result = query(args).rows.map(asSqliteRow);
+    const result = query(args).rows;
     return pluck ? result.map((row) => Object.values(row)[0]) : result;
   };
   return {
@@ -91,6 +86,15 @@ export function postgresStore(client: SyncPostgres, now: () => number = Date.now
       return statement;
     },
     transaction: (fn) => within('BEGIN', fn),
+    itemsInBulk(runIds, fn) {
+      // SET LOCAL: this transaction's alone, gone at its end whatever happens.
+      client.query(`SET LOCAL ${COUNTS_DEFERRED} = 'on'`);
+      const value = fn();
+      client.query(`SET LOCAL ${COUNTS_DEFERRED} = 'off'`);
+      const ofRuns = 'WHERE run_id IN (SELECT json_array_elements_text($1::json))';
+      for (const sql of countsOfItems(ofRuns)) client.query(sql, [JSON.stringify(runIds)]);
+      return value;
+    },
     snapshot: (fn) => within('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn),
     // PostgreSQL keeps no count of other connections' commits: every look is
     // a change, so a long-lived reader rebuilds what it shows each time.

@@ -59,6 +59,30 @@ function workerEntry(): URL | string {
  */
 const STATEMENT_DEADLINE_MS = 60_000;
 
+/**
+ * The worker's rows (worker.ts `tableOf`) as objects by column name, as
+ * node-postgres gives them; with `booleansAsNumbers`, a boolean as 1 or 0.
+ */
+function rowsOf(
+  fields: readonly string[],
+  table: string,
+  booleansAsNumbers: boolean,
+): Record<string, unknown>[] {
+  const values = JSON.parse(table) as unknown[][];
+  const rows = new Array<Record<string, unknown>>(values.length);
+  for (let r = 0; r < values.length; r++) {
+    const row: Record<string, unknown> = {};
+    const line = values[r] as unknown[];
+    for (let c = 0; c < fields.length; c++) {
+      const value = line[c];
+      row[fields[c] as string] =
+        booleansAsNumbers && typeof value === 'boolean' ? Number(value) : value;
+    }
+    rows[r] = row;
+  }
+  return rows;
+}
+
 export class SyncPostgres {
   readonly #worker: Worker;
   readonly #port: MessageChannel['port1'];
@@ -85,11 +109,21 @@ export class SyncPostgres {
     this.#port = port1;
   }
 
-  /** Runs one statement and returns its rows; throws a PostgresStatementError or PostgresConnectionError. */
-  query(sql: string, params: readonly unknown[] = []): QueryResult {
+  /**
+   * Runs one statement and returns its rows; throws a PostgresStatementError
+   * or PostgresConnectionError. `booleansAsNumbers`: each boolean value as
+   * 1 or 0, as SQLite gives a condition selected as a value.
+   */
+  query(
+    sql: string,
+    params: readonly unknown[] = [],
+    options: { readonly booleansAsNumbers?: boolean } = {},
+  ): QueryResult {
     const reply = this.#ask({ kind: 'query', sql, params });
-    if (reply.ok)
-      return { rows: reply.rows as Record<string, unknown>[], rowCount: reply.rowCount };
+    if (reply.ok) {
+      const rows = rowsOf(reply.fields, reply.table, options.booleansAsNumbers === true);
+      return { rows, rowCount: reply.rowCount };
+    }
     throw reply.connectionLost
       ? new PostgresConnectionError(reply.message, reply.code)
       : new PostgresStatementError(

@@ -20,7 +20,14 @@ export type Request =
   | { readonly kind: 'close' };
 
 export type Reply =
-  | { readonly ok: true; readonly rows: unknown[]; readonly rowCount: number }
+  | {
+      readonly ok: true;
+      readonly rowCount: number;
+      /** Column names, in the order of each row's values in `table`. */
+      readonly fields: readonly string[];
+      /** The rows as one JSON array of value arrays (see `tableOf`). */
+      readonly table: string;
+    }
   | {
       readonly ok: false;
       readonly message: string;
@@ -40,6 +47,42 @@ let broken: Error | undefined;
 client.on('error', (error) => {
   broken = error;
 });
+
+/**
+ * Column types (PostgreSQL type OIDs) whose values JSON carries as they
+ * are: text, name, char and varchar as strings, the integers and numeric
+ * as numbers (read as numbers above: every such value of the journal
+ * fits in 2^53), booleans, and `unknown` (a literal's type).
+ */
+const STRING_OR_INTEGER = new Set([25, 19, 18, 1043, 1042, 705, 20, 21, 23, 1700, 16]);
+/** float4 and float8: a number, unless NaN or infinite, which JSON cannot carry. */
+const FLOAT = new Set([700, 701]);
+
+/**
+ * The rows as JSON text: one string crosses to the main thread as a single
+ * copy, where a structured clone of 100,000 row objects (a large read of a
+ * run) costs seconds and holds both copies at once. The journal's columns
+ * are text, integers and floats; another column's values (a function's
+ * `void`, a cast) are looked at one by one: a value JSON would change (a
+ * date, bytes, a NaN float it would turn into null) is refused here, not
+ * changed on the way.
+ */
+function tableOf(rows: readonly unknown[][], fields: readonly pg.FieldDef[]): string {
+  fields.forEach((field, column) => {
+    if (STRING_OR_INTEGER.has(field.dataTypeID)) return;
+    const float = FLOAT.has(field.dataTypeID);
+    for (const row of rows) {
+      const value = row[column];
+      const type = typeof value;
+      if (value === null || (!float && (type === 'string' || type === 'boolean'))) continue;
+      if (type === 'number' && Number.isFinite(value)) continue;
+      throw new Error(
+        `column ${field.name} gave a ${type} value JSON cannot carry: ${String(value)}`,
+      );
+    }
+  });
+  return JSON.stringify(rows);
+}
 
 function answer(reply: Reply): void {
   port.postMessage(reply);
@@ -73,7 +116,7 @@ port.on('message', async (request: Request) => {
   const connectError = await connected;
   if (request.kind === 'close') {
     await client.end().catch(() => undefined);
-    answer({ ok: true, rows: [], rowCount: 0 });
+    answer({ ok: true, rowCount: 0, fields: [], table: '[]' });
     port.close();
     return;
   }
@@ -81,8 +124,27 @@ port.on('message', async (request: Request) => {
   if (connectError !== undefined) return answer({ ...failure(connectError), connectionLost: true });
   if (broken) return answer(failure(broken));
   try {
-    const result = await client.query({ text: request.sql, values: [...request.params] });
-    answer({ ok: true, rows: result.rows, rowCount: result.rowCount ?? 0 });
+    const answered: pg.QueryArrayResult | pg.QueryArrayResult[] = await client.query<unknown[]>({
+      text: request.sql,
+      values: [...request.params],
+      rowMode: 'array',
+    });
+    // A script of several statements (a migration's) answers each: the last is its result.
+    const result = Array.isArray(answered) ? answered.at(-1) : answered;
+    if (!result) return answer({ ok: true, rowCount: 0, fields: [], table: '[]' });
+    let table: string;
+    try {
+      table = tableOf(result.rows, result.fields);
+    } catch (error) {
+      // The statement ran; its result is what this side cannot carry.
+      return answer({ ...failure(error), connectionLost: false });
+    }
+    answer({
+      ok: true,
+      rowCount: result.rowCount ?? 0,
+      fields: result.fields.map((field: pg.FieldDef) => field.name),
+      table,
+    });
   } catch (error) {
     answer(failure(error));
   }
