@@ -23,10 +23,10 @@ export type Reply =
   | {
       readonly ok: true;
       readonly rowCount: number;
-      /** Column names, in the order of each row's values in `table`. */
+      /** Column names, in the order of each row's values in `tables`. */
       readonly fields: readonly string[];
-      /** The rows as one JSON array of value arrays (see `tableOf`). */
-      readonly table: string;
+      /** The rows as JSON arrays of value arrays, in order, a few thousand rows each (see `tablesOf`). */
+      readonly tables: string[];
     }
   | {
       readonly ok: false;
@@ -59,7 +59,7 @@ const STRING_OR_INTEGER = new Set([25, 19, 18, 1043, 1042, 705, 20, 21, 23, 1700
 const FLOAT = new Set([700, 701]);
 
 /**
- * The rows as JSON text: one string crosses to the main thread as a single
+ * The rows as JSON texts: a few strings cross to the main thread as a single
  * copy, where a structured clone of 100,000 row objects (a large read of a
  * run) costs seconds and holds both copies at once. The journal's columns
  * are text, integers and floats; another column's values (a function's
@@ -67,7 +67,7 @@ const FLOAT = new Set([700, 701]);
  * date, bytes, a NaN float it would turn into null) is refused here, not
  * changed on the way.
  */
-function tableOf(rows: readonly unknown[][], fields: readonly pg.FieldDef[]): string {
+function tablesOf(rows: readonly unknown[][], fields: readonly pg.FieldDef[]): string[] {
   fields.forEach((field, column) => {
     if (STRING_OR_INTEGER.has(field.dataTypeID)) return;
     const float = FLOAT.has(field.dataTypeID);
@@ -81,8 +81,17 @@ function tableOf(rows: readonly unknown[][], fields: readonly pg.FieldDef[]): st
       );
     }
   });
-  return JSON.stringify(rows);
+  // In parts: the main thread turns each into objects and lets it go before
+  // the next, so a 100,000-row read never holds its whole text, its parsed
+  // arrays and its objects at once.
+  const tables: string[] = [];
+  for (let start = 0; start < rows.length; start += ROWS_PER_PART)
+    tables.push(JSON.stringify(rows.slice(start, start + ROWS_PER_PART)));
+  return tables;
 }
+
+/** Rows per JSON text of a reply. */
+const ROWS_PER_PART = 2000;
 
 function answer(reply: Reply): void {
   port.postMessage(reply);
@@ -116,7 +125,7 @@ port.on('message', async (request: Request) => {
   const connectError = await connected;
   if (request.kind === 'close') {
     await client.end().catch(() => undefined);
-    answer({ ok: true, rowCount: 0, fields: [], table: '[]' });
+    answer({ ok: true, rowCount: 0, fields: [], tables: [] });
     port.close();
     return;
   }
@@ -131,10 +140,10 @@ port.on('message', async (request: Request) => {
     });
     // A script of several statements (a migration's) answers each: the last is its result.
     const result = Array.isArray(answered) ? answered.at(-1) : answered;
-    if (!result) return answer({ ok: true, rowCount: 0, fields: [], table: '[]' });
-    let table: string;
+    if (!result) return answer({ ok: true, rowCount: 0, fields: [], tables: [] });
+    let tables: string[];
     try {
-      table = tableOf(result.rows, result.fields);
+      tables = tablesOf(result.rows, result.fields);
     } catch (error) {
       // The statement ran; its result is what this side cannot carry.
       return answer({ ...failure(error), connectionLost: false });
@@ -143,7 +152,7 @@ port.on('message', async (request: Request) => {
       ok: true,
       rowCount: result.rowCount ?? 0,
       fields: result.fields.map((field: pg.FieldDef) => field.name),
-      table,
+      tables,
     });
   } catch (error) {
     answer(failure(error));
