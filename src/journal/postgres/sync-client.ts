@@ -109,8 +109,7 @@ export class SyncPostgres {
       transferList: [port2],
       // The worker's garbage (each reply's rows and text) is young and soon
       // collected: a small young generation keeps its share of the process's
-      // memory small (report of 100,000 items on PostgreSQL: peak RSS 229 ->
-      // 204 MB, measured in docs/benchmarks.md).
+      // memory small (docs/benchmarks.md, "Figures behind choices in the code").
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       // The journal's connection is no reason for the process to stay alive.
       stdout: false,
