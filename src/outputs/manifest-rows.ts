@@ -261,11 +261,6 @@ function* runManifestRowPages(
   }
 }
 
-/**
- * Appends the rows of one item to `rows`. Which rows get a file is said once
- * more in SQL by the journal's `listOutputFiles` (the lean read `status`
- * counts reviews with): test/review/review-counts.test.ts holds them equal.
- */
 /** An item's attempts as rows read them: an attempt sent as its item was has its item's request. */
 function withRequests(
   attempts: readonly AttemptOutcome[] | undefined,
@@ -276,6 +271,11 @@ function withRequests(
   return attempts;
 }
 
+/**
+ * Appends the rows of one item to `rows`. Which rows get a file is said once
+ * more in SQL by the journal's `listOutputFiles` (the lean read `status`
+ * counts reviews with): test/review/review-counts.test.ts holds them equal.
+ */
 function itemRows(
   source: RowSource,
   item: ItemRecord,

@@ -74,6 +74,15 @@ export interface ReviewCounts {
 
 type Tally = Record<Exclude<keyof ReviewCounts, 'step'>, number>;
 
+/** A step's counts before its files are counted: `unreviewed` of them, nothing else. */
+const tally = (unreviewed = 0): Tally => ({
+  approved: 0,
+  rejected: 0,
+  unreviewed,
+  superseded: 0,
+  retired: 0,
+});
+
 /**
  * `reviewCounts` of a folder holding one run of a job whose file describes
  * every item: every file is current (`CurrentRule.seesOneRun`), so only the
@@ -82,8 +91,7 @@ type Tally = Record<Exclude<keyof ReviewCounts, 'step'>, number>;
  */
 function countsOfOneRun(journal: Journal, runId: string, decisions: ReviewIndex): ReviewCounts[] {
   const counts = new Map<string, Tally>();
-  for (const { stepId, files } of journal.countOutputFiles(runId))
-    counts.set(stepId, { approved: 0, rejected: 0, unreviewed: files, superseded: 0, retired: 0 });
+  for (const { stepId, files } of journal.countOutputFiles(runId)) counts.set(stepId, tally(files));
   const reviewed = decisions.reviewedItems(runId);
   if (reviewed.length > 0) {
     for (const file of journal.listOutputFiles(runId, reviewed)) {
@@ -138,7 +146,7 @@ export function reviewCounts(
   for (const row of files) {
     let entry = counts.get(row.step);
     if (!entry) {
-      entry = { approved: 0, rejected: 0, unreviewed: 0, superseded: 0, retired: 0 };
+      entry = tally();
       counts.set(row.step, entry);
     }
     const state = currentStateOf(rule.judge(row));

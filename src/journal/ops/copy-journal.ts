@@ -104,6 +104,7 @@ export type CopiedRows = Record<string, number>;
 export function copyJournalRows(from: JournalDb, to: JournalDb): CopiedRows {
   return to.transaction(() => {
     const copied: CopiedRows = {};
+    let runIds: string[] = [];
     for (const table of TABLES) {
       const names = table.columns.split(',').map((c) => c.trim());
       const insert = to.stmt(
@@ -116,16 +117,13 @@ export function copyJournalRows(from: JournalDb, to: JournalDb): CopiedRows {
       const copy = () => {
         for (const row of rows) insert.run(...names.map((name) => row[name] ?? null));
       };
+      if (table.name === 'runs') runIds = rows.map((row) => row.run_id as string);
       // The runs are new to `to` (the caller checked their jobs are), so
       // their items can be counted once, after they are all in.
-      if (table.name === 'items' && to.itemsInBulk) to.itemsInBulk(copiedRuns(from), copy);
+      if (table.name === 'items' && to.itemsInBulk) to.itemsInBulk(runIds, copy);
       else copy();
       copied[table.name] = rows.length;
     }
     return copied;
   });
-}
-
-function copiedRuns(from: JournalDb): string[] {
-  return from.stmt('SELECT run_id FROM runs ORDER BY rowid').pluck().all() as string[];
 }

@@ -73,7 +73,6 @@ export function latestReviews(j: JournalDb, jobName: string): ReviewRecord[] {
 export class ReviewIndex {
   readonly #latest = new Map<string, ReviewRecord>();
   readonly #items = new Map<string, ReviewRecord[]>();
-  readonly #reviewedItems = new Map<string, Set<string>>();
 
   /** `reviews`: the latest decision per output and item (`latestReviews`). */
   constructor(reviews: readonly ReviewRecord[]) {
@@ -81,18 +80,15 @@ export class ReviewIndex {
       this.#latest.set(key(review.runId, review.itemKey, review.n), review);
       const item = key(review.runId, review.itemKey, null);
       this.#items.set(item, [...(this.#items.get(item) ?? []), review]);
-      let items = this.#reviewedItems.get(review.runId);
-      if (!items) {
-        items = new Set();
-        this.#reviewedItems.set(review.runId, items);
-      }
-      items.add(review.itemKey);
     }
   }
 
   /** The items made by `runId` with any decision (in force or cleared): the rest are unreviewed. */
   reviewedItems(runId: string): readonly string[] {
-    return [...(this.#reviewedItems.get(runId) ?? [])];
+    const keys: string[] = [];
+    for (const [first] of this.#items.values())
+      if (first?.runId === runId) keys.push(first.itemKey);
+    return keys;
   }
 
   /** The decision in force for output `n` of an item made by `runId` (`n` null: the item's own). */
