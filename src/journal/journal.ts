@@ -30,7 +30,7 @@ import type { AttemptSubmittedInput } from './ops/record-attempt-submitted.js';
 import type { RunSpendCap } from './ops/reserve-credits.js';
 import type { NewReview } from './ops/reviews.js';
 import type { ItemStateChange } from './ops/update-item.js';
-import { FAILED_ITEM_STATES, type OutputState, type RunStatus } from './records.js';
+import { FAILED_ITEM_STATES, type ItemState, type OutputState, type RunStatus } from './records.js';
 
 export class Journal extends JournalHandle {
   // Reviews
@@ -102,7 +102,11 @@ export class Journal extends JournalHandle {
   }
   getItem(runId: string, itemKey: string) {
     return this.guard(() => ops.getItem(this.store, runId, itemKey));
+  } /** Which of `itemKeys` are items of the run in `state`. */
+  itemKeysInState(runId: string, itemKeys: readonly string[], state: ItemState) {
+    return this.guard(() => ops.itemKeysInState(this.store, runId, itemKeys, state));
   }
+
   /** The latest record of each of the job's items on a service (the desired-state comparison). */
   latestItems(jobName: string, service: string, held?: HeldStrings) {
     return this.guard(() => ops.latestItems(this.store, jobName, service, held));

@@ -21,6 +21,13 @@ export interface RunResult {
  */
 export interface Statement {
   run(...params: unknown[]): RunResult;
+  /**
+   * `run` for a write whose outcome nobody reads, inside a transaction: a
+   * store may send it with the transaction's next statement (PostgreSQL:
+   * one round trip fewer), where its failure fails that statement and the
+   * transaction. SQLite runs it at once.
+   */
+  runLater(...params: unknown[]): void;
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
   iterate(...params: unknown[]): Iterable<unknown>;
@@ -66,7 +73,12 @@ export function sqliteStore(db: Database.Database, now: () => number = Date.now)
     stmt(sql) {
       let statement = cache.get(sql);
       if (!statement) {
-        statement = db.prepare(sql);
+        const prepared = db.prepare(sql);
+        statement = Object.assign(prepared, {
+          runLater: (...params: unknown[]) => {
+            prepared.run(...params);
+          },
+        });
         cache.set(sql, statement);
       }
       return statement as unknown as Statement;

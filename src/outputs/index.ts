@@ -50,7 +50,9 @@ export {
 } from './manifest-row.js';
 export {
   downloadedOutputRow,
+  type OutputFacts,
   type RowSource,
+  readOutputFacts,
   succeededAttempt,
 } from './manifest-row-of-item.js';
 export {

@@ -29,19 +29,45 @@ export function succeededAttempt<A extends RowAttempt>(attempts: readonly A[]): 
 }
 
 /**
+ * What a downloaded output's row and its sidecar read of the journal: read
+ * once for both (each read is a round trip on a PostgreSQL journal).
+ */
+export interface OutputFacts {
+  readonly item: ItemRecord;
+  readonly output: OutputRecord;
+  readonly attempts: readonly AttemptRecord[];
+  /** The run's job; unknown for a run the journal lost. */
+  readonly job: string | undefined;
+}
+
+/**
+ * The journal's facts of one output, or undefined when it has no such output
+ * or item; what the caller read already (`known`) is not read again.
+ */
+export function readOutputFacts(
+  journal: Journal,
+  output: Pick<OutputRecord, 'runId' | 'itemKey' | 'n'>,
+  known: Partial<OutputFacts> = {},
+): OutputFacts | undefined {
+  const item = known.item ?? journal.getItem(output.runId, output.itemKey);
+  const record = known.output ?? journal.getOutput(output.runId, output.itemKey, output.n);
+  if (!item || !record) return undefined;
+  return {
+    item,
+    output: record,
+    attempts: known.attempts ?? journal.listAttempts(output.runId, output.itemKey),
+    job: 'job' in known ? known.job : journal.getRun(output.runId)?.jobName,
+  };
+}
+
+/**
  * The row of one output just downloaded (what the download stage appends
  * while the run goes on): the row the end-of-run rebuild will write, marked
  * `current` (the rows it supersedes are marked at that rebuild).
  */
-export function downloadedOutputRow(
-  journal: Journal,
-  output: Pick<OutputRecord, 'runId' | 'itemKey' | 'n'>,
-): ManifestRow | undefined {
-  const item = journal.getItem(output.runId, output.itemKey);
-  const record = journal.getOutput(output.runId, output.itemKey, output.n);
-  if (!item || !record) return undefined;
-  const winning = succeededAttempt(journal.listAttempts(output.runId, output.itemKey));
-  const job = journal.getRun(output.runId)?.jobName;
+export function downloadedOutputRow(journal: Journal, facts: OutputFacts): ManifestRow | undefined {
+  const { item, job } = facts;
+  const winning = succeededAttempt(facts.attempts);
   // The job's influencers are read only for a row that was made with one.
   const influencers =
     job && influencerIdOf(winning) ? jobInfluencers(journal, job) : NO_INFLUENCERS;
@@ -49,7 +75,7 @@ export function downloadedOutputRow(
     ...itemColumns({ journal, influencers, job }, item, winning),
     attempt: winning?.attemptNo,
   };
-  const row = fileRow(common, generationCharge(winning), record);
+  const row = fileRow(common, generationCharge(winning), facts.output);
   return row ? { ...row, current: true } : undefined;
 }
 

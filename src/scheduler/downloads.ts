@@ -25,6 +25,7 @@ import {
   OutputDiskFullError,
   partFileTag,
   planOutputFile,
+  readOutputFacts,
   resolveInside,
 } from '../outputs/index.js';
 import { messageOf } from './classify.js';
@@ -40,6 +41,8 @@ export class DownloadStage {
   readonly #queued = new Set<string>();
   readonly #names: OutputNames;
   #partsRemoved = false;
+  /** Each run's job, read once: a run's job never changes. */
+  readonly #jobOfRun = new Map<string, string | undefined>();
   #failures = 0;
   #localProblem: string | undefined;
   #backlog = 0;
@@ -157,11 +160,12 @@ export class DownloadStage {
 
   #queueUnfinished(outputs: readonly OutputRecord[]): void {
     this.#removeStalePartsOnce();
-    const queued = outputs.filter((output) => {
-      // An item failed for good (a protected name) keeps its failed outputs.
-      const item = this.ctx.journal.getItem(output.runId, output.itemKey);
-      return item?.state !== ITEM_STATE.failed;
-    });
+    // An item failed for good (a protected name) keeps its failed outputs.
+    const failed = new Set<string>();
+    for (const [runId, keys] of itemKeysByRun(outputs))
+      for (const key of this.ctx.journal.itemKeysInState(runId, keys, ITEM_STATE.failed))
+        failed.add(`${runId}\n${key}`);
+    const queued = outputs.filter((output) => !failed.has(`${output.runId}\n${output.itemKey}`));
     if (queued.length === 0) return;
     const items = this.items(new Set(queued.map((output) => output.itemKey)));
     for (const output of queued) {
@@ -199,6 +203,12 @@ export class DownloadStage {
     if (this.#backlog === (this.#room?.bound ?? 0) - 1) this.#room?.listener();
   }
 
+  #jobOf(runId: string): string | undefined {
+    if (!this.#jobOfRun.has(runId))
+      this.#jobOfRun.set(runId, this.ctx.journal.getRun(runId)?.jobName);
+    return this.#jobOfRun.get(runId);
+  }
+
   async #download(output: OutputRecord, item: JobItem): Promise<void> {
     const { ctx } = this;
     const step = this.steps.get(item.stepId);
@@ -206,6 +216,10 @@ export class DownloadStage {
     const owner = outputOwner(output);
     let planned = '';
     const inside = (relative: string) => resolveInside(ctx.outputDir, relative);
+    // Read once for the embedded facts, the manifest row and the sidecar:
+    // the item's request and model do not change once it has outputs.
+    const stored = ctx.journal.getItem(output.runId, output.itemKey);
+    const known = { ...(stored ? { item: stored } : {}), job: this.#jobOf(output.runId) };
     try {
       const result = await downloadOutput({
         url: output.url,
@@ -213,7 +227,7 @@ export class DownloadStage {
         signal: ctx.stop.hardStop.signal,
         protectedPaths: ctx.protectedPaths,
         partTag: partFileTag(ctx.job.name),
-        embed: provenanceEmbedder(ctx.journal, output),
+        embed: provenanceEmbedder(ctx.journal, output, known),
         dest: (type) => {
           planned = planOutputFile(ctx.outputDir, step.filename, {
             step: step.id,
@@ -250,10 +264,14 @@ export class DownloadStage {
         bytes: result.bytes,
         contentType: result.contentType,
       };
-      ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, file);
-      const row = downloadedOutputRow(ctx.journal, output);
+      const marked = ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, file);
+      const read = readOutputFacts(ctx.journal, output, {
+        ...known,
+        ...(marked ? { output: marked } : {}),
+      });
+      const row = read && downloadedOutputRow(ctx.journal, read);
       if (row) this.manifest.append(row);
-      await writeSidecar(this.ctx, output, result, row);
+      await writeSidecar(this.ctx, output, result, { read, row });
     } catch (error) {
       if (ctx.stop.hardStop.signal.aborted) return;
       // The file, or its manifest line, found no room on the disk.
@@ -303,4 +321,14 @@ export class DownloadStage {
   #relative(absolute: string): string {
     return path.relative(this.ctx.outputDir, absolute).split(path.sep).join('/');
   }
+}
+
+/** The item keys of `outputs`, by run, each once. */
+function itemKeysByRun(outputs: readonly OutputRecord[]): Map<string, string[]> {
+  const byRun = new Map<string, Set<string>>();
+  for (const { runId, itemKey } of outputs) {
+    const keys = byRun.get(runId) ?? new Set<string>();
+    byRun.set(runId, keys.add(itemKey));
+  }
+  return new Map([...byRun].map(([runId, keys]) => [runId, [...keys]]));
 }

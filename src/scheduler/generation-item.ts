@@ -30,7 +30,12 @@ import { crashPoint } from './crash-points.js';
 import { DependencyFailedError, type ItemGraph } from './item-graph.js';
 import { collectOutputs, resolveRequest } from './item-io.js';
 import type { WindowSlot } from './item-window.js';
-import { type CreateAnswer, type PaidCreate, runJournaledAttempt } from './journaled-attempt.js';
+import {
+  type AttemptStart,
+  type CreateAnswer,
+  type PaidCreate,
+  runJournaledAttempt,
+} from './journaled-attempt.js';
 import { NotKnownToServiceError } from './not-known.js';
 import { RunStoppedError } from './stop-control.js';
 import type { InfluencerResolver } from './trainings.js';
@@ -71,16 +76,20 @@ export async function runGenerationItem(
     return;
   }
   let resolved: GenerationRequest | undefined;
+  // The item's last quote: only this item's own attempts below change it.
+  let quoted = stored?.quotedCost ?? null;
   try {
     for (;;) {
       let attempt = journal.getOpenAttempt(runId, item.key);
       if (!attempt) {
         if (!ctx.stop.mayCreate) return;
         resolved ??= await resolveRequest(ctx, deps, item);
-        attempt = await createAttempt(ctx, item, resolved);
+        const quotedCost = await quote(ctx, item, resolved, quoted);
+        quoted = quotedCost;
+        attempt = await createAttempt(ctx, item, { body: resolved, quotedCost });
         if (!attempt) return;
       } else if (attempt.state === ATTEMPT_STATE.intent) {
-        attempt = await createAttempt(ctx, item, attempt.request as GenerationRequest, attempt);
+        attempt = await createAttempt(ctx, item, { open: attempt });
         if (!attempt) return;
       }
       slot.leave();
@@ -112,17 +121,15 @@ function endpointOf(error: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * Quotes a new attempt (outside the create queue: a quote spends nothing),
- * then hands it, or the recorded intent `open`, to the journaled spend
- * protocol with the generation create as its call.
+ * Hands a new attempt (its body quoted already, outside the create queue: a
+ * quote spends nothing), or the recorded intent to re-send, to the
+ * journaled spend protocol with the generation create as its call.
  */
 async function createAttempt(
   ctx: RunContext,
   item: JobItem,
-  request: GenerationRequest,
-  open?: AttemptRecord,
+  start: AttemptStart<GenerationRequest>,
 ): Promise<AttemptRecord | undefined> {
-  const start = open ? { open } : { body: request, quotedCost: await quote(ctx, item, request) };
   const submitted = await runJournaledAttempt(ctx, generationCreate(ctx, item), start);
   return submitted?.attempt;
 }
@@ -149,11 +156,16 @@ function generationCreate(
   };
 }
 
-async function quote(ctx: RunContext, item: JobItem, request: GenerationRequest): Promise<number> {
+/** Quotes `request` and records it on the item; `previous`: the item's last quote, if any. */
+async function quote(
+  ctx: RunContext,
+  item: JobItem,
+  request: GenerationRequest,
+  previous: number | null,
+): Promise<number> {
   const { journal, runId } = ctx;
   const quotedCost = await ctx.quotes.quote(item.modelId, request, ctx.stop.hardStop.signal);
-  const previous = journal.getItem(runId, item.key)?.quotedCost;
-  if (previous !== null && previous !== undefined && previous !== quotedCost) {
+  if (previous !== null && previous !== quotedCost) {
     ctx.record(
       'quote.drift',
       `price of ${item.stepId}/${item.label} changed from ${previous} to ${quotedCost}`,

@@ -9,6 +9,8 @@ import type { Journal, OutputRecord } from '../journal/index.js';
 import {
   downloadedOutputRow,
   type ManifestRow,
+  type OutputFacts,
+  readOutputFacts,
   resolveInside,
   succeededAttempt,
 } from '../outputs/index.js';
@@ -26,25 +28,33 @@ import { VERSION } from '../version.js';
 
 type OutputKey = Pick<OutputRecord, 'runId' | 'itemKey' | 'n' | 'generationId'>;
 
-/** `embed` for `downloadOutput`: the output's provenance written into its bytes. */
+/**
+ * `embed` for `downloadOutput`: the output's provenance written into its
+ * bytes. `known`: the output's item and job when the caller read them.
+ */
 export function provenanceEmbedder(
   journal: Journal,
   output: OutputKey,
+  known: Pick<Partial<OutputFacts>, 'item' | 'job'> = {},
 ): (type: { mime: string }, served: Buffer) => Buffer | undefined {
-  const facts = embeddedFactsOf(journal, output);
+  const facts = embeddedFactsOf(journal, output, known);
   return (type, served) => (facts ? embedProvenance(type.mime, served, facts) : undefined);
 }
 
 /** What the file itself says (deterministic: a resume rebuilds the very same bytes). */
-function embeddedFactsOf(journal: Journal, output: OutputKey): EmbeddedFacts | undefined {
-  const item = journal.getItem(output.runId, output.itemKey);
-  const run = journal.getRun(output.runId);
-  if (!item || !run) return undefined;
+function embeddedFactsOf(
+  journal: Journal,
+  output: OutputKey,
+  known: Pick<Partial<OutputFacts>, 'item' | 'job'>,
+): EmbeddedFacts | undefined {
+  const item = known.item ?? journal.getItem(output.runId, output.itemKey);
+  const job = 'job' in known ? known.job : journal.getRun(output.runId)?.jobName;
+  if (!item || job === undefined) return undefined;
   return redactDeep({
     prompt: inputOf(item.request)?.prompt as string | undefined,
     modelId: item.modelId ?? '',
     generationId: output.generationId,
-    job: run.jobName,
+    job,
     runId: output.runId,
     creatorTool: `ibatch ${VERSION}`,
   });
@@ -54,6 +64,12 @@ function embeddedFactsOf(journal: Journal, output: OutputKey): EmbeddedFacts | u
 export interface DownloadFacts {
   readonly servedSha256?: string;
   readonly embedded: boolean;
+}
+
+/** An output's journal facts and manifest row, when the caller has read them already. */
+export interface KnownOutput {
+  readonly read: OutputFacts | undefined;
+  readonly row: ManifestRow | undefined;
 }
 
 /**
@@ -66,15 +82,15 @@ export async function writeOutputSidecar(
   outputDir: string,
   output: Pick<OutputRecord, 'runId' | 'itemKey' | 'n'>,
   facts?: DownloadFacts,
-  /** The output's manifest row when the caller has it already. */
-  known?: ManifestRow,
+  known?: KnownOutput,
 ): Promise<boolean> {
-  const row = known ?? downloadedOutputRow(journal, output);
-  const item = journal.getItem(output.runId, output.itemKey);
-  const run = journal.getRun(output.runId);
-  if (!row?.file || !row.sha256 || !item || !run) return false;
+  const read = known ? known.read : readOutputFacts(journal, output);
+  const row = known ? known.row : read && downloadedOutputRow(journal, read);
+  if (!read || !row?.file || !row.sha256) return false;
+  const { item, job } = read;
+  if (job === undefined) return false;
   const file = resolveInside(outputDir, row.file);
-  const winning = succeededAttempt(journal.listAttempts(output.runId, output.itemKey));
+  const winning = succeededAttempt(read.attempts);
   const sent = inputOf(winning?.request);
   const created = winning?.submittedAt ?? winning?.createdAt;
   const provenance: Provenance = {
@@ -94,7 +110,7 @@ export async function writeOutputSidecar(
     ...(sent ? { sentInput: sent } : {}),
     ...(row.sourceFile ? { sourceFile: row.sourceFile } : {}),
     generationId: row.generationId,
-    job: run.jobName,
+    job,
     runId: output.runId,
     step: row.step,
     item: row.item,

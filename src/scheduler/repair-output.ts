@@ -6,7 +6,6 @@
  */
 
 import type { OutputRecord } from '../journal/index.js';
-import type { ManifestRow } from '../outputs/index.js';
 import { downloadOutput, partFileTag, resolveInside } from '../outputs/index.js';
 import { sidecarPathOf } from '../provenance/index.js';
 import { messageOf } from './classify.js';
@@ -14,7 +13,12 @@ import { damageOf, exists } from './download-checks.js';
 import { type DownloadContext, MAX_OUTPUT_BYTES, type RepairResult } from './download-context.js';
 import { finishInterruptedMove } from './move-aside.js';
 import { asideNameOf } from './output-names.js';
-import { type DownloadFacts, provenanceEmbedder, writeOutputSidecar } from './provenance.js';
+import {
+  type DownloadFacts,
+  type KnownOutput,
+  provenanceEmbedder,
+  writeOutputSidecar,
+} from './provenance.js';
 
 /** Restores one downloaded output when its file is damaged; undefined when it is fine. */
 export async function repairOutput(
@@ -90,10 +94,10 @@ export async function writeSidecar(
   ctx: DownloadContext,
   output: OutputRecord,
   facts?: DownloadFacts,
-  row?: ManifestRow,
+  known?: KnownOutput,
 ): Promise<void> {
   try {
-    if (await writeOutputSidecar(ctx.journal, ctx.outputDir, output, facts, row)) return;
+    if (await writeOutputSidecar(ctx.journal, ctx.outputDir, output, facts, known)) return;
     const message = `the provenance sidecar of ${output.file ?? output.itemKey} was not written: a file already has its name`;
     ctx.record('output.sidecar_exists', message, output.itemKey);
     ctx.emit({ type: 'warning', message });

@@ -14,6 +14,7 @@ import { migration0009 } from './0009-drop-state-indexes.js';
 import { migration0010 } from './0010-canonical-services.js';
 import { migration0011 } from './0011-run-step-counts.js';
 import { migration0012 } from './0012-items-in-order.js';
+import { migration0013 } from './0013-step-counts-by-change.js';
 
 export interface Migration {
   readonly version: number;
@@ -47,6 +48,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0010,
   migration0011,
   migration0012,
+  migration0013,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -34,7 +34,7 @@ export function addOutputs(
   const now = j.now();
   j.transaction(() => {
     for (const { error, ...output } of outputs) {
-      insert.run({
+      insert.runLater({
         ...output,
         runId,
         itemKey,

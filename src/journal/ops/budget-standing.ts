@@ -5,7 +5,8 @@
  * trainings too (they are items of the `influencers` step). The reservation
  * (reserve-credits.ts) checks its cap with the same SQL fragments, so what
  * `plan`, `status`, `costs`, the report and the review page call "left" is
- * what the next reservation is measured against.
+ * what the next reservation is measured against. Both read the per-step
+ * sums (`run_steps`), a few rows per run, not every item.
  *
  * The service, not the key: a rotated API key is the same account, and the
  * service shows no account id to tell two accounts apart.
@@ -41,11 +42,22 @@ export interface BudgetedJob {
 export const JOB_RUNS_SQL = `SELECT run_id FROM runs
   WHERE job_name = @jobName AND ${runServiceSql('runs')} = ib_service(@service)`;
 
+/**
+ * `JOB_RUNS_SQL` for the job and service of the run `@runId`: what a
+ * reservation reads inside its one statement, with nothing read before it.
+ */
+export const JOB_RUNS_OF_RUN_SQL = `SELECT r.run_id FROM runs r JOIN runs me ON me.run_id = @runId
+  WHERE r.job_name = me.job_name AND ${runServiceSql('r')} = ${runServiceSql('me')}`;
+
 /** What a set of items commits against a budget. */
 export const COMMITTED_SQL =
   'COALESCE(SUM(reserved_credits + charged_credits - refunded_credits), 0)';
 
-/** The job's standing on `service`, in one statement. */
+/**
+ * The job's standing on `service`, in one statement, from the per-step
+ * spend the journal keeps (`run_steps`, migration 11: each step's sums of
+ * its items, kept to 6 places), as the reservation reads it.
+ */
 export function budgetStanding(
   j: JournalDb,
   job: BudgetedJob,
@@ -58,7 +70,7 @@ export function budgetStanding(
          COALESCE(SUM(refunded_credits), 0) AS refunded,
          ${COMMITTED_SQL} AS committed,
          @budget - ${COMMITTED_SQL} AS remaining
-       FROM items WHERE run_id IN (${JOB_RUNS_SQL})`,
+       FROM run_steps WHERE run_id IN (${JOB_RUNS_SQL})`,
     )
     .get({ jobName: job.name, service: service ?? '', budget: job.budget }) as {
     reserved: number;

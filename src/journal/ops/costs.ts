@@ -4,7 +4,7 @@
  * with `creditsCost`, i.e. one charge in the account's ledger). An attempt's
  * refund stays with its charge, so a day's or a `--since` window's net does
  * not move when a refund arrives later. Items' totals are sums of these same
- * attempt columns (refresh-item-money.ts), so the figures agree with
+ * attempt columns (item-money.ts), so the figures agree with
  * `status` and the budget.
  */
 import { type JournalDb, runServiceSql } from '../sql.js';

@@ -9,6 +9,17 @@ import {
 import type { JournalDb } from '../sql.js';
 import { ATTEMPT_COLUMNS } from './columns.js';
 
+/**
+ * What a write of one attempt hands back (`RETURNING`): its row as
+ * `getAttempt` reads it, in the same round trip. Parse it with `attemptOf`.
+ */
+export const RETURNING_ATTEMPT = `RETURNING ${ATTEMPT_COLUMNS}`;
+
+/** The attempt of a `RETURNING_ATTEMPT` row, or undefined when the write matched none. */
+export function attemptOf(row: unknown): AttemptRecord | undefined {
+  return row === undefined ? undefined : attemptRecordSchema.parse(row);
+}
+
 export function getAttempt(
   j: JournalDb,
   runId: string,
@@ -21,7 +32,7 @@ export function getAttempt(
        WHERE run_id = ? AND item_key = ? AND attempt_no = ?`,
     )
     .get(runId, itemKey, attemptNo);
-  return row === undefined ? undefined : attemptRecordSchema.parse(row);
+  return attemptOf(row);
 }
 
 /**

@@ -15,6 +15,22 @@ export function getItem(j: JournalDb, runId: string, itemKey: string): ItemRecor
   return row === undefined ? undefined : itemRecordSchema.parse(row);
 }
 
+/** Which of `itemKeys` are items of the run in `state`: one read for a page of items. */
+export function itemKeysInState(
+  j: JournalDb,
+  runId: string,
+  itemKeys: readonly string[],
+  state: ItemState,
+): string[] {
+  return j
+    .stmt(
+      `SELECT item_key FROM items
+       WHERE run_id = ? AND item_key IN (SELECT value FROM json_each(?)) AND state = ?`,
+    )
+    .pluck()
+    .all(runId, JSON.stringify(itemKeys), state) as string[];
+}
+
 export interface ItemFilter {
   /** Only items in one of these states. */
   readonly states?: readonly ItemState[];

@@ -21,7 +21,13 @@ export {
   listAttempts,
   listOpenAttempts,
 } from './get-attempts.js';
-export { eachRunItemHash, firstUnendedItemKeys, getItem, listItems } from './get-items.js';
+export {
+  eachRunItemHash,
+  firstUnendedItemKeys,
+  getItem,
+  itemKeysInState,
+  listItems,
+} from './get-items.js';
 export { findUnfinishedRun, getRun, listRuns } from './get-run.js';
 export {
   findInfluencer,

@@ -166,19 +166,23 @@ export interface DownloadedOutput {
   readonly contentType: string | null;
 }
 
-/** Marks an output downloaded (after its file was renamed into place). */
+/** Marks an output downloaded (after its file was renamed into place); returns it as stored. */
 export function markOutputDownloaded(
   j: JournalDb,
   runId: string,
   itemKey: string,
   n: number,
   file: DownloadedOutput,
-): void {
-  j.stmt(
-    `UPDATE outputs SET state = '${OUTPUT_STATE.downloaded}', file = @file, sha256 = @sha256, bytes = @bytes,
-       content_type = @contentType, error = NULL, updated_at = @now
-     WHERE run_id = @runId AND item_key = @itemKey AND n = @n`,
-  ).run({ ...file, runId, itemKey, n, now: j.now() });
+): OutputRecord | undefined {
+  const row = j
+    .stmt(
+      `UPDATE outputs SET state = '${OUTPUT_STATE.downloaded}', file = @file, sha256 = @sha256, bytes = @bytes,
+         content_type = @contentType, error = NULL, updated_at = @now
+       WHERE run_id = @runId AND item_key = @itemKey AND n = @n
+       RETURNING ${OUTPUT_COLUMNS}`,
+    )
+    .get({ ...file, runId, itemKey, n, now: j.now() });
+  return row === undefined ? undefined : outputRecordSchema.parse(row);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ATTEMPT_STATE, type AttemptRecord, ITEM_STATE } from '../records.js';
 import type { JournalDb } from '../sql.js';
-import { getAttempt } from './get-attempts.js';
+import { attemptOf, getAttempt, RETURNING_ATTEMPT } from './get-attempts.js';
 import { type ReserveResult, type RunSpendCap, reserveCredits } from './reserve-credits.js';
 
 export interface AttemptIntentInput {
@@ -58,33 +58,36 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
     const reserve = reserveCredits(j, input.runId, input.itemKey, missing, input.spendCap);
     if (!reserve.ok) return { kind: 'over-budget', reserve };
     const now = j.now();
-    j.stmt(
-      `INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json,
+    const inserted = j
+      .stmt(
+        `INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json,
            request_hash, state, quoted_cost, created_at)
          VALUES (@runId, @itemKey, @attemptNo, @idempotencyKey, @request, @requestHash, '${ATTEMPT_STATE.intent}',
-           @quotedCost, @now)`,
-    ).run({
-      runId: input.runId,
-      itemKey: input.itemKey,
-      attemptNo: input.attemptNo,
-      idempotencyKey: input.idempotencyKey,
-      // The same as the item's (nearly always): '' says so, and the reads
-      // put the item's back (columns.ts). A request is most of an
-      // attempt's bytes; a 100,000-item journal need not hold each twice.
-      request: sameAsItem(JSON.stringify(input.request), item.request),
-      requestHash: sameAsItem(input.requestHash, item.hash),
-      quotedCost: input.quotedCost,
-      now,
-    });
+           @quotedCost, @now)
+         ${RETURNING_ATTEMPT}`,
+      )
+      .get({
+        runId: input.runId,
+        itemKey: input.itemKey,
+        attemptNo: input.attemptNo,
+        idempotencyKey: input.idempotencyKey,
+        // The same as the item's (nearly always): '' says so, and the reads
+        // put the item's back (columns.ts). A request is most of an
+        // attempt's bytes; a 100,000-item journal need not hold each twice.
+        request: sameAsItem(JSON.stringify(input.request), item.request),
+        requestHash: sameAsItem(input.requestHash, item.hash),
+        quotedCost: input.quotedCost,
+        now,
+      });
+    const attempt = attemptOf(inserted);
+    if (attempt === undefined)
+      throw new Error(`Attempt ${input.attemptNo} of ${input.itemKey} was not recorded`);
     j.stmt(
       `UPDATE items SET state = '${ITEM_STATE.submitting}', attempts_used = MAX(attempts_used, @attemptNo),
            error = NULL, not_before = NULL, updated_at = @now
          WHERE run_id = @runId AND item_key = @itemKey`,
-    ).run({ runId: input.runId, itemKey: input.itemKey, attemptNo: input.attemptNo, now });
-    return {
-      kind: 'recorded',
-      attempt: getAttempt(j, input.runId, input.itemKey, input.attemptNo)!,
-    };
+    ).runLater({ runId: input.runId, itemKey: input.itemKey, attemptNo: input.attemptNo, now });
+    return { kind: 'recorded', attempt };
   });
 }
 

@@ -8,8 +8,8 @@ import {
 } from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { addOutputs, type NewOutput } from './add-outputs.js';
-import { getAttempt } from './get-attempts.js';
-import { refreshItemMoney } from './refresh-item-money.js';
+import { attemptOf, getAttempt, RETURNING_ATTEMPT } from './get-attempts.js';
+import { ITEM_MONEY } from './item-money.js';
 
 export interface AttemptOutcomeInput {
   readonly runId: string;
@@ -49,7 +49,7 @@ export function recordAttemptOutcome(
     const now = j.now();
     // The error text can quote the service: redacted again here, a last line of defence.
     const error = redactDeep(input.error ?? null);
-    const update = j
+    const updated = j
       .stmt(
         `UPDATE attempts SET state = @state,
              refunded_credits = CASE
@@ -57,9 +57,10 @@ export function recordAttemptOutcome(
                WHEN @refunded THEN charged_cost ELSE 0 END,
              error = @error, http_status = COALESCE(@httpStatus, http_status), finished_at = @now
            WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
-             AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})`,
+             AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})
+           ${RETURNING_ATTEMPT}`,
       )
-      .run({
+      .get({
         runId: input.runId,
         itemKey: input.itemKey,
         attemptNo: input.attemptNo,
@@ -70,21 +71,20 @@ export function recordAttemptOutcome(
         httpStatus: input.httpStatus ?? null,
         now,
       });
-    if (update.changes === 1) {
-      j.stmt(
-        `UPDATE items SET state = @state, reserved_credits = 0, error = @error,
-             updated_at = @now
-           WHERE run_id = @runId AND item_key = @itemKey`,
-      ).run({
-        runId: input.runId,
-        itemKey: input.itemKey,
-        state: input.itemState,
-        error,
-        now,
-      });
-      refreshItemMoney(j, input.runId, input.itemKey);
-      if (input.outputs?.length) addOutputs(j, input.runId, input.itemKey, input.outputs);
-    }
-    return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
+    // Already finished: left unchanged, and said as stored.
+    if (updated === undefined) return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
+    j.stmt(
+      `UPDATE items SET state = @state, reserved_credits = 0, error = @error,
+           updated_at = @now, ${ITEM_MONEY}
+         WHERE run_id = @runId AND item_key = @itemKey`,
+    ).runLater({
+      runId: input.runId,
+      itemKey: input.itemKey,
+      state: input.itemState,
+      error,
+      now,
+    });
+    if (input.outputs?.length) addOutputs(j, input.runId, input.itemKey, input.outputs);
+    return attemptOf(updated);
   });
 }

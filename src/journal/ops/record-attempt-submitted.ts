@@ -6,8 +6,8 @@ import {
   sqlStates,
 } from '../records.js';
 import type { JournalDb } from '../sql.js';
-import { getAttempt } from './get-attempts.js';
-import { refreshItemMoney } from './refresh-item-money.js';
+import { attemptOf, getAttempt, RETURNING_ATTEMPT } from './get-attempts.js';
+import { ITEM_MONEY } from './item-money.js';
 
 /** What a create's 202 named on the service: generations, or one training. */
 export type CreatedRemoteIds =
@@ -45,16 +45,17 @@ export function recordAttemptSubmitted(
 ): AttemptRecord | undefined {
   return j.transaction(() => {
     const now = j.now();
-    const update = j
+    const updated = j
       .stmt(
         `UPDATE attempts SET state = '${ATTEMPT_STATE.submitted}', charged_cost = @chargedCost,
              generation_ids_json = @generationIds, task_id = @taskId,
              training_id = @trainingId, influencer_id = @influencerId,
              http_status = @httpStatus, submitted_at = COALESCE(submitted_at, @now)
            WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
-             AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})`,
+             AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})
+           ${RETURNING_ATTEMPT}`,
       )
-      .run({
+      .get({
         runId: input.runId,
         itemKey: input.itemKey,
         attemptNo: input.attemptNo,
@@ -63,14 +64,14 @@ export function recordAttemptSubmitted(
         httpStatus: input.httpStatus ?? 202,
         now,
       });
-    if (update.changes === 1) {
-      j.stmt(
-        `UPDATE items SET state = '${ITEM_STATE.submitted}', reserved_credits = 0, updated_at = ?
-           WHERE run_id = ? AND item_key = ?`,
-      ).run(now, input.runId, input.itemKey);
-      refreshItemMoney(j, input.runId, input.itemKey);
-    }
-    return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
+    // Already finished (a replayed response): left as it is, and said as stored.
+    if (updated === undefined) return getAttempt(j, input.runId, input.itemKey, input.attemptNo);
+    j.stmt(
+      `UPDATE items SET state = '${ITEM_STATE.submitted}', reserved_credits = 0, updated_at = @now,
+           ${ITEM_MONEY}
+         WHERE run_id = @runId AND item_key = @itemKey`,
+    ).runLater({ now, runId: input.runId, itemKey: input.itemKey });
+    return attemptOf(updated);
   });
 }
 

@@ -3,7 +3,7 @@ import {
   type BudgetStanding,
   budgetStanding,
   COMMITTED_SQL,
-  JOB_RUNS_SQL,
+  JOB_RUNS_OF_RUN_SQL,
 } from './budget-standing.js';
 
 /** Float sums of credits must not refuse an exact fit. */
@@ -43,7 +43,10 @@ export interface RunSpendCap {
  * Adds `amount` to an item's reservation unless the job's committed credits
  * over all its runs would then pass its budget, or the run's would pass the
  * invocation's cap. The checks and the update are one SQL statement, so no two
- * reservations can both squeeze under a cap.
+ * reservations can both squeeze under a cap. What is committed is read from
+ * the per-step spend the journal keeps (`run_steps`, migration 11), a few
+ * rows per run, not summed over every item: a budgeted 100,000-item run
+ * would otherwise read all of its items again for each reservation.
  */
 export function reserveCredits(
   j: JournalDb,
@@ -53,12 +56,6 @@ export function reserveCredits(
   cap?: RunSpendCap,
 ): ReserveResult {
   if (!(amount >= 0)) throw new RangeError(`Expected \`amount\` >= 0, got ${amount}`);
-  const run = j
-    .stmt(
-      `SELECT job_name AS jobName, budget, ${runServiceSql('runs')} AS service FROM runs WHERE run_id = ?`,
-    )
-    .get(runId) as { jobName: string; budget: number | null; service: string } | undefined;
-  if (!run) throw new Error(`No run ${runId}`);
   // `budget` caps the job over all its runs on this service (budget-standing.ts).
   const update = j
     .stmt(
@@ -66,12 +63,12 @@ export function reserveCredits(
        WHERE run_id = @runId AND item_key = @itemKey
          AND (
            (SELECT budget FROM runs WHERE run_id = @runId) IS NULL
-           OR (SELECT ${COMMITTED_SQL} FROM items WHERE run_id IN (${JOB_RUNS_SQL})) + @amount
+           OR (SELECT ${COMMITTED_SQL} FROM run_steps WHERE run_id IN (${JOB_RUNS_OF_RUN_SQL})) + @amount
               <= (SELECT budget FROM runs WHERE run_id = @runId) + ${EPSILON}
          )
          AND (
            @runLimit IS NULL
-           OR (SELECT ${COMMITTED_SQL} FROM items WHERE run_id = @runId) + @amount
+           OR (SELECT ${COMMITTED_SQL} FROM run_steps WHERE run_id = @runId) + @amount
               <= @runLimit + ${EPSILON}
          )`,
     )
@@ -81,10 +78,15 @@ export function reserveCredits(
       amount,
       now: j.now(),
       runLimit: cap?.runLimit ?? null,
-      jobName: run.jobName,
-      service: run.service,
     });
   if (update.changes === 1) return { ok: true };
+  // Refused (or no such item): the run is read only to say why.
+  const run = j
+    .stmt(
+      `SELECT job_name AS jobName, budget, ${runServiceSql('runs')} AS service FROM runs WHERE run_id = ?`,
+    )
+    .get(runId) as { jobName: string; budget: number | null; service: string } | undefined;
+  if (!run) throw new Error(`No run ${runId}`);
   const standing = budgetStanding(j, { name: run.jobName, budget: run.budget }, run.service);
   if (standing.remaining !== null && amount > standing.remaining + EPSILON) {
     return {

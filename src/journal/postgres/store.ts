@@ -5,6 +5,11 @@
  * means no two writers touch one run's rows; what jobs share (assets,
  * influencers, deliveries) is written by upserts, atomic on their own. A
  * nested transaction is a savepoint, as in better-sqlite3.
+ *
+ * Round trips are most of a PostgreSQL journal's cost (each blocks the
+ * engine's thread; docs/journal.md): what needs no answer waits for the next
+ * statement (statement-queue.ts), each statement is prepared once per
+ * connection under a name, and an iterated read comes a page at a time.
  */
 import type { JournalStore, RunResult, Statement } from '../sql.js';
 import {
@@ -15,92 +20,127 @@ import {
   typeSignature,
 } from './dialect.js';
 import { COUNTS_DEFERRED, countsOfItems } from './schema.js';
+import { StatementQueue } from './statement-queue.js';
 import type { SyncPostgres } from './sync-client.js';
 
-function statementOf(client: SyncPostgres, sql: PostgresStatement, pluck: boolean): Statement {
-  const typed = new Map<string, ReturnType<typeof typedStatement>>();
-  const query = (args: unknown[]) => {
+/**
+ * Statements prepared under a name per connection, at most. An assumption:
+ * far above what the ops send (63 distinct texts in a 1,000-item run,
+ * counted: docs/benchmarks.md); past it a text goes unnamed (parsed each
+ * time) rather than held by the server for the connection's life.
+ */
+const NAMED_STATEMENTS = 2000;
+
+/** Rows per FETCH of a read that is iterated: what the worker and this thread hold of it at once. */
+const ROWS_PER_FETCH = 2000;
+
+function statementOf(
+  queue: StatementQueue,
+  nameOf: () => string | undefined,
+  cursorName: () => string,
+  sql: PostgresStatement,
+  pluck: boolean,
+): Statement {
+  const typed = new Map<string, ReturnType<typeof typedStatement> & { name?: string }>();
+  const bound = (args: unknown[]) => {
     const values = bindValues(sql, args);
     const signature = typeSignature(values);
     let statement = typed.get(signature);
     if (statement === undefined) {
-      statement = typedStatement(sql, values);
+      const name = nameOf();
+      statement = { ...typedStatement(sql, values), ...(name === undefined ? {} : { name }) };
       typed.set(signature, statement);
     }
-    // SQLite has no booleans: a condition selected as a value (`EXISTS (...) AS open`) is 1 or 0.
-    return client.query(
-      statement.text,
-      statement.keep.map((i) => values[i]),
-      { booleansAsNumbers: true },
-    );
+    return { statement, params: statement.keep.map((i) => values[i]) };
   };
-  const rows = (args: unknown[]) => {
-    const result = query(args).rows;
-    return pluck ? result.map((row) => Object.values(row)[0]) : result;
+  // SQLite has no booleans: a condition selected as a value (`EXISTS (...) AS open`) is 1 or 0.
+  const query = (args: unknown[]) => {
+    const { statement, params } = bound(args);
+    return queue.send(statement.text, params, {
+      booleansAsNumbers: true,
+      ...(statement.name === undefined ? {} : { name: statement.name }),
+    });
   };
+  const value = (row: Record<string, unknown>) => (pluck ? Object.values(row)[0] : row);
+  const rows = (args: unknown[]) => query(args).rows.map(value);
+  /**
+   * A read of many rows (a run's 100,000 items) a page at a time, so
+   * neither the worker nor this thread holds it whole. WITH HOLD: the
+   * cursor outlives the transaction it was declared in (or the implicit
+   * one of its own), so the caller may commit writes between pages.
+   */
+  function* paged(args: unknown[]): Generator<unknown> {
+    const { statement, params } = bound(args);
+    const cursor = cursorName();
+    queue.send(`DECLARE ${cursor} NO SCROLL CURSOR WITH HOLD FOR ${statement.text}`, params);
+    try {
+      for (;;) {
+        const page = queue.send(`FETCH FORWARD ${ROWS_PER_FETCH} FROM ${cursor}`, [], {
+          booleansAsNumbers: true,
+        }).rows;
+        for (const row of page) yield value(row);
+        if (page.length < ROWS_PER_FETCH) return;
+      }
+    } finally {
+      try {
+        queue.send(`CLOSE ${cursor}`);
+      } catch {
+        // The connection is gone, and its cursors with it.
+      }
+    }
+  }
   return {
     run(...args): RunResult {
       const result = query(args);
       const id = sql.returnsId ? Number(result.rows[0]?.id ?? 0) : 0;
       return { changes: result.rowCount, lastInsertRowid: id };
     },
+    runLater(...args) {
+      const { statement, params } = bound(args);
+      queue.later({ sql: statement.text, params, name: statement.name });
+    },
     get: (...args) => rows(args)[0],
     all: (...args) => rows(args),
-    // The rows come whole: one round trip, not a cursor's many.
-    iterate: (...args) => rows(args),
-    pluck: () => statementOf(client, sql, true),
+    iterate: (...args) => paged(args),
+    pluck: () => statementOf(queue, nameOf, cursorName, sql, true),
   };
 }
 
 export function postgresStore(client: SyncPostgres, now: () => number = Date.now): JournalStore {
   const cache = new Map<string, Statement>();
-  let depth = 0;
+  let named = 0;
   let changes = 0;
-  const within = <T>(begin: string, fn: () => T): T => {
-    const savepoint = depth > 0 ? `ib_${depth}` : undefined;
-    client.query(savepoint ? `SAVEPOINT ${savepoint}` : begin);
-    depth += 1;
-    try {
-      const value = fn();
-      client.query(savepoint ? `RELEASE SAVEPOINT ${savepoint}` : 'COMMIT');
-      return value;
-    } catch (error) {
-      try {
-        client.query(savepoint ? `ROLLBACK TO SAVEPOINT ${savepoint}` : 'ROLLBACK');
-      } catch {
-        // The connection is gone: PostgreSQL rolls the transaction back itself.
-      }
-      throw error;
-    } finally {
-      depth -= 1;
-    }
-  };
+  let cursors = 0;
+  const cursorName = () => `ib_rows_${++cursors}`;
+  const nameOf = () => (named < NAMED_STATEMENTS ? `ib_${++named}` : undefined);
+  const queue = new StatementQueue(client);
+  const send = (sql: string, params?: readonly unknown[]) => queue.send(sql, params);
   return {
     now,
     stmt(sql) {
       let statement = cache.get(sql);
       if (!statement) {
-        statement = statementOf(client, toPostgres(sql), false);
+        statement = statementOf(queue, nameOf, cursorName, toPostgres(sql), false);
         cache.set(sql, statement);
       }
       return statement;
     },
-    transaction: (fn) => within('BEGIN', fn),
+    transaction: (fn) => queue.within('BEGIN', fn),
     itemsInBulk(runIds, fn) {
       // SET LOCAL: this transaction's alone, gone at its end whatever happens.
-      client.query(`SET LOCAL ${COUNTS_DEFERRED} = 'on'`);
+      send(`SET LOCAL ${COUNTS_DEFERRED} = 'on'`);
       const value = fn();
-      client.query(`SET LOCAL ${COUNTS_DEFERRED} = 'off'`);
+      send(`SET LOCAL ${COUNTS_DEFERRED} = 'off'`);
       const ofRuns = 'WHERE run_id IN (SELECT json_array_elements_text($1::json))';
-      for (const sql of countsOfItems(ofRuns)) client.query(sql, [JSON.stringify(runIds)]);
+      for (const sql of countsOfItems(ofRuns)) send(sql, [JSON.stringify(runIds)]);
       return value;
     },
-    snapshot: (fn) => within('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn),
+    snapshot: (fn) => queue.within('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn),
     // PostgreSQL keeps no count of other connections' commits: every look is
     // a change, so a long-lived reader rebuilds what it shows each time.
     changeCount: () => ++changes,
     integrityCheck: () => {
-      client.query('SELECT count(*) FROM runs');
+      send('SELECT count(*) FROM runs');
       return ['ok'];
     },
     close: () => client.close(),

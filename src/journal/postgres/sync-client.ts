@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type pg from 'pg';
-import type { Reply, Request, WorkerInput } from './worker.js';
+import type { Reply, Request, StatementText, WorkerInput } from './worker.js';
 
 /** A statement PostgreSQL refused (a constraint, a syntax error): its SQLSTATE in `code`. */
 export class PostgresStatementError extends Error {
@@ -31,6 +31,12 @@ export class PostgresConnectionError extends Error {
     this.name = 'PostgresConnectionError';
     this.code = code;
   }
+}
+
+export interface QueryOptions {
+  readonly booleansAsNumbers?: boolean;
+  readonly name?: string;
+  readonly before?: readonly StatementText[];
 }
 
 export interface QueryResult {
@@ -121,23 +127,31 @@ export class SyncPostgres {
 
   /**
    * Runs one statement and returns its rows; throws a PostgresStatementError
-   * or PostgresConnectionError. `booleansAsNumbers`: each boolean value as
-   * 1 or 0, as SQLite gives a condition selected as a value.
+   * or PostgresConnectionError. Options: `booleansAsNumbers`, each boolean
+   * value as 1 or 0, as SQLite gives a condition selected as a value;
+   * `name`, the statement is prepared on the connection under this name the
+   * first time and only bound after (one name per text: the caller's
+   * promise); `before`, statements run first in the same round trip, their
+   * results unread (the first failure is the answer).
    */
-  query(
-    sql: string,
-    params: readonly unknown[] = [],
-    options: { readonly booleansAsNumbers?: boolean } = {},
-  ): QueryResult {
-    const reply = this.#ask({ kind: 'query', sql, params });
+  query(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): QueryResult {
+    const reply = this.#ask({
+      kind: 'query',
+      sql,
+      params,
+      name: options.name,
+      before: options.before ?? [],
+    });
     if (reply.ok) {
       const rows = rowsOf(reply.fields, reply.tables, options.booleansAsNumbers === true);
       return { rows, rowCount: reply.rowCount };
     }
+    const failed =
+      reply.failedBefore === undefined ? sql : (options.before?.[reply.failedBefore]?.sql ?? sql);
     throw reply.connectionLost
       ? new PostgresConnectionError(reply.message, reply.code)
       : new PostgresStatementError(
-          `${reply.message} (in: ${sql.replace(/\s+/g, ' ')})`,
+          `${reply.message} (in: ${failed.replace(/\s+/g, ' ')})`,
           reply.code,
         );
   }

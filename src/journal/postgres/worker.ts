@@ -15,8 +15,22 @@ export interface WorkerInput {
   readonly port: MessagePort;
 }
 
+/** One statement: `name`, when given, prepares it once on this connection, then only binds it. */
+export interface StatementText {
+  readonly sql: string;
+  readonly params?: readonly unknown[];
+  readonly name?: string | undefined;
+}
+
 export type Request =
-  | { readonly kind: 'query'; readonly sql: string; readonly params: readonly unknown[] }
+  | {
+      readonly kind: 'query';
+      readonly sql: string;
+      readonly params: readonly unknown[];
+      readonly name: string | undefined;
+      /** Statements to run first, in order, their results unread (a deferred BEGIN, a write). */
+      readonly before: readonly StatementText[];
+    }
   | { readonly kind: 'close' };
 
 export type Reply =
@@ -33,6 +47,8 @@ export type Reply =
       readonly message: string;
       readonly code: string | undefined;
       readonly connectionLost: boolean;
+      /** The statement of `before` that failed; absent: the request's own. */
+      readonly failedBefore?: number;
     };
 
 // Big integers (ms timestamps, counts, sums of integers) as JS numbers, as
@@ -132,11 +148,17 @@ port.on('message', async (request: Request) => {
   // Not connected at all (refused, unreachable, login refused): the store is out of reach.
   if (connectError !== undefined) return answer({ ...failure(connectError), connectionLost: true });
   if (broken) return answer(failure(broken));
+  let at = 0;
   try {
+    for (; at < request.before.length; at++) {
+      const { sql, params = [], name } = request.before[at] as StatementText;
+      await client.query({ text: sql, values: [...params], ...(name ? { name } : {}) });
+    }
     const answered: pg.QueryArrayResult | pg.QueryArrayResult[] = await client.query<unknown[]>({
       text: request.sql,
       values: [...request.params],
       rowMode: 'array',
+      ...(request.name === undefined ? {} : { name: request.name }),
     });
     // A script of several statements (a migration's) answers each: the last is its result.
     const result = Array.isArray(answered) ? answered.at(-1) : answered;
@@ -155,6 +177,6 @@ port.on('message', async (request: Request) => {
       tables,
     });
   } catch (error) {
-    answer(failure(error));
+    answer(at < request.before.length ? { ...failure(error), failedBefore: at } : failure(error));
   }
 });
