@@ -216,11 +216,11 @@ export class DownloadStage {
     const owner = outputOwner(output);
     let planned = '';
     const inside = (relative: string) => resolveInside(ctx.outputDir, relative);
-    // Read once for the embedded facts, the manifest row and the sidecar:
-    // the item's request and model do not change once it has outputs.
-    const stored = ctx.journal.getItem(output.runId, output.itemKey);
-    const known = { ...(stored ? { item: stored } : {}), job: this.#jobOf(output.runId) };
     try {
+      // Read once for the embedded facts, the manifest row and the sidecar:
+      // the item's request and model do not change once it has outputs.
+      const stored = ctx.journal.getItem(output.runId, output.itemKey);
+      const known = { ...(stored ? { item: stored } : {}), job: this.#jobOf(output.runId) };
       const result = await downloadOutput({
         url: output.url,
         maxBytes: MAX_OUTPUT_BYTES,

@@ -15,10 +15,16 @@ import { createHash } from 'node:crypto';
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  // A loop, not entries/filter/sort/map: every item of a job is hashed at
+  // each check. `sort()` with no comparator orders by UTF-16 code units.
+  const record = value as Record<string, unknown>;
+  let text = '';
+  for (const key of Object.keys(record).sort()) {
+    const field = record[key];
+    if (field === undefined) continue;
+    text += `${text === '' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(field)}`;
+  }
+  return `{${text}}`;
 }
 
 /** Lower-case hex sha256 of bytes, or of a string's UTF-8 bytes. */
