@@ -1,4 +1,5 @@
 /** What the download stage and the repair of earlier outputs share. */
+import { type DownloadOptions, partFileTag } from '../outputs/index.js';
 import type { RunContext } from './context.js';
 
 /** Largest output file accepted (videos included). */
@@ -15,3 +16,17 @@ export type DownloadContext = Pick<
   RunContext,
   'runId' | 'journal' | 'outputDir' | 'protectedPaths' | 'stop' | 'emit' | 'record'
 > & { readonly job: Pick<RunContext['job'], 'name'> };
+
+/** The options every download of a run's output takes: its URL, the size cap, the run's stop, its protected names. */
+export function outputDownloadOptions(
+  ctx: DownloadContext,
+  url: string,
+): Pick<DownloadOptions, 'url' | 'maxBytes' | 'signal' | 'protectedPaths' | 'partTag'> {
+  return {
+    url,
+    maxBytes: MAX_OUTPUT_BYTES,
+    signal: ctx.stop.hardStop.signal,
+    protectedPaths: ctx.protectedPaths,
+    partTag: partFileTag(ctx.job.name),
+  };
+}

@@ -20,7 +20,6 @@ import {
   type DescribedItems,
   diskFullCode,
   downloadedOutputRow,
-  downloadOutput,
   type ManifestWriter,
   OutputDiskFullError,
   partFileTag,
@@ -30,7 +29,12 @@ import {
 } from '../outputs/index.js';
 import { messageOf } from './classify.js';
 import { failsForGood, isLocalProblem, removeStalePartFiles } from './download-checks.js';
-import { type DownloadContext, MAX_OUTPUT_BYTES, type RepairResult } from './download-context.js';
+import {
+  type DownloadContext,
+  outputDownloadOptions,
+  type RepairResult,
+} from './download-context.js';
+import { downloadRetrying } from './download-retries.js';
 import { moveAside } from './move-aside.js';
 import { OutputNames, outputOwner } from './output-names.js';
 import { provenanceEmbedder } from './provenance.js';
@@ -221,43 +225,42 @@ export class DownloadStage {
       // the item's request and model do not change once it has outputs.
       const stored = ctx.journal.getItem(output.runId, output.itemKey);
       const known = { ...(stored ? { item: stored } : {}), job: this.#jobOf(output.runId) };
-      const result = await downloadOutput({
-        url: output.url,
-        maxBytes: MAX_OUTPUT_BYTES,
-        signal: ctx.stop.hardStop.signal,
-        protectedPaths: ctx.protectedPaths,
-        partTag: partFileTag(ctx.job.name),
-        embed: provenanceEmbedder(ctx.journal, output, known),
-        dest: (type) => {
-          planned = planOutputFile(ctx.outputDir, step.filename, {
-            step: step.id,
-            item: item.key,
-            n: output.n,
-            ext: type.ext,
-            model: item.modelId,
-            label: item.label,
-            name: item.name,
-            generationId: output.generationId ?? '',
-            kind: item.kind,
-            vars: item.vars as Record<string, string | number | boolean | null>,
-          }).relative;
-          // The readable name goes to this, the newest output of its item: an
-          // older output of the item holding it is moved aside first.
-          return inside(
-            this.#names.claimReadable(
-              planned,
-              output,
-              (held, aside) => moveAside(ctx.journal, ctx.outputDir, held, planned, aside),
-              this.described,
-            ),
-          );
+      const result = await downloadRetrying(
+        {
+          ...outputDownloadOptions(ctx, output.url),
+          embed: provenanceEmbedder(ctx.journal, output, known),
+          dest: (type) => {
+            planned = planOutputFile(ctx.outputDir, step.filename, {
+              step: step.id,
+              item: item.key,
+              n: output.n,
+              ext: type.ext,
+              model: item.modelId,
+              label: item.label,
+              name: item.name,
+              generationId: output.generationId ?? '',
+              kind: item.kind,
+              vars: item.vars as Record<string, string | number | boolean | null>,
+            }).relative;
+            // The readable name goes to this, the newest output of its item: an
+            // older output of the item holding it is moved aside first.
+            return inside(
+              this.#names.claimReadable(
+                planned,
+                output,
+                (held, aside) => moveAside(ctx.journal, ctx.outputDir, held, planned, aside),
+                this.described,
+              ),
+            );
+          },
+          // The name holds a file no record owns (a user's): never replaced.
+          alternative: (taken) => {
+            this.#names.takenOnDisk(this.#relative(taken));
+            return inside(this.#names.claim(planned, owner));
+          },
         },
-        // The name holds a file no record owns (a user's): never replaced.
-        alternative: (taken) => {
-          this.#names.takenOnDisk(this.#relative(taken));
-          return inside(this.#names.claim(planned, owner));
-        },
-      });
+        ctx.stop.hardStop.signal,
+      );
       const file = {
         file: this.#relative(result.path),
         sha256: result.sha256,

@@ -11,7 +11,6 @@
 import { rm } from 'node:fs/promises';
 import { type Journal, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
 import {
-  downloadOutput,
   type ManifestRow,
   partFileTag,
   recordedElsewhere,
@@ -22,6 +21,7 @@ import { hashFile } from '../uploads/index.js';
 import { messageOf } from './classify.js';
 import { damageOf } from './download-checks.js';
 import { MAX_OUTPUT_BYTES } from './download-context.js';
+import { downloadRetrying } from './download-retries.js';
 import { provenanceEmbedder } from './provenance.js';
 
 /** An output of another machine that could not be fetched here with its recorded bytes. */
@@ -55,15 +55,18 @@ export async function fetchOutputsHere(
         `${file} is on another machine and the journal holds no URL for it`,
       );
     try {
-      const result = await downloadOutput({
-        url: output.url,
-        dest,
-        maxBytes: MAX_OUTPUT_BYTES,
-        partTag: partFileTag(jobName),
-        embed: provenanceEmbedder(journal, output),
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
-      });
+      const result = await downloadRetrying(
+        {
+          url: output.url,
+          dest,
+          maxBytes: MAX_OUTPUT_BYTES,
+          partTag: partFileTag(jobName),
+          embed: provenanceEmbedder(journal, output),
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
+        },
+        options.signal ?? new AbortController().signal,
+      );
       if (result.sha256 !== output.sha256) {
         await rm(result.path, { force: true });
         throw new Error(`its bytes hash to ${result.sha256}, the manifest says ${output.sha256}`);

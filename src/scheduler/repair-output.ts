@@ -6,11 +6,16 @@
  */
 
 import type { OutputRecord } from '../journal/index.js';
-import { downloadOutput, partFileTag, resolveInside } from '../outputs/index.js';
+import { resolveInside } from '../outputs/index.js';
 import { sidecarPathOf } from '../provenance/index.js';
 import { messageOf } from './classify.js';
 import { damageOf, exists } from './download-checks.js';
-import { type DownloadContext, MAX_OUTPUT_BYTES, type RepairResult } from './download-context.js';
+import {
+  type DownloadContext,
+  outputDownloadOptions,
+  type RepairResult,
+} from './download-context.js';
+import { downloadRetrying } from './download-retries.js';
 import { finishInterruptedMove } from './move-aside.js';
 import { asideNameOf } from './output-names.js';
 import {
@@ -44,17 +49,16 @@ export async function repairOutput(
   }
   try {
     if (!dest || !output.url) throw new Error('no safe name or URL to download it again from');
-    const result = await downloadOutput({
-      url: output.url,
-      maxBytes: MAX_OUTPUT_BYTES,
-      signal: ctx.stop.hardStop.signal,
-      protectedPaths: ctx.protectedPaths,
-      partTag: partFileTag(ctx.job.name),
-      dest,
-      // The file is this output's own (the journal says so): restore it.
-      existing: 'replace',
-      embed: provenanceEmbedder(ctx.journal, output),
-    });
+    const result = await downloadRetrying(
+      {
+        ...outputDownloadOptions(ctx, output.url),
+        dest,
+        // The file is this output's own (the journal says so): restore it.
+        existing: 'replace',
+        embed: provenanceEmbedder(ctx.journal, output),
+      },
+      ctx.stop.hardStop.signal,
+    );
     ctx.journal.markOutputDownloaded(output.runId, output.itemKey, output.n, {
       file,
       sha256: result.sha256,
