@@ -40,10 +40,19 @@ function storeOnTable(table: string) {
   };
 }
 
+/** Runs `test` on a store over a fresh table `table`, closing both connections after. */
+function onTable(table: string, test: (t: ReturnType<typeof storeOnTable>) => void): void {
+  const t = storeOnTable(table);
+  try {
+    test(t);
+  } finally {
+    t.close();
+  }
+}
+
 describePostgres('postgres store: what is sent, and when', () => {
   it('a queued write goes with the next statement; COMMIT is its own round trip, and returns', () => {
-    const t = storeOnTable('q_send');
-    try {
+    onTable('q_send', (t) => {
       const insert = t.store.stmt('INSERT INTO q_send (k, v) VALUES (?, ?)');
       t.store.transaction(() => {
         insert.runLater('a', 1);
@@ -64,14 +73,11 @@ describePostgres('postgres store: what is sent, and when', () => {
       insert.runLater('c', 3);
       expect(t.trips).toHaveLength(1);
       expect(t.seen()).toHaveLength(3);
-    } finally {
-      t.close();
-    }
+    });
   });
 
   it('a transaction, or a savepoint, that ran nothing sends nothing', () => {
-    const t = storeOnTable('q_none');
-    try {
+    onTable('q_none', (t) => {
       expect(t.store.transaction(() => t.store.transaction(() => 7))).toBe(7);
       expect(t.trips).toEqual([]);
       expect(() =>
@@ -80,14 +86,11 @@ describePostgres('postgres store: what is sent, and when', () => {
         }),
       ).toThrow('before any statement');
       expect(t.trips).toEqual([]);
-    } finally {
-      t.close();
-    }
+    });
   });
 
   it('a queued write that fails fails its transaction, at the next statement or at COMMIT, and undoes all of it', () => {
-    const t = storeOnTable('q_fail');
-    try {
+    onTable('q_fail', (t) => {
       const insert = t.store.stmt('INSERT INTO q_fail (k, v) VALUES (?, ?)');
       insert.run('taken', 0);
       // Failing at the next statement: the error names the write, not the read.
@@ -109,14 +112,11 @@ describePostgres('postgres store: what is sent, and when', () => {
       // The connection was left out of any transaction: the next one commits.
       t.store.transaction(() => insert.runLater('after', 4));
       expect(t.seen().map((row) => row.k)).toEqual(['after', 'taken']);
-    } finally {
-      t.close();
-    }
+    });
   });
 
   it("a savepoint's failure undoes the savepoint only; the transaction goes on and commits", () => {
-    const t = storeOnTable('q_save');
-    try {
+    onTable('q_save', (t) => {
       const insert = t.store.stmt('INSERT INTO q_save (k, v) VALUES (?, ?)');
       insert.run('taken', 0);
       t.store.transaction(() => {
@@ -131,14 +131,11 @@ describePostgres('postgres store: what is sent, and when', () => {
         insert.runLater('outer-after', 4);
       });
       expect(t.seen().map((row) => row.k)).toEqual(['outer', 'outer-after', 'taken']);
-    } finally {
-      t.close();
-    }
+    });
   });
 
   it('an iterated read comes a page at a time, in order, across commits between pages, and a read left early closes its cursor', () => {
-    const t = storeOnTable('q_iter');
-    try {
+    onTable('q_iter', (t) => {
       const insert = t.store.stmt('INSERT INTO q_iter (k, v) VALUES (?, ?)');
       t.store.transaction(() => {
         for (let i = 0; i < 4500; i++) insert.runLater(`k${String(i).padStart(5, '0')}`, i);
@@ -163,8 +160,6 @@ describePostgres('postgres store: what is sent, and when', () => {
       expect(fetches).toBe(3); // 2,000 + 2,000 + 500
       for (const row of read.iterate() as Iterable<{ v: number }>) if (row.v > 10) break;
       expect(cursors.get()).toEqual({ n: 0 });
-    } finally {
-      t.close();
-    }
+    });
   });
 });

@@ -19,8 +19,8 @@ import {
   typedStatement,
   typeSignature,
 } from './dialect.js';
-import { COUNTS_DEFERRED, countsOfItems } from './schema.js';
 import { StatementQueue } from './statement-queue.js';
+import { COUNTS_DEFERRED, countsOfItems } from './step-counts.js';
 import type { SyncPostgres } from './sync-client.js';
 
 /**
