@@ -1,5 +1,5 @@
 /**
- * Migration 12: PostgreSQL's alone (postgres/schema.ts, version 12: an
+ * Migration 12: PostgreSQL's alone (postgres/step-counts.ts, version 12: an
  * index giving a run's items in insertion order, and a count trigger a bulk
  * load can set aside). SQLite's rowid already orders a run's items, and its
  * triggers cost a bulk load nothing, so its journal changes in nothing but
