@@ -46,6 +46,8 @@ import { RUN_DEFAULTS, type RunEvent, type RunResult } from './types.js';
 export interface StartedRun extends Invocation {
   readonly selection: Extract<RunSelection, { kind: 'run' }>;
   readonly outputDir: string;
+  /** The run left the folder it recorded (run-folder.ts): its own done files are fetched here too. */
+  readonly folderMoved: boolean;
   readonly contracts: Record<string, string>;
   readonly spendCap: RunSpendCap | undefined;
   readonly scope: string;
@@ -262,8 +264,11 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
   try {
     await seedRateGate(ctx, options.gate, options.limits);
     downloads.enqueuePending();
-    // Files of items done in earlier runs: a missing or edited one is fetched again.
-    const repair = downloads.verifyAndRepair(outputsOfDoneItems(journal, selection.state));
+    // Files of items done in earlier runs (and in this one, when it moved
+    // here from another folder or machine): a missing or edited one is fetched again.
+    const repair = downloads.verifyAndRepair(
+      outputsOfDoneItems(journal, selection.state, started.folderMoved ? runId : undefined),
+    );
     const trainings = trainingIds.map((id) =>
       influencers.resolveOrTrain({ jobLocal: id }).catch((error: unknown) => {
         if (!(error instanceof RunStoppedError))
@@ -346,15 +351,19 @@ const OUTPUT_PAGE = 1000;
 /**
  * The recorded outputs of the job items done in earlier runs (checked, and
  * repaired, by each run), read a page of items at a time as they are asked for.
+ * `openRunId`: the resumed run's own items too (its 'open' verdict), ended or not
+ * (one not ended has no downloaded output yet).
  */
 export function* outputsOfDoneItems(
   journal: Journal,
   state: DesiredState,
+  openRunId?: string,
 ): Generator<OutputRecord[]> {
   const byRun = new Map<string, string[]>();
   for (const [key, verdict] of state.verdicts) {
     const row = state.latest.get(key);
-    if (verdict !== 'done' || !row) continue;
+    if (!row) continue;
+    if (verdict !== 'done' && !(verdict === 'open' && row.runId === openRunId)) continue;
     const keys = byRun.get(row.runId) ?? [];
     keys.push(key);
     byRun.set(row.runId, keys);

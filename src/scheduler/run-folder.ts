@@ -7,7 +7,8 @@
  * gone (the user moved it to the new place), the run follows it there.
  * A run resumed on another machine (a shared PostgreSQL journal) follows the
  * job's folder on this machine too: the recorded path is the other
- * machine's, and the files it lacks are downloaded again (the repair path).
+ * machine's. In both cases the run's folder `moved`, and the files it lacks,
+ * the run's own done ones included, are downloaded again (the repair path).
  * docs/run.md, "Changing the output folder".
  */
 import { existsSync } from 'node:fs';
@@ -15,14 +16,20 @@ import type { Journal, RunRecord } from '../journal/index.js';
 import { recordedElsewhere, recordedOutputDir } from '../outputs/index.js';
 import { type Logger, thisMachine } from '../shared/index.js';
 
+/** Where a run writes; `moved` when it left the folder it recorded (its files there are not here). */
+export interface RunFolder {
+  readonly path: string;
+  readonly moved: boolean;
+}
+
 export function runOutputDir(
   journal: Journal,
   run: RunRecord,
   wanted: string,
   logger: Pick<Logger, 'warn' | 'info'>,
-): string {
+): RunFolder {
   const recorded = recordedOutputDir(run);
-  if (recorded === undefined || recorded === wanted) return wanted;
+  if (recorded === undefined || recorded === wanted) return { path: wanted, moved: false };
   const recordedOn = recordedElsewhere(run);
   const elsewhere = recordedOn !== undefined;
   if (!elsewhere && existsSync(recorded)) {
@@ -30,7 +37,7 @@ export function runOutputDir(
       { runId: run.runId, outputDir: recorded, jobOutput: wanted },
       `run ${run.runId} writes its files to ${recorded}, where it started: the job now names ${wanted}, which the runs after it use (move ${recorded} there once this run is done, or now, before resuming)`,
     );
-    return recorded;
+    return { path: recorded, moved: false };
   }
   journal.setRunOutputDir(run.runId, wanted, thisMachine());
   logger.info(
@@ -39,5 +46,5 @@ export function runOutputDir(
       ? `run ${run.runId} continues in ${wanted} (it started on ${String(recordedOn)}, in ${recorded})`
       : `run ${run.runId} continues in ${wanted} (${recorded} is gone)`,
   );
-  return wanted;
+  return { path: wanted, moved: true };
 }

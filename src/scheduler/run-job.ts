@@ -243,13 +243,14 @@ async function converge(inv: Invocation): Promise<RunResult> {
     const spendCap = capFor(journal, runId, options.maxSpend, spent.before);
     // A run never changes folder midway (run-folder.ts): a resumed one finishes where it started.
     const runDir = runOutputDir(journal, selection.run, outputDir, inv.logger);
-    await inv.folders.hold(runDir);
+    await inv.folders.hold(runDir.path);
     markRunning(journal, runId);
     try {
       last = await driveRun({
         ...inv,
         selection,
-        outputDir: runDir,
+        outputDir: runDir.path,
+        folderMoved: runDir.moved,
         contracts,
         spendCap,
         scope,
