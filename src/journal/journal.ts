@@ -102,7 +102,12 @@ export class Journal extends JournalHandle {
   }
   getItem(runId: string, itemKey: string) {
     return this.guard(() => ops.getItem(this.store, runId, itemKey));
-  } /** Which of `itemKeys` are items of the run in `state`. */
+  }
+  /** The records of `itemKeys` the run holds, by key (one read for a page of items). */
+  getItemsOfKeys(runId: string, itemKeys: readonly string[]) {
+    return this.guard(() => ops.getItemsOfKeys(this.store, runId, itemKeys));
+  }
+  /** Which of `itemKeys` are items of the run in `state`. */
   itemKeysInState(runId: string, itemKeys: readonly string[], state: ItemState) {
     return this.guard(() => ops.itemKeysInState(this.store, runId, itemKeys, state));
   }

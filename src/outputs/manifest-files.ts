@@ -61,10 +61,10 @@ export function writeManifestFiles(
     throw error;
   }
   try {
-    csv.write(UTF8_BOM + csvLine(columns.map((c) => c.header)));
+    csv.write(csvHeadOf(columns));
     for (const row of rows) {
       jsonl.write(`${JSON.stringify(row)}\n`);
-      csv.write(csvLine(columns.map((c) => c.cell(row))));
+      csv.write(csvRecordOf(columns, row));
     }
   } catch (error) {
     jsonl.abort();
@@ -83,9 +83,15 @@ export function writeManifestFiles(
 /** The whole CSV document for `rows`: the BOM, the header, the rows. */
 function renderManifestCsv(rows: readonly ManifestRow[]): string {
   const columns = manifestCsvColumns(rows);
-  return (
-    UTF8_BOM +
-    csvLine(columns.map((c) => c.header)) +
-    rows.map((row) => csvLine(columns.map((c) => c.cell(row)))).join('')
-  );
+  return csvHeadOf(columns) + rows.map((row) => csvRecordOf(columns, row)).join('');
+}
+
+/** How `manifest.csv` starts: the BOM and the header line. */
+export function csvHeadOf(columns: readonly ManifestCsvColumn[]): string {
+  return UTF8_BOM + csvLine(columns.map((c) => c.header));
+}
+
+/** The line of `row` in `manifest.csv`. */
+export function csvRecordOf(columns: readonly ManifestCsvColumn[], row: ManifestRow): string {
+  return csvLine(columns.map((c) => c.cell(row)));
 }

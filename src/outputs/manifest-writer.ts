@@ -40,6 +40,7 @@ import { csvLine } from './csv.js';
 import type { DescribedItems } from './current.js';
 import { diskFullCode } from './errors.js';
 import { checkedFolderRows, type FolderRows } from './folder-rows.js';
+import { readAsWritten, type WrittenRows } from './manifest-as-written.js';
 import { checkedRow, MANIFEST_CSV, MANIFEST_JSONL, writeManifestFiles } from './manifest-files.js';
 import { withManifestLock } from './manifest-lock.js';
 import {
@@ -93,10 +94,10 @@ export class ManifestWriter {
 
   /**
    * Opens (creating if needed) the manifest of `outputDir`. A new manifest's
-   * empty files are written here; existing rows are read and both files
-   * repaired (a torn last line, a CSV that lagged behind the JSONL) before
-   * the first `append`, not here: a resume's first create does not wait for
-   * 20,000 rows to be read and rewritten, and a run that appends
+   * empty files are written here; existing rows are read (and both files
+   * repaired when needed: a torn last line, a CSV that lagged behind the
+   * JSONL) before the first `append`, not here: a resume's first create
+   * does not wait for 20,000 rows to be read, and a run that appends
    * nothing leaves the files to its end's rebuild.
    */
   static open(outputDir: string, logger?: Logger): ManifestWriter {
@@ -115,13 +116,17 @@ export class ManifestWriter {
   }
 
   /**
-   * Reads the existing rows and rewrites both files from them (once, before
-   * appending, and again whenever another process replaced the files since).
+   * Reads the existing rows (once, before appending, and again whenever
+   * another process replaced the files since) and rewrites both files from
+   * them unless they are exactly as a writer leaves them (`readAsWritten`:
+   * a torn line, a CSV behind the JSONL, a repeated key are repaired here).
    * Holding the manifest lock.
    */
   private load(): void {
     if (this.loaded && this.unchangedOnDisk()) return;
-    this.rewriteFromDisk();
+    const written = readAsWritten(this.outputDir);
+    if (written) this.know(written);
+    else this.rewriteFromDisk();
   }
 
   /**
@@ -302,11 +307,17 @@ export class ManifestWriter {
     digests: Map<number, number>,
   ): void {
     this.closeHandles();
+    writeManifestFiles(this.outputDir, rows, csvColumnsOf(names));
+    this.know({ names, digests });
+  }
+
+  /** Takes `rows` as what both files on disk hold now (holding the manifest lock). */
+  private know(rows: WrittenRows): void {
+    this.closeHandles();
     this.loaded = true;
-    this.digests = digests;
-    this.csvColumns = csvColumnsOf(names);
-    this.csvVars = names;
-    writeManifestFiles(this.outputDir, rows, this.csvColumns);
+    this.digests = rows.digests;
+    this.csvColumns = csvColumnsOf(rows.names);
+    this.csvVars = rows.names;
     const [jsonl, csv] = this.handles();
     this.written = { jsonl: fstatSync(jsonl).ino, csv: fstatSync(csv).ino };
   }

@@ -94,14 +94,26 @@ export function* drivenItems(source: DriveSource): Generator<Driven> {
   let limit = Math.min(size, FIRST_BATCH);
   while (at < all.length) {
     const batch = new Map<string, { lean: PlanItem; record: ItemRecord }>();
-    for (; at < all.length && batch.size < limit; at++) {
-      const lean = all[at];
-      if (!lean) continue;
-      const latest = state.latest.get(lean.key);
-      if (latest?.runId === runId && ended(latest.state)) continue;
-      const record = journal.getItem(runId, lean.key);
-      if (record && steps.has(record.stepId) && !ended(record.state))
-        batch.set(lean.key, { lean, record });
+    // The records of as many items as the batch lacks, in one read each
+    // time (one read per item is a round trip each on PostgreSQL).
+    while (at < all.length && batch.size < limit) {
+      const candidates: PlanItem[] = [];
+      for (; at < all.length && candidates.length < limit - batch.size; at++) {
+        const lean = all[at];
+        if (!lean) continue;
+        const latest = state.latest.get(lean.key);
+        if (latest?.runId === runId && ended(latest.state)) continue;
+        candidates.push(lean);
+      }
+      const records = journal.getItemsOfKeys(
+        runId,
+        candidates.map((lean) => lean.key),
+      );
+      for (const lean of candidates) {
+        const record = records.get(lean.key);
+        if (record && steps.has(record.stepId) && !ended(record.state))
+          batch.set(lean.key, { lean, record });
+      }
     }
     limit = size;
     const whole = items.jobItems(new Set(batch.keys()));

@@ -1,4 +1,12 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -158,6 +166,56 @@ describe('ManifestWriter', () => {
     );
     writer.close();
     expect(readdirSync(dir).sort()).toEqual(['manifest.csv', 'manifest.jsonl']);
+  });
+
+  it('takes files as a writer left them as they are at its first append: read, not rewritten', () => {
+    const dir = tempDir('manifest');
+    const writer = ManifestWriter.open(dir);
+    writer.append(first);
+    writer.append(second);
+    writer.close();
+    const inodes = () =>
+      ['manifest.jsonl', 'manifest.csv'].map((f) => statSync(path.join(dir, f)).ino);
+    const before = inodes();
+    const resumed = ManifestWriter.open(dir);
+    expect(resumed.append(second)).toBe('unchanged');
+    expect(resumed.append(failed)).toBe('appended');
+    resumed.close();
+    // Appended in place: the same two files, holding what a render of the rows holds.
+    expect(inodes()).toEqual(before);
+    const expected = renderManifest([first, second, failed]);
+    expect(readFileSync(path.join(dir, 'manifest.jsonl'), 'utf8')).toBe(expected.jsonl);
+    expect(readFileSync(path.join(dir, 'manifest.csv'), 'utf8')).toBe(expected.csv);
+  });
+
+  it('repairs a CSV a kill left behind the JSONL: a row short, or older than it', () => {
+    const rewritten = (prepare: (dir: string) => void) => {
+      const dir = tempDir('manifest');
+      const writer = ManifestWriter.open(dir);
+      writer.append(first);
+      writer.append(second);
+      writer.close();
+      prepare(dir);
+      const resumed = ManifestWriter.open(dir);
+      expect(resumed.append(failed)).toBe('appended');
+      resumed.close();
+      return readFileSync(path.join(dir, 'manifest.csv'), 'utf8');
+    };
+    // Killed between an append's two writes: the CSV lacks the last row.
+    const short = rewritten((dir) =>
+      writeFileSync(path.join(dir, 'manifest.csv'), renderManifest([first]).csv),
+    );
+    expect(short).toBe(renderManifest([first, second, failed]).csv);
+    // Killed between a rewrite's two renames: the JSONL is new (a row replaced
+    // in the middle), the CSV the one before, with the same first and last line.
+    const renamed = { ...first, label: 'renamed' };
+    const older = rewritten((dir) => {
+      writeFileSync(path.join(dir, 'manifest.jsonl'), renderManifest([renamed, second]).jsonl);
+      const jsonlTime = statSync(path.join(dir, 'manifest.jsonl')).mtime;
+      const csvTime = new Date(jsonlTime.getTime() - 1000);
+      utimesSync(path.join(dir, 'manifest.csv'), csvTime, csvTime);
+    });
+    expect(older).toBe(renderManifest([renamed, second, failed]).csv);
   });
 
   it('rewrites atomically from the journal and validates rows', () => {

@@ -61,6 +61,16 @@ describe('items to drive', () => {
       asked.push(wanted.size);
       return expand(wanted);
     };
+    // The records are read a batch at a time, not one item each (a round trip each on PostgreSQL).
+    const reads: number[] = [];
+    const readBatch = journal.getItemsOfKeys.bind(journal);
+    journal.getItemsOfKeys = (run, wanted) => {
+      reads.push(wanted.length);
+      return readBatch(run, wanted);
+    };
+    journal.getItem = () => {
+      throw new Error('an item read alone');
+    };
     const driven = drivenItems({ journal, runId, items, steps, state: selection.state, batch: 2 });
     const head = driven.next();
     // One batch of two whole items for the first item out, not the job's seven.
@@ -70,6 +80,8 @@ describe('items to drive', () => {
     const out = [head.value, ...rest].map((d) => d?.item.key);
     expect(out).toEqual(keys.filter((key) => key !== second));
     expect(asked).toEqual([2, 2, 2]);
+    // Seven keys in batches of two: the second key ended, so one more read fills the first batch.
+    expect(reads).toEqual([2, 1, 2, 2]);
     expect(runItemCounts({ journal, runId, steps })).toEqual({ total: 7, ended: 1 });
   });
 

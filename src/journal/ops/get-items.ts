@@ -15,6 +15,26 @@ export function getItem(j: JournalDb, runId: string, itemKey: string): ItemRecor
   return row === undefined ? undefined : itemRecordSchema.parse(row);
 }
 
+/** The records of `itemKeys` the run holds, by key: one read for a page of items. */
+export function getItemsOfKeys(
+  j: JournalDb,
+  runId: string,
+  itemKeys: readonly string[],
+): Map<string, ItemRecord> {
+  const rows = j
+    .stmt(
+      `SELECT ${ITEM_COLUMNS} FROM items
+       WHERE run_id = ? AND item_key IN (SELECT value FROM json_each(?))`,
+    )
+    .all(runId, JSON.stringify(itemKeys));
+  const records = new Map<string, ItemRecord>();
+  for (const row of rows) {
+    const record = itemRecordSchema.parse(row);
+    records.set(record.itemKey, record);
+  }
+  return records;
+}
+
 /** Which of `itemKeys` are items of the run in `state`: one read for a page of items. */
 export function itemKeysInState(
   j: JournalDb,

@@ -25,6 +25,7 @@ export {
   eachRunItemHash,
   firstUnendedItemKeys,
   getItem,
+  getItemsOfKeys,
   itemKeysInState,
   listItems,
 } from './get-items.js';

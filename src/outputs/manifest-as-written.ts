@@ -1,0 +1,87 @@
+/**
+ * What a manifest writer must know of the rows on disk before its first
+ * append (each row's digest by key, the template variables that head the
+ * CSV), read without rewriting either file when both are exactly as a
+ * writer leaves them. A resumed 100,000-item run appends to the 75,000 rows
+ * written before its kill: rewriting them (a spool and two files, fsynced)
+ * is most of the first append's time (docs/benchmarks.md, "The manifest at
+ * a resume").
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { hash52, redactDeep } from '../shared/index.js';
+import { csvHeadOf, csvRecordOf, MANIFEST_CSV, MANIFEST_JSONL } from './manifest-files.js';
+import { manifestLines } from './manifest-read.js';
+import {
+  addVarNames,
+  csvColumnsOf,
+  type ManifestRow,
+  ManifestRowSchema,
+  manifestRowKey,
+} from './manifest-row.js';
+
+/** What a writer knows of the rows on disk (see ManifestWriter's `digests`). */
+export interface WrittenRows {
+  readonly digests: Map<number, number>;
+  readonly names: Set<string>;
+}
+
+/**
+ * The rows of `outputDir`'s manifest when both files are as a writer leaves
+ * them, else undefined (the caller rewrites them): every JSONL line is a
+ * valid row written as the writer writes it (redacted, `JSON.stringify`),
+ * no key twice; the CSV is not older than the JSONL (a kill between the two
+ * files of a rewrite), starts with the header of those rows' variables and
+ * ends with the last row's line (a kill between the two writes of an
+ * append). A line torn by a kill is not a row: undefined.
+ */
+export function readAsWritten(outputDir: string): WrittenRows | undefined {
+  const jsonlFile = path.join(outputDir, MANIFEST_JSONL);
+  const csvFile = path.join(outputDir, MANIFEST_CSV);
+  let csvSize: number;
+  try {
+    const jsonl = statSync(jsonlFile);
+    const csv = statSync(csvFile);
+    if (csv.mtimeMs < jsonl.mtimeMs) return undefined;
+    csvSize = csv.size;
+  } catch {
+    return undefined;
+  }
+  const digests = new Map<number, number>();
+  const names = new Set<string>();
+  let last: ManifestRow | undefined;
+  for (const line of manifestLines(jsonlFile)) {
+    if (line === '') continue;
+    let row: ManifestRow;
+    try {
+      row = redactDeep(ManifestRowSchema.parse(JSON.parse(line)));
+    } catch {
+      return undefined;
+    }
+    const json = JSON.stringify(row);
+    const id = hash52(manifestRowKey(row));
+    if (json !== line || digests.has(id)) return undefined;
+    digests.set(id, hash52(json));
+    addVarNames(names, row);
+    last = row;
+  }
+  const columns = csvColumnsOf(names);
+  const head = Buffer.from(csvHeadOf(columns));
+  const tail = Buffer.from(last ? csvRecordOf(columns, last) : '');
+  if (last ? csvSize < head.length + tail.length : csvSize !== head.length) return undefined;
+  const fd = openSync(csvFile, 'r');
+  try {
+    return bytesAt(fd, 0, head.length).equals(head) &&
+      bytesAt(fd, csvSize - tail.length, tail.length).equals(tail)
+      ? { digests, names }
+      : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function bytesAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.alloc(length);
+  const read = readSync(fd, buffer, 0, length, position);
+  return buffer.subarray(0, read);
+}
