@@ -4,7 +4,8 @@
  * the next statement and its failure fails the transaction, undoing all of
  * it; a transaction that ran nothing sends nothing; a savepoint's failure
  * undoes only the savepoint; an iterated read comes through a cursor a page
- * at a time and survives commits between pages. On a real server.
+ * at a time, the next page read ahead, and survives commits between pages.
+ * On a real server.
  */
 import { expect, it } from 'vitest';
 import { postgresStore } from '../../src/journal/postgres/store.js';
@@ -21,6 +22,12 @@ function storeOnTable(table: string) {
   client.query = (sql, params, options) => {
     trips.push([...(options?.before ?? []).map((s) => s.sql), sql]);
     return query(sql, params, options);
+  };
+  // A statement sent ahead (a cursor's next page) is a round trip of its own.
+  const ahead = client.ahead.bind(client);
+  client.ahead = (key, sql, params) => {
+    trips.push([sql]);
+    ahead(key, sql, params);
   };
   client.query(`DROP TABLE IF EXISTS ${table}`);
   client.query(`CREATE TABLE ${table} (k text PRIMARY KEY, v integer NOT NULL)`);
@@ -160,6 +167,35 @@ describePostgres('postgres store: what is sent, and when', () => {
       expect(fetches).toBe(3); // 2,000 + 2,000 + 500
       for (const row of read.iterate() as Iterable<{ v: number }>) if (row.v > 10) break;
       expect(cursors.get()).toEqual({ n: 0 });
+    });
+  });
+
+  it('the next page is read ahead while one is used: cursors nested or left early never cross answers', () => {
+    onTable('q_ahead', (t) => {
+      const insert = t.store.stmt('INSERT INTO q_ahead (k, v) VALUES (?, ?)');
+      t.store.transaction(() => {
+        for (let i = 0; i < 4100; i++) insert.runLater(`k${String(i).padStart(5, '0')}`, i);
+      });
+      const read = t.store.stmt('SELECT v FROM q_ahead WHERE v >= ? ORDER BY v').pluck();
+      t.trips.length = 0;
+      // Inside one page of the outer read, a whole inner read (its own pages
+      // read ahead too), and a write between the outer read's pages.
+      const outer: number[] = [];
+      let inner: number[] = [];
+      for (const v of read.iterate(0) as Iterable<number>) {
+        outer.push(v);
+        if (v === 1999) inner = [...(read.iterate(100) as Iterable<number>)];
+        if (v === 2000) t.store.transaction(() => insert.run('late', -1));
+      }
+      expect(outer).toEqual(Array.from({ length: 4100 }, (_, i) => i));
+      expect(inner).toEqual(Array.from({ length: 4000 }, (_, i) => i + 100));
+      // Each read's second and third pages were sent ahead, before they were asked for.
+      const fetches = t.trips.filter((trip) => trip.at(-1)?.startsWith('FETCH'));
+      expect(fetches).toHaveLength(6);
+      // A read left with its next page on the way: the next statement gets its own answer.
+      for (const v of read.iterate(0) as Iterable<number>) if (v === 5) break;
+      expect(t.store.stmt('SELECT count(*) AS n FROM q_ahead').get()).toEqual({ n: 4101 });
+      expect([...(read.iterate(4099) as Iterable<number>)]).toEqual([4099]);
     });
   });
 });

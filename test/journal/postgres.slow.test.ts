@@ -107,6 +107,23 @@ describePostgres(`postgres store`, () => {
     expect(taken.readonly).toBe(false);
   });
 
+  it("a statement's deadline counts the time its process ran: stopped past it, the process goes on; a server slower than it fails", async () => {
+    const url = server.url();
+    // Ten statements of 0.3 s with a 2 s deadline, the process stopped 3 s in the middle.
+    const stopped = spawnFixture('sleepy-statements.ts', url, '10', '2000', '0.3');
+    await stopped.waitFor((line) => line === 'ok 1');
+    stopped.process.kill('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // the stop itself, longer than the deadline
+    stopped.process.kill('SIGCONT');
+    await stopped.waitFor((line) => line === 'done' || line.startsWith('failed'), 20_000);
+    expect(stopped.lines.filter((line) => line.startsWith('failed'))).toEqual([]);
+    expect(stopped.lines.at(-1)).toBe('done');
+    // A statement that takes longer than the deadline while the process runs: the connection counts as lost.
+    const slow = spawnFixture('sleepy-statements.ts', url, '1', '1000', '3');
+    await slow.waitFor((line) => line.startsWith('failed') || line === 'done', 20_000);
+    expect(slow.lines).toEqual(['failed: PostgreSQL did not answer within 1 s']);
+  });
+
   it('three processes opening one journal in a schema nobody created yet all get it', async () => {
     const url = `${server.url()}?schema=fresh_${process.pid}`;
     const children = ['a', 'b', 'c'].map((job) => spawnFixture('lock-holder.ts', url, job));

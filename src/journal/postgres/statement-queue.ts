@@ -35,6 +35,25 @@ export class StatementQueue {
   }
 
   /**
+   * Sends `sql` now without waiting for its answer, ahead of what waits in
+   * the queue (`SyncPostgres.ahead`): only for a statement whose answer
+   * those cannot change, a FETCH from a cursor already declared.
+   */
+  ahead(key: string, sql: string): void {
+    this.#client.ahead(key, sql);
+  }
+
+  /** The answer of what was sent `ahead` under `key`. */
+  take(key: string, sql: string, options: Pick<QueryOptions, 'booleansAsNumbers'>): QueryResult {
+    return this.#client.take(key, sql, options);
+  }
+
+  /** Forgets what was sent `ahead` under `key`. */
+  drop(key: string): void {
+    this.#client.drop(key);
+  }
+
+  /**
    * Inside a transaction, queues a statement whose answer nobody reads: it
    * goes with the next one, and its failure fails that one (and so the
    * transaction). Outside one, sends it now.

@@ -31,7 +31,7 @@ import type { SyncPostgres } from './sync-client.js';
  */
 const NAMED_STATEMENTS = 2000;
 
-/** Rows per FETCH of a read that is iterated: what the worker and this thread hold of it at once. */
+/** Rows per FETCH of a read that is iterated: this thread holds one page of it, the worker the next. */
 const ROWS_PER_FETCH = 2000;
 
 function statementOf(
@@ -72,16 +72,24 @@ function statementOf(
   function* paged(args: unknown[]): Generator<unknown> {
     const { statement, params } = bound(args);
     const cursor = cursorName();
+    const fetch = `FETCH FORWARD ${ROWS_PER_FETCH} FROM ${cursor}`;
+    const options = { booleansAsNumbers: true };
     queue.send(`DECLARE ${cursor} NO SCROLL CURSOR WITH HOLD FOR ${statement.text}`, params);
+    let ahead = false;
     try {
+      let page = queue.send(fetch, [], options).rows;
       for (;;) {
-        const page = queue.send(`FETCH FORWARD ${ROWS_PER_FETCH} FROM ${cursor}`, [], {
-          booleansAsNumbers: true,
-        }).rows;
+        // The next page is read while this one is used: the server's time
+        // and this thread's overlap instead of adding up.
+        ahead = page.length === ROWS_PER_FETCH;
+        if (ahead) queue.ahead(cursor, fetch);
         for (const row of page) yield value(row);
-        if (page.length < ROWS_PER_FETCH) return;
+        if (!ahead) return;
+        ahead = false;
+        page = queue.take(cursor, fetch, options).rows;
       }
     } finally {
+      if (ahead) queue.drop(cursor);
       try {
         queue.send(`CLOSE ${cursor}`);
       } catch {

@@ -65,6 +65,16 @@ function workerEntry(): URL | string {
  */
 const STATEMENT_DEADLINE_MS = 60_000;
 
+/**
+ * How long the caller sleeps between two looks at the clock while it waits:
+ * a wake much later than this means the process itself was stopped (SIGSTOP,
+ * Ctrl-Z, a suspended machine), and that time is not the server's.
+ */
+const WAKE_MS = 1000;
+
+/** How late a wake may come on a busy machine and still count whole (an assumption). */
+const LATE_WAKE_MS = 250;
+
 /** The worker's young generation, in MB (otherwise V8 sizes it as for the main thread). */
 const WORKER_YOUNG_GENERATION_MB = 8;
 
@@ -99,9 +109,12 @@ export class SyncPostgres {
   readonly #worker: Worker;
   readonly #port: MessageChannel['port1'];
   readonly #flag = new Int32Array(new SharedArrayBuffer(4));
+  readonly #deadlineMs: number;
   #closed = false;
 
-  constructor(connection: pg.ClientConfig) {
+  /** `deadlineMs`: how long one statement may keep the caller blocked (tests shorten it). */
+  constructor(connection: pg.ClientConfig, options: { readonly deadlineMs?: number } = {}) {
+    this.#deadlineMs = options.deadlineMs ?? STATEMENT_DEADLINE_MS;
     const { port1, port2 } = new MessageChannel();
     const entry = workerEntry();
     const input: WorkerInput = {
@@ -142,6 +155,36 @@ export class SyncPostgres {
       name: options.name,
       before: options.before ?? [],
     });
+    return this.#resultOf(reply, sql, options);
+  }
+
+  /**
+   * Sends one statement without waiting (nothing runs before it): the
+   * server and the worker work on it while this thread goes on, and
+   * `take(key)` returns its answer (a read's next page, read ahead).
+   */
+  ahead(key: string, sql: string, params: readonly unknown[] = []): void {
+    if (this.#closed) return;
+    const request: Request = { kind: 'query', sql, params, name: undefined, before: [], keep: key };
+    this.#port.postMessage(request);
+  }
+
+  /** The answer of the statement sent `ahead` under `key`, as `query` returns it. */
+  take(
+    key: string,
+    sql: string,
+    options: Pick<QueryOptions, 'booleansAsNumbers'> = {},
+  ): QueryResult {
+    return this.#resultOf(this.#ask({ kind: 'take', key }), sql, options);
+  }
+
+  /** Forgets the answer of the statement sent `ahead` under `key` (a read left early). */
+  drop(key: string): void {
+    const request: Request = { kind: 'drop', key };
+    if (!this.#closed) this.#port.postMessage(request);
+  }
+
+  #resultOf(reply: Reply, sql: string, options: QueryOptions): QueryResult {
     if (reply.ok) {
       const rows = rowsOf(reply.fields, reply.tables, options.booleansAsNumbers === true);
       return { rows, rowCount: reply.rowCount };
@@ -161,16 +204,25 @@ export class SyncPostgres {
       throw new PostgresConnectionError('The journal connection is closed', undefined);
     Atomics.store(this.#flag, 0, 0);
     this.#port.postMessage(request);
-    const deadline = Date.now() + STATEMENT_DEADLINE_MS;
+    // The time waited counts only while this process runs: one stopped for
+    // minutes (the bench's copy of a running journal, Ctrl-Z) wakes to an
+    // answer a few milliseconds away, not to a lost server.
+    let waited = 0;
+    let last = Date.now();
     for (;;) {
-      Atomics.wait(this.#flag, 0, 0, Math.max(1, deadline - Date.now()));
+      const asked = Math.max(1, Math.min(WAKE_MS, this.#deadlineMs - waited));
+      Atomics.wait(this.#flag, 0, 0, asked);
       const message = receiveMessageOnPort(this.#port);
       if (message) return message.message as Reply;
-      if (Date.now() >= deadline) {
+      const now = Date.now();
+      // A wake far later than asked for: the process was stopped meanwhile.
+      waited += Math.min(now - last, asked + LATE_WAKE_MS);
+      last = now;
+      if (waited >= this.#deadlineMs) {
         this.#closed = true;
         void this.#worker.terminate();
         throw new PostgresConnectionError(
-          `PostgreSQL did not answer within ${STATEMENT_DEADLINE_MS / 1000} s`,
+          `PostgreSQL did not answer within ${this.#deadlineMs / 1000} s`,
           undefined,
         );
       }

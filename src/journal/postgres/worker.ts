@@ -30,7 +30,13 @@ export type Request =
       readonly name: string | undefined;
       /** Statements to run first, in order, their results unread (a deferred BEGIN, a write). */
       readonly before: readonly StatementText[];
+      /** Not answered now: its answer is kept under this key for a `take` (a page read ahead). */
+      readonly keep?: string | undefined;
     }
+  /** Answers with the answer kept under `key` (once it is there). */
+  | { readonly kind: 'take'; readonly key: string }
+  /** Forgets the answer kept under `key`; not answered. */
+  | { readonly kind: 'drop'; readonly key: string }
   | { readonly kind: 'close' };
 
 export type Reply =
@@ -137,17 +143,58 @@ const connected = client.connect().then(
   (error: unknown) => error,
 );
 
-port.on('message', async (request: Request) => {
-  const connectError = await connected;
-  if (request.kind === 'close') {
-    await client.end().catch(() => undefined);
-    answer({ ok: true, rowCount: 0, fields: [], tables: [] });
-    port.close();
-    return;
+/** Answers of statements sent ahead (`keep`), by key, until taken or dropped. */
+const kept = new Map<string, Promise<Reply>>();
+
+// Synchronous on arrival: a kept answer is in `kept` before the next message
+// (its `take`) is looked at. Statements reach the connection in arrival order
+// (node-postgres queues them), so one sent ahead runs before what follows it:
+// a statement sent ahead has nothing to run before it, and the calling thread
+// waits for each other answer, so no two requests' statements interleave.
+port.on('message', (request: Request) => {
+  switch (request.kind) {
+    case 'close':
+      void closeConnection();
+      return;
+    case 'take': {
+      const reply = kept.get(request.key);
+      kept.delete(request.key);
+      void (reply ?? Promise.resolve(notKept(request.key))).then(answer);
+      return;
+    }
+    case 'drop':
+      kept.delete(request.key);
+      return;
+    case 'query': {
+      const reply = run(request);
+      if (request.keep === undefined) void reply.then(answer);
+      else kept.set(request.keep, reply);
+    }
   }
+});
+
+async function closeConnection(): Promise<void> {
+  await connected;
+  await client.end().catch(() => undefined);
+  answer({ ok: true, rowCount: 0, fields: [], tables: [] });
+  port.close();
+}
+
+function notKept(key: string): Reply {
+  return {
+    ok: false,
+    message: `no statement was sent ahead under ${key}`,
+    code: undefined,
+    connectionLost: false,
+  };
+}
+
+/** The answer to one statement (and those to run before it); never rejects. */
+async function run(request: Extract<Request, { kind: 'query' }>): Promise<Reply> {
+  const connectError = await connected;
   // Not connected at all (refused, unreachable, login refused): the store is out of reach.
-  if (connectError !== undefined) return answer({ ...failure(connectError), connectionLost: true });
-  if (broken) return answer(failure(broken));
+  if (connectError !== undefined) return { ...failure(connectError), connectionLost: true };
+  if (broken) return failure(broken);
   let at = 0;
   try {
     for (; at < request.before.length; at++) {
@@ -162,21 +209,21 @@ port.on('message', async (request: Request) => {
     });
     // A script of several statements (a migration's) answers each: the last is its result.
     const result = Array.isArray(answered) ? answered.at(-1) : answered;
-    if (!result) return answer({ ok: true, rowCount: 0, fields: [], tables: [] });
+    if (!result) return { ok: true, rowCount: 0, fields: [], tables: [] };
     let tables: string[];
     try {
       tables = tablesOf(result.rows, result.fields);
     } catch (error) {
       // The statement ran; its result is what this side cannot carry.
-      return answer({ ...failure(error), connectionLost: false });
+      return { ...failure(error), connectionLost: false };
     }
-    answer({
+    return {
       ok: true,
       rowCount: result.rowCount ?? 0,
       fields: result.fields.map((field: pg.FieldDef) => field.name),
       tables,
-    });
+    };
   } catch (error) {
-    answer(at < request.before.length ? { ...failure(error), failedBefore: at } : failure(error));
+    return at < request.before.length ? { ...failure(error), failedBefore: at } : failure(error);
   }
-});
+}
