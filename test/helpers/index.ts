@@ -20,7 +20,7 @@ export { type ParsedCsv, parseCsv } from './csv.js';
 export { emulatorEnv, testEmulator } from './emulator.js';
 export { exifTags, hasExiftool } from './exiftool.js';
 export { scaledLimits } from './limits.js';
-export { manifestRows, manifestRowsOf } from './manifest.js';
+export { expectManifestFilesIn, manifestRows, manifestRowsOf } from './manifest.js';
 export { BIN, DIST, REPO, repoPath } from './paths.js';
 export { freePort } from './ports.js';
 export { type CommandResult, cleanEnv, type RunCommandOptions, runCommand } from './process.js';

@@ -7,11 +7,10 @@
  * gone and the run continues in the job's new one. Spawned processes need
  * `npm run build`.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/shared/index.js';
-import { manifestRows, spawnCli, tempDir, testEmulator } from '../helpers/index.js';
+import { expectManifestFilesIn, spawnCli, tempDir, testEmulator } from '../helpers/index.js';
 import { describePostgres, postgresForFile } from '../helpers/postgres.js';
 import {
   charges,
@@ -26,16 +25,6 @@ const SCALE = 60;
 const N = 6;
 /** Three of the six 2-credit items: the first run stops with some done. */
 const CAP = '6';
-
-/** Every file row of `outDir`'s manifest; each file there with the sha256 the row names. */
-function expectEveryFile(outDir: string): string[] {
-  const rows = manifestRows(path.join(outDir, 'manifest.jsonl')).filter((r) => r.file);
-  for (const row of rows) {
-    const file = String(row.file);
-    expect(sha256Hex(readFileSync(path.join(outDir, file))), file).toBe(row.sha256);
-  }
-  return rows.map((r) => String(r.file));
-}
 
 async function run(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   const child = spawnCli(args, { env, cwd });
@@ -58,7 +47,7 @@ function resumedOnAnotherMachine(journalOf: () => Promise<string>) {
     });
     expect(first.code, first.stderr).toBe(3);
     // The case under test: A left done files in its own folder, none in B's.
-    const onA = expectEveryFile(path.join(a.dir, 'out'));
+    const onA = expectManifestFilesIn(path.join(a.dir, 'out'));
     expect(onA.length).toBeGreaterThan(0);
     expect(existsSync(path.join(b.dir, 'out'))).toBe(false);
 
@@ -74,7 +63,7 @@ function resumedOnAnotherMachine(journalOf: () => Promise<string>) {
       outputDir: path.join(b.dir, 'out'),
     });
     expectOneChargePerItem(await charges(em), N);
-    const onB = expectEveryFile(path.join(b.dir, 'out'));
+    const onB = expectManifestFilesIn(path.join(b.dir, 'out'));
     expect(onB).toHaveLength(N);
     expect(onB).toEqual(expect.arrayContaining(onA));
   }, 60_000);
@@ -89,7 +78,7 @@ describe('a run moved to another folder', () => {
     const env = envFor(em, SCALE);
     const first = await run(['run', w.jobPath, '--out', 'first', '--max-spend', CAP], w.dir, env);
     expect(first.code, first.stderr).toBe(3);
-    const done = expectEveryFile(path.join(w.dir, 'first'));
+    const done = expectManifestFilesIn(path.join(w.dir, 'first'));
     expect(done.length).toBeGreaterThan(0);
     rmSync(path.join(w.dir, 'first'), { recursive: true });
 
@@ -97,7 +86,7 @@ describe('a run moved to another folder', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/continues in .*second/);
     expectOneChargePerItem(await charges(em), N);
-    const files = expectEveryFile(path.join(w.dir, 'second'));
+    const files = expectManifestFilesIn(path.join(w.dir, 'second'));
     expect(files).toHaveLength(N);
     expect(files).toEqual(expect.arrayContaining(done));
   }, 60_000);
