@@ -67,12 +67,19 @@ function readHolder(path: string): LockHolder | undefined {
   return undefined;
 }
 
+/**
+ * When this machine booted, read once: read again at each look as
+ * `Date.now() - uptime()`, it moved with whatever clock `Date.now()` reads
+ * (a test's fake clock six hours on, on a machine up for less, took every
+ * live holder for one from before the boot).
+ */
+const BOOTED_AT = Date.now() - uptime() * 1000;
+
 /** Whether a lock can be taken over. Only provable on the same host. */
 export function isStale(holder: LockHolder | undefined): boolean {
   if (!holder) return true; // atomic creation means this is garbage, not a writer mid-write
   if (holder.hostname !== hostname()) return false;
-  const bootedAt = Date.now() - uptime() * 1000;
-  if (holder.startedAt < bootedAt - 60_000) return true; // pid from before a reboot
+  if (holder.startedAt < BOOTED_AT - 60_000) return true; // pid from before a reboot
   return !isAlive(holder.pid);
 }
 

@@ -52,6 +52,15 @@ export interface JournalDb {
    * item (PostgreSQL's, postgres/store.ts). Without it `fn` just runs.
    */
   itemsInBulk?<T>(runIds: readonly string[], fn: () => T): T;
+  /**
+   * The same for items added to run `runId`, which may have some already:
+   * `fn` returns the keys of the items it inserted, and they are added to
+   * the counts once. On PostgreSQL, counting each of a batch of thousands
+   * of items in one transaction left a version of its step's count rows per
+   * item that no one could reclaim until the transaction ended: megabytes
+   * per row, kept by the table for good (docs/benchmarks.md).
+   */
+  keyedItemsInBulk?(runId: string, fn: () => readonly string[]): void;
 }
 
 /** What a `Journal` needs of its store beyond the ops' handle. */

@@ -15,6 +15,7 @@ import { migration0010 } from './0010-canonical-services.js';
 import { migration0011 } from './0011-run-step-counts.js';
 import { migration0012 } from './0012-items-in-order.js';
 import { migration0013 } from './0013-step-counts-by-change.js';
+import { migration0014 } from './0014-digest-key-indexes.js';
 
 export interface Migration {
   readonly version: number;
@@ -49,6 +50,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0011,
   migration0012,
   migration0013,
+  migration0014,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 

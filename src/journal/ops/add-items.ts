@@ -64,19 +64,24 @@ export function addItems(j: JournalDb, runId: string, items: readonly NewItem[])
   const existingHash = j.stmt('SELECT request_hash FROM items WHERE run_id = ? AND item_key = ?');
   const now = j.now();
   return j.transaction(() => {
-    let inserted = 0;
+    const inserted: string[] = [];
     const changed: string[] = [];
-    for (const item of items) {
-      const columns = itemColumns(item);
-      const result = insert.run({ runId, ...columns, now });
-      if (result.changes === 1) {
-        inserted += 1;
-        continue;
+    const insertAll = () => {
+      for (const item of items) {
+        const columns = itemColumns(item);
+        const result = insert.run({ runId, ...columns, now });
+        if (result.changes === 1) {
+          inserted.push(item.itemKey);
+          continue;
+        }
+        fillVars.run({ runId, itemKey: columns.itemKey, vars: columns.vars });
+        const row = existingHash.get(runId, item.itemKey) as { request_hash: string };
+        if (row.request_hash !== item.requestHash) changed.push(item.itemKey);
       }
-      fillVars.run({ runId, itemKey: columns.itemKey, vars: columns.vars });
-      const row = existingHash.get(runId, item.itemKey) as { request_hash: string };
-      if (row.request_hash !== item.requestHash) changed.push(item.itemKey);
-    }
-    return { inserted, changed };
+      return inserted;
+    };
+    if (j.keyedItemsInBulk) j.keyedItemsInBulk(runId, insertAll);
+    else insertAll();
+    return { inserted: inserted.length, changed };
   });
 }

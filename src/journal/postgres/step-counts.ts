@@ -38,16 +38,32 @@ END`;
  * The per-step counts and spend of the items `where` selects, inserted:
  * version 11's backfill (every item), and what a bulk load of runs into
  * the journal adds once its items are in (store.ts `itemsInBulk`). Two
- * statements, each taking the parameters `where` names.
+ * statements, each taking the parameters `where` names. `adding`: added to
+ * the counts the steps already have (items added to a run that has some,
+ * store.ts `keyedItemsInBulk`), as the trigger adds one item.
  */
-export function countsOfItems(where: string): [string, string] {
+export function countsOfItems(where: string, adding = false): [string, string] {
   return [
     `INSERT INTO run_steps (run_id, step_id, first_row, reserved_credits, charged_credits, refunded_credits)
   SELECT run_id, step_id, MIN(seq), round(SUM(reserved_credits), 6),
     round(SUM(charged_credits), 6), round(SUM(refunded_credits), 6)
-  FROM items ${where} GROUP BY run_id, step_id`,
+  FROM items ${where} GROUP BY run_id, step_id${
+    adding
+      ? `
+  ON CONFLICT (run_id, step_id) DO UPDATE SET
+    first_row = least(run_steps.first_row, excluded.first_row),
+    reserved_credits = round(run_steps.reserved_credits + excluded.reserved_credits, 6),
+    charged_credits = round(run_steps.charged_credits + excluded.charged_credits, 6),
+    refunded_credits = round(run_steps.refunded_credits + excluded.refunded_credits, 6)`
+      : ''
+  }`,
     `INSERT INTO run_step_states (run_id, step_id, state, items)
-  SELECT run_id, step_id, state, COUNT(*) FROM items ${where} GROUP BY run_id, step_id, state`,
+  SELECT run_id, step_id, state, COUNT(*) FROM items ${where} GROUP BY run_id, step_id, state${
+    adding
+      ? `
+  ON CONFLICT (run_id, step_id, state) DO UPDATE SET items = run_step_states.items + excluded.items`
+      : ''
+  }`,
   ];
 }
 

@@ -123,6 +123,14 @@ export function postgresStore(client: SyncPostgres, now: () => number = Date.now
   const nameOf = () => (named < NAMED_STATEMENTS ? `ib_${++named}` : undefined);
   const queue = new StatementQueue(client);
   const send = (sql: string, params?: readonly unknown[]) => queue.send(sql, params);
+  /** `fn` with the count trigger set aside, in the current transaction. */
+  const countsDeferred = <T>(fn: () => T): T => {
+    // SET LOCAL: this transaction's alone, gone at its end whatever happens.
+    send(`SET LOCAL ${COUNTS_DEFERRED} = 'on'`);
+    const value = fn();
+    send(`SET LOCAL ${COUNTS_DEFERRED} = 'off'`);
+    return value;
+  };
   return {
     now,
     stmt(sql) {
@@ -135,13 +143,17 @@ export function postgresStore(client: SyncPostgres, now: () => number = Date.now
     },
     transaction: (fn) => queue.within('BEGIN', fn),
     itemsInBulk(runIds, fn) {
-      // SET LOCAL: this transaction's alone, gone at its end whatever happens.
-      send(`SET LOCAL ${COUNTS_DEFERRED} = 'on'`);
-      const value = fn();
-      send(`SET LOCAL ${COUNTS_DEFERRED} = 'off'`);
+      const value = countsDeferred(fn);
       const ofRuns = 'WHERE run_id IN (SELECT json_array_elements_text($1::json))';
       for (const sql of countsOfItems(ofRuns)) send(sql, [JSON.stringify(runIds)]);
       return value;
+    },
+    keyedItemsInBulk(runId, fn) {
+      const keys = countsDeferred(fn);
+      if (keys.length === 0) return;
+      const ofKeys =
+        'WHERE run_id = $1 AND item_key IN (SELECT json_array_elements_text($2::json))';
+      for (const sql of countsOfItems(ofKeys, true)) send(sql, [runId, JSON.stringify(keys)]);
     },
     snapshot: (fn) => queue.within('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn),
     // PostgreSQL keeps no count of other connections' commits: every look is
