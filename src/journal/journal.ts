@@ -195,9 +195,22 @@ export class Journal extends JournalHandle {
   listAttempts(runId: string, itemKey?: string) {
     return this.guard(() => ops.listAttempts(this.store, runId, itemKey));
   }
-  /** What manifest rows say of the attempts of some items of a run (a page of its items), by item. */
-  listAttemptOutcomesOfItems(runId: string, itemKeys: readonly string[]) {
-    return this.guard(() => ops.listAttemptOutcomesOfItems(this.store, runId, itemKeys));
+  /**
+   * A run's items a page at a time, each with its outputs and attempt
+   * outcomes (`ops.itemPagesWithRows`: the next page read while this one is
+   * used). Read it inside one `snapshot`.
+   */
+  *itemPagesWithRows(runId: string, pageSize: number): Generator<ops.ItemPageWithRows> {
+    const pages = ops.itemPagesWithRows(this.store, runId, pageSize);
+    try {
+      for (;;) {
+        const page = this.guard(() => pages.next());
+        if (page.done) return;
+        yield page.value;
+      }
+    } finally {
+      pages.return(undefined);
+    }
   }
   /** Creates attempted since `since` in any run of this journal (rate gate seeding). */
   recentCreates(since: number): RecentCreate[] {

@@ -30,9 +30,28 @@ export interface Statement {
   runLater(...params: unknown[]): void;
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
+  /**
+   * `all`, sent now where the store can send a read before its answer is
+   * needed (PostgreSQL: the server and the worker make it while this thread
+   * goes on); SQLite reads at `take()`. Only for a read that what is queued
+   * before it cannot change: inside a snapshot, or outside a transaction.
+   */
+  allSoon(...params: unknown[]): SoonRows;
   iterate(...params: unknown[]): Iterable<unknown>;
   /** The same statement answering each row's first column only. */
   pluck(): Statement;
+}
+
+/** The answer of a read sent with `allSoon`: taken once, or dropped when no longer wanted. */
+export interface Soon<T> {
+  take(): T;
+  drop(): void;
+}
+export type SoonRows = Soon<unknown[]>;
+
+/** `rows` read as `parse` reads them, when taken. */
+export function soonParsed<T>(rows: SoonRows, parse: (rows: unknown[]) => T): Soon<T> {
+  return { take: () => parse(rows.take()), drop: () => rows.drop() };
 }
 
 export interface JournalDb {
@@ -87,6 +106,10 @@ export function sqliteStore(db: Database.Database, now: () => number = Date.now)
           runLater: (...params: unknown[]) => {
             prepared.run(...params);
           },
+          allSoon: (...params: unknown[]) => ({
+            take: () => prepared.all(...params),
+            drop: () => {},
+          }),
         });
         cache.set(sql, statement);
       }

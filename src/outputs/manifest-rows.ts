@@ -216,38 +216,22 @@ export function folderRowSource(
 /** Items read at once when rows are rebuilt: bounded memory at 100,000 items. */
 const ITEMS_PER_PAGE = 1000;
 
-/** A run's items, a page at a time, in insertion order. */
-function* itemPages(journal: Journal, runId: string): Generator<ItemRecord[]> {
-  let after: string | undefined;
-  for (;;) {
-    const items = journal.listItems(runId, {
-      limit: ITEMS_PER_PAGE,
-      ...(after === undefined ? {} : { after }),
-    });
-    const last = items.at(-1);
-    if (!last) return;
-    after = last.itemKey;
-    yield items;
-  }
-}
-
 /**
  * The rows of one run, a page of items at a time (each page's attempts and
  * outputs read in one query each: a query per item is slow on a large run,
- * and the whole run at once would hold all of it in memory).
+ * and the whole run at once would hold all of it in memory; the next page
+ * read while this one is made, `Journal.itemPagesWithRows`).
  */
 function* runManifestRowPages(
   source: RowSource,
   runId: string,
   reviews: ReviewIndex,
 ): Generator<ManifestRow[]> {
-  const { journal } = source;
-  for (const items of itemPages(journal, runId)) {
-    const keys = items.map((item) => item.itemKey);
-    const outputs = groupByItem(journal.listOutputsOfItems(runId, keys));
-    const attempts = groupByItem(journal.listAttemptOutcomesOfItems(runId, keys));
+  for (const page of source.journal.itemPagesWithRows(runId, ITEMS_PER_PAGE)) {
+    const outputs = groupByItem(page.outputs);
+    const attempts = groupByItem(page.attempts);
     const rows: ManifestRow[] = [];
-    for (const item of items) {
+    for (const item of page.items) {
       if (item.kind === 'training') continue;
       itemRows(
         source,

@@ -169,6 +169,62 @@ onEachStore(() => {
       expect(seen).toEqual(keys);
     });
 
+    it('pages with their rows: each item once in insertion order with its own outputs and attempts; left early, the journal reads on', async () => {
+      const journal = await tempJournal();
+      const runId = seedRun(journal);
+      const keys = ['k3', 'k1', 'k4', 'k0', 'k2'];
+      journal.addItems(
+        runId,
+        keys.map((k) => item(k)),
+      );
+      // k1 and k0 went out; k1's second attempt made two outputs.
+      for (const [key, attempts] of [
+        ['k1', 2],
+        ['k0', 1],
+      ] as const) {
+        for (let no = 1; no <= attempts; no++) {
+          intendAttempt(journal, runId, key, no);
+          submitAttempt(journal, runId, key, no, [`g-${key}-${no}`]);
+        }
+        journal.recordAttemptOutcome({
+          runId,
+          itemKey: key,
+          attemptNo: attempts,
+          state: 'succeeded',
+          itemState: 'succeeded',
+          outputs: Array.from({ length: attempts }, (_, i) => ({
+            n: i + 1,
+            generationId: `g-${key}-${attempts}`,
+            url: `http://x/${key}-${i + 1}.png`,
+            kind: 'image',
+            modelId: 'img-model',
+          })),
+        });
+      }
+      const pages = journal.snapshot(() => [...journal.itemPagesWithRows(runId, 2)]);
+      expect(pages.map((p) => p.items.map((i) => i.itemKey))).toEqual([
+        ['k3', 'k1'],
+        ['k4', 'k0'],
+        ['k2'],
+      ]);
+      expect(pages.map((p) => p.outputs.map((o) => `${o.itemKey}#${o.n}`))).toEqual([
+        ['k1#1', 'k1#2'],
+        ['k0#1'],
+        [],
+      ]);
+      expect(pages.map((p) => p.attempts.map((a) => `${a.itemKey}@${a.attemptNo}`))).toEqual([
+        ['k1@1', 'k1@2'],
+        ['k0@1'],
+        [],
+      ]);
+      // Left after the first page, with the next one asked for.
+      journal.snapshot(() => {
+        for (const page of journal.itemPagesWithRows(runId, 2)) if (page.items.length > 0) break;
+      });
+      expect(journal.listItems(runId).map((i) => i.itemKey)).toEqual(keys);
+      expect(journal.getItem(runId, 'k2')?.state).toBe('pending');
+    });
+
     it('a snapshot reads one state of the journal while another connection commits', async () => {
       const journal = await tempJournal();
       const runId = seedRun(journal);

@@ -198,4 +198,34 @@ describePostgres('postgres store: what is sent, and when', () => {
       expect([...(read.iterate(4099) as Iterable<number>)]).toEqual([4099]);
     });
   });
+
+  it('a read sent soon is answered when taken, in any order; one dropped never answers another; with writes waiting it reads after them', () => {
+    onTable('q_soon', (t) => {
+      const insert = t.store.stmt('INSERT INTO q_soon (k, v) VALUES (?, ?)');
+      t.store.transaction(() => {
+        for (let i = 0; i < 10; i++) insert.runLater(`k${i}`, i);
+      });
+      const read = t.store.stmt('SELECT v FROM q_soon WHERE v >= ? ORDER BY v').pluck();
+      t.trips.length = 0;
+      const low = read.allSoon(8);
+      const high = read.allSoon(9);
+      // Both went out at once, before either was taken.
+      expect(t.trips).toEqual([
+        [expect.stringContaining('v >= $1')],
+        [expect.stringContaining('v >= $1')],
+      ]);
+      expect(high.take()).toEqual([9]);
+      expect(low.take()).toEqual([8, 9]);
+      expect(() => low.take()).toThrow(/taken or dropped/);
+      // A read dropped on its way: the statements after get their own answers.
+      read.allSoon(0).drop();
+      expect(t.store.stmt('SELECT count(*) AS n FROM q_soon').get()).toEqual({ n: 10 });
+      expect(read.allSoon(7).take()).toEqual([7, 8, 9]);
+      // A write waiting to go with the next statement: the read goes after it, and sees it.
+      t.store.transaction(() => {
+        insert.runLater('k10', 10);
+        expect(read.allSoon(10).take()).toEqual([10]);
+      });
+    });
+  });
 });

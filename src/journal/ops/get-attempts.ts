@@ -6,7 +6,7 @@ import {
   OPEN_ATTEMPT_STATES,
   sqlStates,
 } from '../records.js';
-import type { JournalDb } from '../sql.js';
+import { type JournalDb, type Soon, soonParsed } from '../sql.js';
 import { ATTEMPT_COLUMNS } from './columns.js';
 
 /**
@@ -96,7 +96,16 @@ export function listAttemptOutcomesOfItems(
   runId: string,
   itemKeys: readonly string[],
 ): AttemptOutcome[] {
-  return j
+  return listAttemptOutcomesOfItemsSoon(j, runId, itemKeys).take();
+}
+
+/** `listAttemptOutcomesOfItems`, sent now to be taken later (`Statement.allSoon`). */
+export function listAttemptOutcomesOfItemsSoon(
+  j: JournalDb,
+  runId: string,
+  itemKeys: readonly string[],
+): Soon<AttemptOutcome[]> {
+  const rows = j
     .stmt(
       `SELECT item_key AS itemKey, attempt_no AS attemptNo, state,
          generation_ids_json AS generationIds, charged_cost AS chargedCost,
@@ -105,6 +114,6 @@ export function listAttemptOutcomesOfItems(
          AND item_key IN (SELECT value FROM json_each(?))
        ORDER BY item_key, attempt_no`,
     )
-    .all(runId, JSON.stringify(itemKeys))
-    .map((row) => attemptOutcomeSchema.parse(row));
+    .allSoon(runId, JSON.stringify(itemKeys));
+  return soonParsed(rows, (read) => read.map((row) => attemptOutcomeSchema.parse(row)));
 }

@@ -5,7 +5,7 @@ import {
   sqlStates,
   TERMINAL_ITEM_STATES,
 } from '../records.js';
-import type { JournalDb } from '../sql.js';
+import { type JournalDb, type Soon, soonParsed } from '../sql.js';
 import { ITEM_COLUMNS } from './columns.js';
 
 export function getItem(j: JournalDb, runId: string, itemKey: string): ItemRecord | undefined {
@@ -62,6 +62,15 @@ export interface ItemFilter {
 
 /** A run's items in expansion (insertion) order, optionally filtered. */
 export function listItems(j: JournalDb, runId: string, filter: ItemFilter = {}): ItemRecord[] {
+  return listItemsSoon(j, runId, filter).take();
+}
+
+/** `listItems`, sent now to be taken later (`Statement.allSoon`). */
+export function listItemsSoon(
+  j: JournalDb,
+  runId: string,
+  filter: ItemFilter = {},
+): Soon<ItemRecord[]> {
   const states = filter.states ?? null;
   const paged = filter.after !== undefined || filter.limit !== undefined;
   // A page walks the table in rowid order from where the last one ended, the
@@ -84,13 +93,13 @@ export function listItems(j: JournalDb, runId: string, filter: ItemFilter = {}):
          }
        ORDER BY rowid ${paged ? 'LIMIT @limit' : ''}`,
     )
-    .all({
+    .allSoon({
       runId,
       stepId: filter.stepId ?? null,
       states: states && JSON.stringify(states),
       ...(paged ? { after: filter.after ?? null, limit: filter.limit ?? -1 } : {}),
     });
-  return rows.map((row) => itemRecordSchema.parse(row));
+  return soonParsed(rows, (read) => read.map((row) => itemRecordSchema.parse(row)));
 }
 
 /** What a resume compares of a run's item with the job file: no request, no money. */

@@ -44,6 +44,7 @@ export {
   replaceItemRequest,
   succeededItemKeys,
 } from './item-history.js';
+export { type ItemPageWithRows, itemPagesWithRows } from './item-pages.js';
 export {
   countOutputFiles,
   eachDownloadedFile,

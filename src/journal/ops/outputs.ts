@@ -8,7 +8,7 @@ import {
   outputRecordSchema,
   sqlStates,
 } from '../records.js';
-import type { JournalDb } from '../sql.js';
+import { type JournalDb, type Soon, soonParsed } from '../sql.js';
 import { OUTPUT_COLUMNS } from './columns.js';
 
 /**
@@ -61,14 +61,23 @@ export function listOutputsOfItems(
   runId: string,
   itemKeys: readonly string[],
 ): OutputRecord[] {
-  return j
+  return listOutputsOfItemsSoon(j, runId, itemKeys).take();
+}
+
+/** `listOutputsOfItems`, sent now to be taken later (`Statement.allSoon`). */
+export function listOutputsOfItemsSoon(
+  j: JournalDb,
+  runId: string,
+  itemKeys: readonly string[],
+): Soon<OutputRecord[]> {
+  const rows = j
     .stmt(
       `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE run_id = ?
          AND item_key IN (SELECT value FROM json_each(?))
        ORDER BY rowid`,
     )
-    .all(runId, JSON.stringify(itemKeys))
-    .map((row) => outputRecordSchema.parse(row));
+    .allSoon(runId, JSON.stringify(itemKeys));
+  return soonParsed(rows, (read) => read.map((row) => outputRecordSchema.parse(row)));
 }
 
 /** One output of an item, or undefined. */

@@ -37,10 +37,16 @@ export class StatementQueue {
   /**
    * Sends `sql` now without waiting for its answer, ahead of what waits in
    * the queue (`SyncPostgres.ahead`): only for a statement whose answer
-   * those cannot change, a FETCH from a cursor already declared.
+   * those cannot change (a FETCH from a cursor already declared), or when
+   * nothing waits (`waiting`).
    */
-  ahead(key: string, sql: string): void {
-    this.#client.ahead(key, sql);
+  ahead(key: string, sql: string, params: readonly unknown[] = []): void {
+    this.#client.ahead(key, sql, params);
+  }
+
+  /** Whether statements wait to go with the next one. */
+  get waiting(): boolean {
+    return this.#pending.length > 0;
   }
 
   /** The answer of what was sent `ahead` under `key`. */

@@ -109,6 +109,28 @@ function statementOf(
     },
     get: (...args) => rows(args)[0],
     all: (...args) => rows(args),
+    allSoon(...args) {
+      // Writes waiting to go would go after it: read now, after them.
+      if (queue.waiting) {
+        const now = rows(args);
+        return { take: () => now, drop: () => {} };
+      }
+      const { statement, params } = bound(args);
+      const key = cursorName();
+      queue.ahead(key, statement.text, params);
+      let pending = true;
+      return {
+        take() {
+          if (!pending) throw new Error(`the read ${key} was taken or dropped already`);
+          pending = false;
+          return queue.take(key, statement.text, { booleansAsNumbers: true }).rows.map(value);
+        },
+        drop() {
+          if (pending) queue.drop(key);
+          pending = false;
+        },
+      };
+    },
     iterate: (...args) => paged(args),
     pluck: () => statementOf(queue, nameOf, cursorName, sql, true),
   };
