@@ -13,37 +13,54 @@ export interface ItemPageWithRows {
   readonly attempts: AttemptOutcome[];
 }
 
+/** The reads of one page sent soon: its outputs and attempts, and the page after it. */
+interface PageReads {
+  readonly outputs: Soon<OutputRecord[]>;
+  readonly attempts: Soon<AttemptOutcome[]>;
+  readonly next: Soon<ItemRecord[]> | undefined;
+}
+
 /**
  * A run's items `pageSize` at a time in insertion order, each page with its
- * items' outputs and attempt outcomes. A page's two reads and the next
- * page's go out together as soon as the page's keys are known
- * (`Statement.allSoon`): on PostgreSQL the server makes the next page while
- * the caller uses this one, where three round trips a page, one after the
- * other, added up (docs/benchmarks.md). Read it inside one
- * `Journal.snapshot`: an `after` item deleted meanwhile would start the
- * walk again.
+ * items' outputs and attempt outcomes. A page is handed over once the reads
+ * of the page after it have gone out: its outputs and attempts (by its keys,
+ * which PostgreSQL's planner looks up by index) and the page after that
+ * (`Statement.allSoon`), so on PostgreSQL the server and the worker make
+ * them while the caller uses this page, where three round trips a page, one
+ * after the other, added up (docs/benchmarks.md). Read it inside one
+ * `Journal.snapshot`: the reads of a page must see one journal.
  */
 export function* itemPagesWithRows(
   j: JournalDb,
   runId: string,
   pageSize: number,
 ): Generator<ItemPageWithRows> {
-  let next: Soon<ItemRecord[]> | undefined = listItemsSoon(j, runId, { limit: pageSize });
+  const readsOf = (items: readonly ItemRecord[]): PageReads => {
+    const keys = items.map((item) => item.itemKey);
+    const last = keys.at(-1);
+    return {
+      outputs: listOutputsOfItemsSoon(j, runId, keys),
+      attempts: listAttemptOutcomesOfItemsSoon(j, runId, keys),
+      next:
+        items.length === pageSize && last !== undefined
+          ? listItemsSoon(j, runId, { limit: pageSize, after: last })
+          : undefined,
+    };
+  };
+  let items = listItemsSoon(j, runId, { limit: pageSize }).take();
+  let reads: PageReads | undefined = items.length > 0 ? readsOf(items) : undefined;
   try {
-    while (next !== undefined) {
-      const items = next.take();
-      next = undefined;
-      const last = items.at(-1);
-      if (last === undefined) return;
-      const keys = items.map((item) => item.itemKey);
-      const outputs = listOutputsOfItemsSoon(j, runId, keys);
-      const attempts = listAttemptOutcomesOfItemsSoon(j, runId, keys);
-      if (items.length === pageSize)
-        next = listItemsSoon(j, runId, { limit: pageSize, after: last.itemKey });
-      yield { items, outputs: outputs.take(), attempts: attempts.take() };
+    while (reads !== undefined) {
+      const outputs = reads.outputs.take();
+      const attempts = reads.attempts.take();
+      const next = reads.next?.take() ?? [];
+      reads = next.length > 0 ? readsOf(next) : undefined;
+      yield { items, outputs, attempts };
+      items = next;
     }
   } finally {
-    // Left early: the next page was asked for and is not wanted.
-    next?.drop();
+    // Left early, or a read failed: what was asked for and not taken is not wanted.
+    if (reads !== undefined)
+      for (const read of [reads.outputs, reads.attempts, reads.next]) read?.drop();
   }
 }
