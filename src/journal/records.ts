@@ -196,7 +196,7 @@ export const attemptRecordSchema = z.object({
 export type AttemptRecord = z.infer<typeof attemptRecordSchema>;
 
 /**
- * What a manifest row says of an attempt (`listAttemptOutcomesOfItems`):
+ * What a manifest row says of an attempt (`listAttemptOutcomesOfItemsSoon`):
  * `request` null when it is its item's.
  */
 export const attemptOutcomeSchema = attemptRecordSchema

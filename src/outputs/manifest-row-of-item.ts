@@ -16,7 +16,7 @@ import {
 import type { ManifestRow } from './manifest-row.js';
 /**
  * What a row reads of an attempt: a whole record, or what a rebuild reads
- * of it (`listAttemptOutcomesOfItems`, its request filled in).
+ * of it (`listAttemptOutcomesOfItemsSoon`, its request filled in).
  */
 export type RowAttempt = Pick<
   AttemptRecord,

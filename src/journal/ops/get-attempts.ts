@@ -89,17 +89,9 @@ export function listAttempts(j: JournalDb, runId: string, itemKey?: string): Att
  * of it), by item, oldest first: no keys, times or hashes. `request` is the
  * attempt's own when it differs from its item's, else null (the item's:
  * the caller has it), which spares reading and parsing each item's request
- * a second time for 100,000 rows.
+ * a second time for 100,000 rows. Sent now to be taken later
+ * (`Statement.allSoon`).
  */
-export function listAttemptOutcomesOfItems(
-  j: JournalDb,
-  runId: string,
-  itemKeys: readonly string[],
-): AttemptOutcome[] {
-  return listAttemptOutcomesOfItemsSoon(j, runId, itemKeys).take();
-}
-
-/** `listAttemptOutcomesOfItems`, sent now to be taken later (`Statement.allSoon`). */
 export function listAttemptOutcomesOfItemsSoon(
   j: JournalDb,
   runId: string,

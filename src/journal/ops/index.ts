@@ -17,7 +17,6 @@ export { appendEvent, listEvents } from './events.js';
 export {
   getAttempt,
   getOpenAttempt,
-  listAttemptOutcomesOfItems,
   listAttempts,
   listOpenAttempts,
 } from './get-attempts.js';

@@ -9,7 +9,7 @@ export interface ItemPageWithRows {
   readonly items: ItemRecord[];
   /** In item then output order. */
   readonly outputs: OutputRecord[];
-  /** By item, oldest first (`listAttemptOutcomesOfItems`). */
+  /** By item, oldest first (`listAttemptOutcomesOfItemsSoon`). */
   readonly attempts: AttemptOutcome[];
 }
 

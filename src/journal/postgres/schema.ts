@@ -250,8 +250,8 @@ CREATE TABLE deliveries (
  * Version 14 (SQLite's migration 14 is its number alone): attempts' keys
  * stay unique through the 16 bytes of each key's MD5 instead of the key
  * itself, about 130 characters that a btree held once more per attempt,
- * in pages that random keys leave partly empty: that index was 330 bytes
- * of each item of a 5,000-item run, its MD5 index 44 (docs/benchmarks.md).
+ * in pages that random keys leave partly empty: the journal's largest
+ * index (figures: docs/benchmarks.md).
  * A collision of two keys' MD5 would refuse the second attempt's record,
  * never let two attempts share a key.
  */
