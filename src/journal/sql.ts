@@ -49,9 +49,9 @@ export interface Soon<T> {
 }
 export type SoonRows = Soon<unknown[]>;
 
-/** `rows` read as `parse` reads them, when taken. */
-export function soonParsed<T>(rows: SoonRows, parse: (rows: unknown[]) => T): Soon<T> {
-  return { take: () => parse(rows.take()), drop: () => rows.drop() };
+/** `rows` as records, each parsed by `schema` (a zod schema), when taken. */
+export function soonRecords<T>(rows: SoonRows, schema: { parse(row: unknown): T }): Soon<T[]> {
+  return { take: () => rows.take().map((row) => schema.parse(row)), drop: () => rows.drop() };
 }
 
 export interface JournalDb {

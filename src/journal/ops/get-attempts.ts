@@ -6,7 +6,7 @@ import {
   OPEN_ATTEMPT_STATES,
   sqlStates,
 } from '../records.js';
-import { type JournalDb, type Soon, soonParsed } from '../sql.js';
+import { type JournalDb, type Soon, soonRecords } from '../sql.js';
 import { ATTEMPT_COLUMNS } from './columns.js';
 
 /**
@@ -107,5 +107,5 @@ export function listAttemptOutcomesOfItemsSoon(
        ORDER BY item_key, attempt_no`,
     )
     .allSoon(runId, JSON.stringify(itemKeys));
-  return soonParsed(rows, (read) => read.map((row) => attemptOutcomeSchema.parse(row)));
+  return soonRecords(rows, attemptOutcomeSchema);
 }

@@ -5,7 +5,7 @@ import {
   sqlStates,
   TERMINAL_ITEM_STATES,
 } from '../records.js';
-import { type JournalDb, type Soon, soonParsed } from '../sql.js';
+import { type JournalDb, type Soon, soonRecords } from '../sql.js';
 import { ITEM_COLUMNS } from './columns.js';
 
 export function getItem(j: JournalDb, runId: string, itemKey: string): ItemRecord | undefined {
@@ -99,7 +99,7 @@ export function listItemsSoon(
       states: states && JSON.stringify(states),
       ...(paged ? { after: filter.after ?? null, limit: filter.limit ?? -1 } : {}),
     });
-  return soonParsed(rows, (read) => read.map((row) => itemRecordSchema.parse(row)));
+  return soonRecords(rows, itemRecordSchema);
 }
 
 /** What a resume compares of a run's item with the job file: no request, no money. */

@@ -8,7 +8,7 @@ import {
   outputRecordSchema,
   sqlStates,
 } from '../records.js';
-import { type JournalDb, type Soon, soonParsed } from '../sql.js';
+import { type JournalDb, type Soon, soonRecords } from '../sql.js';
 import { OUTPUT_COLUMNS } from './columns.js';
 
 /**
@@ -77,7 +77,7 @@ export function listOutputsOfItemsSoon(
        ORDER BY rowid`,
     )
     .allSoon(runId, JSON.stringify(itemKeys));
-  return soonParsed(rows, (read) => read.map((row) => outputRecordSchema.parse(row)));
+  return soonRecords(rows, outputRecordSchema);
 }
 
 /** One output of an item, or undefined. */
