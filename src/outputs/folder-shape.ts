@@ -88,12 +88,13 @@ export function outputTreeShape(
   };
   checkWritable(root);
   for (const entry of entries) {
+    // Most entries are the run's files: judged by their type alone.
+    if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
     const at = path.join(entry.parentPath, entry.name);
     if (entry.isDirectory()) {
       if (isWritten(path.relative(root, at))) checkWritable(at);
       continue;
     }
-    if (!entry.isSymbolicLink()) continue;
     let target: string | undefined;
     try {
       target = realpathSync(at);

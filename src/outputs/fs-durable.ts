@@ -50,57 +50,61 @@ export function writeFileAtomicSync(file: string, content: string | Uint8Array):
 /** Text gathered before a write: few system calls, and never more than this in memory. */
 export const FLUSH_BYTES = 1 << 20;
 
-/**
- * A temp file beside `file` (`tempBeside`), written in pieces through a
- * buffer of at most `FLUSH_BYTES`: the manifest's rewrite and its row spool
- * write 100,000 rows without their whole text in memory. `abort` closes and
- * removes it.
- */
-export class TempFileSync {
-  readonly temp: string;
-  #fd: number | undefined;
-  #pending: string[] = [];
-  #pendingBytes = 0;
+/** The most bytes a string of `length` UTF-16 units takes in UTF-8. */
+const MAX_UTF8_PER_UNIT = 3;
 
-  constructor(file: string) {
-    this.temp = tempBeside(file);
-    this.#fd = openSync(this.temp, 'wx');
+/**
+ * A file written in pieces through a buffer of `FLUSH_BYTES`: the manifest's
+ * rewrite and its row spool write 100,000 rows without their whole text in
+ * memory, and the report's pages theirs without joining them first. Each
+ * piece is encoded straight into the buffer: joining the pieces and encoding
+ * the result took twice as long (docs/benchmarks.md).
+ */
+export class FileWriterSync {
+  #fd: number | undefined;
+  readonly #buffer = Buffer.allocUnsafe(FLUSH_BYTES);
+  #used = 0;
+
+  /** `flags`: `w` replaces the file, `wx` refuses one that exists. */
+  constructor(file: string, flags: 'w' | 'wx') {
+    this.#fd = openSync(file, flags);
   }
 
   write(content: string | Uint8Array): void {
-    if (typeof content !== 'string') {
-      this.flush();
-      writeSync(this.openFd(), content);
+    const room = this.#buffer.length - this.#used;
+    if (typeof content === 'string' && content.length * MAX_UTF8_PER_UNIT <= room) {
+      this.#used += this.#buffer.write(content, this.#used);
       return;
     }
-    this.#pending.push(content);
-    this.#pendingBytes += content.length;
-    if (this.#pendingBytes >= FLUSH_BYTES) this.flush();
+    this.flush();
+    if (typeof content === 'string' && content.length * MAX_UTF8_PER_UNIT <= this.#buffer.length) {
+      this.#used = this.#buffer.write(content, 0);
+      return;
+    }
+    writeSync(this.openFd(), typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
   }
 
   /** Writes what the buffer holds. */
   flush(): void {
-    if (this.#pending.length === 0) return;
-    const text = this.#pending.join('');
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    writeSync(this.openFd(), Buffer.from(text, 'utf8'));
+    if (this.#used === 0) return;
+    const used = this.#used;
+    this.#used = 0;
+    writeSync(this.openFd(), this.#buffer, 0, used);
   }
 
-  /** Closes and removes the temp file (nothing to remove once renamed). */
-  abort(): void {
-    this.#pending = [];
-    this.#pendingBytes = 0;
+  /** Writes what the buffer holds and closes the file. */
+  close(): void {
+    this.flush();
     this.closeFd();
-    try {
-      unlinkSync(this.temp);
-    } catch {
-      // already renamed or never created
-    }
+  }
+
+  /** Forgets what the buffer holds. */
+  protected discard(): void {
+    this.#used = 0;
   }
 
   protected openFd(): number {
-    if (this.#fd === undefined) throw new Error(`${this.temp} is closed`);
+    if (this.#fd === undefined) throw new Error('the file is closed');
     return this.#fd;
   }
 
@@ -108,6 +112,28 @@ export class TempFileSync {
     const fd = this.#fd;
     this.#fd = undefined;
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** A `FileWriterSync` of a temp file beside `file` (`tempBeside`); `abort` closes and removes it. */
+export class TempFileSync extends FileWriterSync {
+  readonly temp: string;
+
+  constructor(file: string) {
+    const temp = tempBeside(file);
+    super(temp, 'wx');
+    this.temp = temp;
+  }
+
+  /** Closes and removes the temp file (nothing to remove once renamed). */
+  abort(): void {
+    this.discard();
+    this.closeFd();
+    try {
+      unlinkSync(this.temp);
+    } catch {
+      // already renamed or never created
+    }
   }
 }
 

@@ -10,8 +10,8 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { hash52, redactDeep } from '../shared/index.js';
+import { fileLines } from './file-lines.js';
 import { csvHeadOf, csvRecordOf, MANIFEST_CSV, MANIFEST_JSONL } from './manifest-files.js';
-import { manifestLines } from './manifest-read.js';
 import {
   addVarNames,
   csvColumnsOf,
@@ -50,7 +50,7 @@ export function readAsWritten(outputDir: string): WrittenRows | undefined {
   const digests = new Map<number, number>();
   const names = new Set<string>();
   let last: ManifestRow | undefined;
-  for (const line of manifestLines(jsonlFile)) {
+  for (const line of fileLines(jsonlFile)) {
     if (line === '') continue;
     let row: ManifestRow;
     try {

@@ -1,11 +1,10 @@
 /**
- * Reading `manifest.jsonl` back, a megabyte at a time: its rows (torn or
+ * Reading `manifest.jsonl` back, a megabyte at a time (file-lines.ts): its rows (torn or
  * foreign lines skipped), or only what a reader needs of them.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import { RETIRED_REASON } from './current.js';
+import { fileLines } from './file-lines.js';
 import { MANIFEST_JSONL } from './manifest-files.js';
 import { isRowOfJob, type ManifestRow, ManifestRowSchema, manifestRowKey } from './manifest-row.js';
 
@@ -29,7 +28,7 @@ export function readManifest(
  * foreign lines are skipped (as `readManifest`).
  */
 export function* manifestRowsInOrder(outputDir: string): Generator<ManifestRow> {
-  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
+  for (const line of fileLines(path.join(outputDir, MANIFEST_JSONL))) {
     if (line.trim() === '') continue;
     let row: ManifestRow;
     try {
@@ -91,7 +90,7 @@ function rowsByKey<T>(
 ): Map<string, ManifestRow | T> {
   const byKey = new Map<string, ManifestRow | T>();
   let number = 0;
-  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
+  for (const line of fileLines(path.join(outputDir, MANIFEST_JSONL))) {
     number += 1;
     if (line.trim() === '') continue;
     const owner = ownerStandIn && ownerOfLine(line);
@@ -203,7 +202,7 @@ function ownerOfLine(
 export function retiredItemsOnDisk(outputDir: string, jobName: string): Set<string> {
   const retired = new Set<string>();
   const marker = JSON.stringify(RETIRED_REASON);
-  for (const line of manifestLines(path.join(outputDir, MANIFEST_JSONL))) {
+  for (const line of fileLines(path.join(outputDir, MANIFEST_JSONL))) {
     if (!line.includes(marker)) continue;
     try {
       const row = ManifestRowSchema.parse(JSON.parse(line));
@@ -213,30 +212,4 @@ export function retiredItemsOnDisk(outputDir: string, jobName: string): Set<stri
     }
   }
   return retired;
-}
-
-/** The lines of a file, read in pieces (none when it does not exist). */
-export function* manifestLines(file: string): Generator<string> {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  try {
-    const buffer = Buffer.alloc(1 << 20);
-    const decoder = new StringDecoder('utf8');
-    let rest = '';
-    for (;;) {
-      const n = readSync(fd, buffer, 0, buffer.length, null);
-      if (n === 0) break;
-      const lines = (rest + decoder.write(buffer.subarray(0, n))).split('\n');
-      rest = lines.pop() ?? '';
-      yield* lines;
-    }
-    yield rest + decoder.end();
-  } finally {
-    closeSync(fd);
-  }
 }

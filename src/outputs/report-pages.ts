@@ -15,9 +15,10 @@
  * would allow any file on the disk.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { makeFolderSync } from '../shared/index.js';
+import { FileWriterSync } from './fs-durable.js';
 import { html, type RawHtml, raw } from './html.js';
 
 export const REPORT_DATA_DIR = 'report-data';
@@ -27,8 +28,11 @@ const INLINE_ROWS = 200;
 const PAGE_ROWS = 500;
 const PAGE_FILE = /^([0-9a-f]{12})-\d{4,}\.js$/;
 
-/** Receives each page file as soon as it is full: name (inside `report-data/`) and text. */
-export type PageSink = (name: string, text: string) => void;
+/**
+ * Receives each page file as soon as it is full: its name (inside
+ * `report-data/`) and its text, in pieces to be written one after another.
+ */
+export type PageSink = (name: string, text: readonly string[]) => void;
 
 /**
  * Splits the lists of one render into inline rows and page files, a list
@@ -62,11 +66,13 @@ export class ReportPager {
    */
   list(tag: 'div' | 'tbody' | 'ol', attrs: string): PagedList {
     return new PagedList(tag, attrs, {
-      page: (markup) => {
+      page: (rows) => {
         this.#pages += 1;
         const name = `${this.prefix}${this.id}-${String(this.#pages).padStart(4, '0')}.js`;
-        // JSON text is a JS string literal (U+2028/9 too, since ES2019).
-        this.sink(name, `ibatchReportPage(${JSON.stringify(name)},${JSON.stringify(markup)});\n`);
+        // JSON text is a JS string literal (U+2028/9 too, since ES2019); the
+        // markup's literal is its rows' literals, quotes off, one after another.
+        const literals = rows.map((row) => JSON.stringify(row).slice(1, -1));
+        this.sink(name, [`ibatchReportPage(${JSON.stringify(name)},"`, ...literals, '");\n']);
         return name;
       },
       number: () => {
@@ -87,7 +93,7 @@ export class PagedList {
   constructor(
     private readonly tag: string,
     private readonly attrs: string,
-    private readonly pager: { page(markup: string): string; number(): string },
+    private readonly pager: { page(rows: readonly string[]): string; number(): string },
   ) {}
 
   get length(): number {
@@ -119,7 +125,7 @@ export class PagedList {
 
   #flush(): void {
     if (this.#page.length === 0) return;
-    this.#names.push(this.pager.page(this.#page.join('')));
+    this.#names.push(this.pager.page(this.#page));
     this.#page = [];
   }
 }
@@ -136,7 +142,9 @@ export function reportPageWriter(outputDir: string): PageSink {
   return (name, text) => {
     if (!made) makeFolderSync(dir);
     made = true;
-    writeFileSync(path.join(dir, name), text);
+    const file = new FileWriterSync(path.join(dir, name), 'w');
+    for (const piece of text) file.write(piece);
+    file.close();
   };
 }
 

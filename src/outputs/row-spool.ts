@@ -7,8 +7,8 @@
  * manifest (the same disk the manifest is written to), removed by `dispose`.
  */
 import path from 'node:path';
+import { fileLines } from './file-lines.js';
 import { TempFileSync } from './fs-durable.js';
-import { manifestLines } from './manifest-read.js';
 import type { ManifestRow } from './manifest-row.js';
 
 /** The name a folder's spools are temp files of (never a file itself). */
@@ -30,7 +30,7 @@ export class RowSpool {
   /** The rows added, in their order (everything added is written first). */
   *rows(): Generator<ManifestRow> {
     this.#file.flush();
-    for (const line of manifestLines(this.#file.temp)) {
+    for (const line of fileLines(this.#file.temp)) {
       if (line !== '') yield JSON.parse(line) as ManifestRow;
     }
   }
