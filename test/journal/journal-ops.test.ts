@@ -144,6 +144,44 @@ onEachStore(() => {
         ['c', 'source failed'],
       ]);
     });
+
+    it("reads by state what a scan of the run's items shows, through every change, another run's items apart", async () => {
+      const journal = await tempJournal();
+      const runId = seedRun(journal);
+      const other = seedRun(journal, null, 'run-2');
+      journal.addItems(
+        runId,
+        ['a', 'b', 'c', 'd'].map((k) => item(k, k === 'd' ? 'clips' : 'hero')),
+      );
+      journal.addItems(other, [item('a'), item('z')]);
+      journal.setItemState(other, 'z', { state: 'failed', error: 'other run' });
+      const states = ['pending', 'submitted', 'succeeded', 'failed', 'blocked', 'skipped'] as const;
+      const agrees = () => {
+        const all = journal.listItems(runId);
+        for (const state of states) {
+          const scanned = all.filter((i) => i.state === state).map((i) => i.itemKey);
+          expect(journal.listItems(runId, { states: [state] }).map((i) => i.itemKey)).toEqual(
+            scanned,
+          );
+        }
+        expect(journal.listFailures(runId).map((i) => i.itemKey)).toEqual(
+          all
+            .filter((i) => ['failed', 'blocked', 'skipped'].includes(i.state))
+            .map((i) => i.itemKey),
+        );
+      };
+      agrees();
+      expect(journal.listFailures(runId)).toEqual([]);
+      journal.setItemState(runId, 'b', { state: 'failed', error: 'x' });
+      agrees();
+      journal.setItemState(runId, 'd', { state: 'blocked', error: 'y' });
+      agrees();
+      journal.setItemState(runId, 'b', { state: 'pending' });
+      journal.setItemState(runId, 'd', { state: 'succeeded' });
+      agrees();
+      expect(journal.listFailures(runId)).toEqual([]);
+      expect(journal.listFailures(other).map((i) => i.itemKey)).toEqual(['z']);
+    });
   });
 
   describe('pages of items', () => {

@@ -73,6 +73,8 @@ export function listItemsSoon(
 ): Soon<ItemRecord[]> {
   const states = filter.states ?? null;
   const paged = filter.after !== undefined || filter.limit !== undefined;
+  // States asked for that the run's counts show no item in (a run's
+  // failures, mostly none) end the read before it walks the run's items.
   // A page walks the table in rowid order from where the last one ended, the
   // first from the run's first row (`+run_id` keeps SQLite off the run's
   // index, which would sort the whole run for every page, a cost that grows
@@ -84,6 +86,9 @@ export function listItemsSoon(
        WHERE ${paged ? '+run_id' : 'run_id'} = @runId
          AND (@stepId IS NULL OR step_id = @stepId)
          AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
+         AND (@states IS NULL OR EXISTS (SELECT 1 FROM run_step_states c
+           WHERE c.run_id = @runId AND c.items > 0
+             AND c.state IN (SELECT value FROM json_each(@states))))
          ${
            paged
              ? `AND rowid > coalesce(
