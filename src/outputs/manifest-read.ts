@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { RETIRED_REASON } from './current.js';
-import { fileLines } from './file-lines.js';
+import { fileLineBytes, fileLines } from './file-lines.js';
 import { MANIFEST_JSONL } from './manifest-files.js';
 import { isRowOfJob, type ManifestRow, ManifestRowSchema, manifestRowKey } from './manifest-row.js';
 
@@ -86,19 +86,21 @@ function rowsByKey<T>(
   keep: (row: ManifestRow) => boolean,
   onSkipped: ((line: number) => void) | undefined,
   standIn: (raw: RawRow) => T | typeof READ,
-  ownerStandIn?: (owner: RawRowOwner & { readonly item: string }, line: string) => T | typeof READ,
+  ownerStandIn?: (owner: RawRowOwner & { readonly item: string }, line: Buffer) => T | typeof READ,
 ): Map<string, ManifestRow | T> {
   const byKey = new Map<string, ManifestRow | T>();
   let number = 0;
-  for (const line of fileLines(path.join(outputDir, MANIFEST_JSONL))) {
+  // Bytes: a line judged by its start is never decoded whole.
+  for (const bytes of fileLineBytes(path.join(outputDir, MANIFEST_JSONL))) {
     number += 1;
-    if (line.trim() === '') continue;
-    const owner = ownerStandIn && ownerOfLine(line);
-    const ownerStand = owner ? ownerStandIn(owner, line) : READ;
+    const owner = ownerStandIn && ownerOfLine(bytes);
+    const ownerStand = owner ? ownerStandIn(owner, bytes) : READ;
     if (owner && ownerStand !== READ) {
       byKey.set(manifestRowKey(owner), ownerStand);
       continue;
     }
+    const line = bytes.toString('utf8');
+    if (line.trim() === '') continue;
     let row: ManifestRow;
     try {
       const raw: unknown = JSON.parse(line);
@@ -129,9 +131,9 @@ export interface RawRow extends RawRowOwner {
 /**
  * `readManifest` for a reader that already knows the outcome of some rows:
  * a line `covered` accepts (judged as written) is neither validated nor
- * held. Returns the other rows kept, in `readManifest`'s order, and the
- * items whose last row in that order is a covered one (their other rows
- * are older than what the reader knows).
+ * held. Returns the other rows kept, in `readManifest`'s order, and, of
+ * their items, those whose last row in that order is a covered one (their
+ * other rows are older than what the reader knows).
  */
 export function readManifestUncovered(
   outputDir: string,
@@ -146,21 +148,26 @@ export function readManifestUncovered(
     keep,
     onSkipped,
     (raw) => (covered(raw) ? raw.item : READ),
-    (owner, line) => (!line.includes('"influencerId":') && covered(owner) ? owner.item : READ),
+    (owner, line) => (!line.includes(INFLUENCER_FIELD) && covered(owner) ? owner.item : READ),
   );
   const rows: ManifestRow[] = [];
-  const last = new Map<string, boolean>();
-  for (const entry of byKey.values()) {
-    if (typeof entry === 'string') last.set(entry, true);
-    else {
-      rows.push(entry);
-      last.set(entry.item, false);
+  for (const entry of byKey.values()) if (typeof entry !== 'string') rows.push(entry);
+  // Only the items of `rows` are asked about: a current journal covers every
+  // line and leaves no row, and the question then costs nothing.
+  const last = new Map<string, boolean>(rows.map((row) => [row.item, false]));
+  if (last.size > 0) {
+    for (const entry of byKey.values()) {
+      const item = typeof entry === 'string' ? entry : entry.item;
+      if (last.has(item)) last.set(item, typeof entry === 'string');
     }
   }
   const coveredLast = new Set<string>();
   for (const [item, isCovered] of last) if (isCovered) coveredLast.add(item);
   return { rows, coveredLast };
 }
+
+/** How a row naming an influencer writes it. */
+const INFLUENCER_FIELD = Buffer.from('"influencerId":');
 
 /** A JSON string literal. */
 const TEXT = '"(?:[^"\\\\]|\\\\.)*"';
@@ -169,6 +176,10 @@ const ROW_START = new RegExp(
   `^\\{"job":(${TEXT}),"runId":(${TEXT}),"step":(${TEXT}),"item":(${TEXT})(?:,"n":(\\d+))?[,}]`,
 );
 
+/** A row's start is within this many bytes of a line, unless its names are long (then the whole line is read). */
+const ROW_START_BYTES = 512;
+const CLOSING_BRACE = 0x7d;
+
 /**
  * The owner and key of a whole line the writer wrote, read from its start
  * alone (a rebuild only places the rows it writes anew: parsing each of
@@ -176,10 +187,12 @@ const ROW_START = new RegExp(
  * other line, which is parsed whole.
  */
 function ownerOfLine(
-  line: string,
+  line: Buffer,
 ): (RawRowOwner & Parameters<typeof manifestRowKey>[0]) | undefined {
-  if (!line.endsWith('}')) return undefined;
-  const m = ROW_START.exec(line);
+  if (line.at(-1) !== CLOSING_BRACE) return undefined;
+  const m =
+    ROW_START.exec(line.toString('utf8', 0, ROW_START_BYTES)) ??
+    (line.length > ROW_START_BYTES ? ROW_START.exec(line.toString('utf8')) : null);
   if (!m) return undefined;
   const [, job, runId, step, item, n] = m;
   if (!job || !runId || !step || !item) return undefined;
