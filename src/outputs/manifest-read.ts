@@ -1,6 +1,6 @@
 /**
- * Reading `manifest.jsonl` back, a megabyte at a time (file-lines.ts): its rows (torn or
- * foreign lines skipped), or only what a reader needs of them.
+ * Reading `manifest.jsonl` back, a megabyte at a time (file-lines.ts): its
+ * rows (torn or foreign lines skipped), or only what a reader needs of them.
  */
 import path from 'node:path';
 import { RETIRED_REASON } from './current.js';
