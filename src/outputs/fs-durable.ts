@@ -71,16 +71,15 @@ export class FileWriterSync {
   }
 
   write(content: string | Uint8Array): void {
-    const room = this.#buffer.length - this.#used;
-    if (typeof content === 'string' && content.length * MAX_UTF8_PER_UNIT <= room) {
-      this.#used += this.#buffer.write(content, this.#used);
-      return;
-    }
-    this.flush();
-    if (typeof content === 'string' && content.length * MAX_UTF8_PER_UNIT <= this.#buffer.length) {
-      this.#used = this.#buffer.write(content, 0);
-      return;
-    }
+    if (typeof content === 'string') {
+      const most = content.length * MAX_UTF8_PER_UNIT;
+      if (most > this.#buffer.length - this.#used) this.flush();
+      if (most <= this.#buffer.length) {
+        this.#used += this.#buffer.write(content, this.#used);
+        return;
+      }
+    } else this.flush();
+    // Longer than the buffer: written alone.
     writeSync(this.openFd(), typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
   }
 
