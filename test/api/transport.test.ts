@@ -229,18 +229,25 @@ describe('rate limits', () => {
   });
 
   it('an AbortSignal cancels a Retry-After wait', async () => {
-    const { client } = await setup((_req, res) =>
-      json(
-        res,
-        429,
-        { error: { code: 'rate_limited', message: 'wait' } },
-        { 'retry-after': '3600' },
-      ),
-    );
     const controller = new AbortController();
-    const pending = client.getAccount({ signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('stop now')), 50);
-    await expect(pending).rejects.toThrow('stop now');
+    // The retry event is sent just before the wait starts, in the same turn:
+    // a stop queued from it lands inside the wait, not in the request.
+    const stopInWait = (e: ClientEvent) => {
+      if (e.reason === 'rate-limited')
+        queueMicrotask(() => controller.abort(new Error('stop now')));
+    };
+    const { server, client } = await setup(
+      (_req, res) =>
+        json(
+          res,
+          429,
+          { error: { code: 'rate_limited', message: 'wait' } },
+          { 'retry-after': '3600' },
+        ),
+      { onEvent: stopInWait },
+    );
+    await expect(client.getAccount({ signal: controller.signal })).rejects.toThrow('stop now');
+    expect(server.requests).toHaveLength(1);
   });
 });
 
