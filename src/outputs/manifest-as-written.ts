@@ -36,6 +36,81 @@ export interface WrittenRows {
  * append). A line torn by a kill is not a row: undefined.
  */
 export function readAsWritten(outputDir: string): WrittenRows | undefined {
+  const reading = readingAsWritten(outputDir);
+  for (;;) {
+    const step = reading.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Lines read between two turns of the event loop by `prefetchAsWritten`. */
+const LINES_PER_SLICE = 1000;
+
+/** The size, inode and change time of both files: equal stats, the same rows. */
+export interface ManifestStat {
+  readonly jsonl: readonly [number, number, number];
+  readonly csv: readonly [number, number, number];
+}
+
+/** `ManifestStat` of `outputDir`'s manifest; undefined when a file is missing. */
+export function manifestStat(outputDir: string): ManifestStat | undefined {
+  try {
+    const of = (file: string) => {
+      const stat = statSync(path.join(outputDir, file));
+      return [stat.size, stat.ino, stat.mtimeMs] as const;
+    };
+    return { jsonl: of(MANIFEST_JSONL), csv: of(MANIFEST_CSV) };
+  } catch {
+    return undefined;
+  }
+}
+
+export function sameStat(a: ManifestStat | undefined, b: ManifestStat | undefined): boolean {
+  return (
+    a !== undefined &&
+    b !== undefined &&
+    a.jsonl.every((value, i) => value === b.jsonl[i]) &&
+    a.csv.every((value, i) => value === b.csv[i])
+  );
+}
+
+/** What `prefetchAsWritten` read: the rows, and the files' stat they are the rows of. */
+export interface PrefetchedRows {
+  readonly rows: WrittenRows;
+  readonly stat: ManifestStat;
+}
+
+/**
+ * `readAsWritten` a slice of lines at a time, between the run's other work
+ * (a resumed 100,000-item run's first create does not wait for the 75,000
+ * rows before it), without the manifest lock: the rows hold while both
+ * files' stat is the one they were read under (`sameStat`), which the
+ * writer checks under the lock before taking them. Undefined when the files
+ * changed during the read, are not as written, or `stopped` says so.
+ */
+export async function prefetchAsWritten(
+  outputDir: string,
+  stopped: () => boolean,
+): Promise<PrefetchedRows | undefined> {
+  const stat = manifestStat(outputDir);
+  if (!stat) return undefined;
+  const reading = readingAsWritten(outputDir);
+  for (;;) {
+    if (stopped()) {
+      reading.return(undefined); // closes the file
+      return undefined;
+    }
+    const step = reading.next();
+    if (step.done) {
+      const rows = step.value;
+      return rows && sameStat(stat, manifestStat(outputDir)) ? { rows, stat } : undefined;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** `readAsWritten`, pausing (a `yield`) every `LINES_PER_SLICE` lines. */
+function* readingAsWritten(outputDir: string): Generator<void, WrittenRows | undefined> {
   const jsonlFile = path.join(outputDir, MANIFEST_JSONL);
   const csvFile = path.join(outputDir, MANIFEST_CSV);
   let csvSize: number;
@@ -50,7 +125,9 @@ export function readAsWritten(outputDir: string): WrittenRows | undefined {
   const digests = new Map<number, number>();
   const names = new Set<string>();
   let last: ManifestRow | undefined;
+  let lines = 0;
   for (const line of fileLines(jsonlFile)) {
+    if (++lines % LINES_PER_SLICE === 0) yield;
     if (line === '') continue;
     let row: ManifestRow;
     try {

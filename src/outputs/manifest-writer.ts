@@ -40,7 +40,14 @@ import { csvLine } from './csv.js';
 import type { DescribedItems } from './current.js';
 import { diskFullCode } from './errors.js';
 import { checkedFolderRows, type FolderRows } from './folder-rows.js';
-import { readAsWritten, type WrittenRows } from './manifest-as-written.js';
+import {
+  manifestStat,
+  type PrefetchedRows,
+  prefetchAsWritten,
+  readAsWritten,
+  sameStat,
+  type WrittenRows,
+} from './manifest-as-written.js';
 import { checkedRow, MANIFEST_CSV, MANIFEST_JSONL, writeManifestFiles } from './manifest-files.js';
 import { withManifestLock } from './manifest-lock.js';
 import {
@@ -91,6 +98,10 @@ export class ManifestWriter {
 
   /** Whether the rows on disk were read (and both files repaired): see `load`. */
   private loaded = false;
+  /** The rows on disk read ahead of the first append (`open`), while other work goes on. */
+  private prefetch: Promise<void> | undefined;
+  private prefetched: PrefetchedRows | undefined;
+  private closed = false;
 
   /**
    * Opens (creating if needed) the manifest of `outputDir`. A new manifest's
@@ -98,7 +109,8 @@ export class ManifestWriter {
    * repaired when needed: a torn last line, a CSV that lagged behind the
    * JSONL) before the first `append`, not here: a resume's first create
    * does not wait for 20,000 rows to be read, and a run that appends
-   * nothing leaves the files to its end's rebuild.
+   * nothing leaves the files to its end's rebuild (`readAhead` starts
+   * reading them meanwhile).
    */
   static open(outputDir: string, logger?: Logger): ManifestWriter {
     const writer = new ManifestWriter(path.resolve(outputDir), logger);
@@ -124,7 +136,12 @@ export class ManifestWriter {
    */
   private load(): void {
     if (this.loaded && this.unchangedOnDisk()) return;
-    const written = readAsWritten(this.outputDir);
+    const prefetched = this.prefetched;
+    this.prefetched = undefined;
+    const written =
+      prefetched && sameStat(prefetched.stat, manifestStat(this.outputDir))
+        ? prefetched.rows
+        : readAsWritten(this.outputDir);
     if (written) this.know(written);
     else this.rewriteFromDisk();
   }
@@ -280,7 +297,32 @@ export class ManifestWriter {
     return withManifestLock(this.outputDir, change, this.logger);
   }
 
+  /**
+   * Starts reading the rows on disk in slices between the process's other
+   * work, for a writer that is about to append (a run): its first append
+   * takes them when both files are still as read, else reads them again.
+   */
+  readAhead(): void {
+    if (this.loaded || this.prefetch) return;
+    this.prefetch = prefetchAsWritten(this.outputDir, () => this.closed || this.loaded)
+      .then((rows) => {
+        if (!this.loaded) this.prefetched = rows;
+      })
+      // Read again, holding the lock, at the first append.
+      .catch(() => undefined);
+  }
+
+  /**
+   * Resolves once the rows on disk were read ahead (`readAhead`): an append
+   * before then reads them in one block. Never rejects.
+   */
+  ready(): Promise<void> {
+    return this.prefetch ?? Promise.resolve();
+  }
+
   close(): void {
+    this.closed = true;
+    this.prefetched = undefined;
     this.closeHandles();
   }
 

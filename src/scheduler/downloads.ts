@@ -15,7 +15,7 @@
 import path from 'node:path';
 import PQueue from 'p-queue';
 import type { JobItem, LoadedStep } from '../job/index.js';
-import { ITEM_STATE, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
+import { ITEM_STATE, type Journal, OUTPUT_STATE, type OutputRecord } from '../journal/index.js';
 import {
   type DescribedItems,
   diskFullCode,
@@ -102,11 +102,7 @@ export class DownloadStage {
 
   /** Queues every output of this run not downloaded yet, failed ones included (on start, after a resume). */
   enqueuePending(): void {
-    const { journal, runId } = this.ctx;
-    this.#queueUnfinished([
-      ...journal.listOutputs(runId, OUTPUT_STATE.pending),
-      ...journal.listOutputs(runId, OUTPUT_STATE.failed),
-    ]);
+    this.#queueUnfinished(outputsLeftToDownload(this.ctx.journal, this.ctx.runId));
   }
 
   /** Queues the pending outputs of one item of this run (just succeeded). */
@@ -164,12 +160,7 @@ export class DownloadStage {
 
   #queueUnfinished(outputs: readonly OutputRecord[]): void {
     this.#removeStalePartsOnce();
-    // An item failed for good (a protected name) keeps its failed outputs.
-    const failed = new Set<string>();
-    for (const [runId, keys] of itemKeysByRun(outputs))
-      for (const key of this.ctx.journal.itemKeysInState(runId, keys, ITEM_STATE.failed))
-        failed.add(`${runId}\n${key}`);
-    const queued = outputs.filter((output) => !failed.has(`${output.runId}\n${output.itemKey}`));
+    const queued = withoutFailedItems(this.ctx.journal, outputs);
     if (queued.length === 0) return;
     const items = this.items(new Set(queued.map((output) => output.itemKey)));
     for (const output of queued) {
@@ -221,6 +212,9 @@ export class DownloadStage {
     let planned = '';
     const inside = (relative: string) => resolveInside(ctx.outputDir, relative);
     try {
+      // The manifest's rows on disk are read in slices meanwhile (a resume's
+      // first create does not wait for them): the file waits for them instead.
+      await this.manifest.ready();
       // Read once for the embedded facts, the manifest row and the sidecar:
       // the item's request and model do not change once it has outputs.
       const stored = ctx.journal.getItem(output.runId, output.itemKey);
@@ -327,6 +321,33 @@ export class DownloadStage {
 }
 
 /** The item keys of `outputs`, by run, each once. */
+/**
+ * The outputs of run `runId` not downloaded yet, pending or failed before,
+ * which its start queues (`enqueuePending`) once `withoutFailedItems` took
+ * out those kept failed; a resume's check keeps their items whole.
+ */
+export function outputsLeftToDownload(
+  journal: Pick<Journal, 'listOutputs'>,
+  runId: string,
+): OutputRecord[] {
+  return [
+    ...journal.listOutputs(runId, OUTPUT_STATE.pending),
+    ...journal.listOutputs(runId, OUTPUT_STATE.failed),
+  ];
+}
+
+/** `outputs` but those of items failed for good (a protected name): they keep their failed outputs. */
+export function withoutFailedItems(
+  journal: Pick<Journal, 'itemKeysInState'>,
+  outputs: readonly OutputRecord[],
+): OutputRecord[] {
+  const failed = new Set<string>();
+  for (const [runId, keys] of itemKeysByRun(outputs))
+    for (const key of journal.itemKeysInState(runId, keys, ITEM_STATE.failed))
+      failed.add(`${runId}\n${key}`);
+  return outputs.filter((output) => !failed.has(`${output.runId}\n${output.itemKey}`));
+}
+
 function itemKeysByRun(outputs: readonly OutputRecord[]): Map<string, string[]> {
   const byRun = new Map<string, Set<string>>();
   for (const { runId, itemKey } of outputs) {

@@ -238,6 +238,8 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
 
   const stopListeners = wireStops(ctx, options, graph);
   const manifest = ManifestWriter.open(ctx.outputDir, ctx.logger);
+  // Read while the first creates go out: the first download waits for it.
+  manifest.readAhead();
   const downloads = new DownloadStage(
     ctx,
     manifest,
@@ -264,6 +266,10 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
   try {
     await seedRateGate(ctx, options.gate, options.limits);
     downloads.enqueuePending();
+    // What a kill left to download does not hold a resume's first creates
+    // back (its files wait for the manifest's rows, read meanwhile): the
+    // bound counts from it, so what waits stays within it plus this.
+    const inherited = downloads.backlog;
     // Files of items done in earlier runs (and in this one, when it moved
     // here from another folder or machine): a missing or edited one is fetched again.
     const repair = downloads.verifyAndRepair(
@@ -279,7 +285,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
       options.limits.generations.count,
       options.createConcurrency ?? RUN_DEFAULTS.createConcurrency,
     );
-    const backlogBound = downloadBacklogBound(bound);
+    const backlogBound = downloadBacklogBound(bound) + inherited;
     let behind = false;
     const window = new ItemWindow<Driven>({
       bound,

@@ -29,6 +29,7 @@ import { identityOf, trainingsToSeed } from './decide/item-identity.js';
 import { runIdFamily, scopeOf } from './decide/run-history.js';
 import { markRunning, selectRun } from './decide/select-run.js';
 import { assertSameService, IN_PROCESS_EMULATOR } from './decide/service-move.js';
+import { outputsLeftToDownload, withoutFailedItems } from './downloads.js';
 import { driveRun } from './drive-run.js';
 import { recordEscapedStop } from './finish-run.js';
 import { InfluencerDirectory } from './influencer-directory.js';
@@ -78,6 +79,8 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
       ),
   });
   const { job, items } = validated;
+  items.onScanAgain = (wanted) =>
+    logger.debug({ items: wanted }, `scanning the job file again for ${wanted} whole item(s)`);
   assertFreshSteps(options.fresh, job.steps);
   // A folder that cannot take the files fails now, before anything is spent.
   assertWritableFolder(options.outDir ? path.resolve(options.outDir) : job.output);
@@ -144,8 +147,9 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
 
 /**
  * Pauses `gate` until the Retry-After the job's unfinished run persisted, and
- * returns the keys of the items that run drives first (`FIRST_BATCH`), read
- * from the journal without writing it (a refused key must leave no trace).
+ * returns the keys of the items that run drives first (`FIRST_BATCH`) and of
+ * those whose outputs it downloads first, read from the journal without
+ * writing it (a refused key must leave no trace).
  * A journal that cannot be read here is reported when the writer opens it.
  */
 async function readUnfinishedRun(
@@ -161,7 +165,14 @@ async function readUnfinishedRun(
     const run = journal.findUnfinishedRun(jobName);
     const wait = persistedWait(run?.notBefore);
     if (wait !== undefined) gate.pauseUntil(wait);
-    return run ? new Set(journal.firstUnendedItemKeys(run.runId, FIRST_BATCH)) : undefined;
+    if (!run) return undefined;
+    // The items it drives first, and those whose outputs it downloads first
+    // (left by the kill): asked for whole before its first create.
+    const downloads = withoutFailedItems(journal, outputsLeftToDownload(journal, run.runId));
+    return new Set([
+      ...journal.firstUnendedItemKeys(run.runId, FIRST_BATCH),
+      ...downloads.map((output) => output.itemKey),
+    ]);
   } catch {
     // Left to openJournal below, which names the problem.
     return undefined;

@@ -5,7 +5,7 @@
  * release 0.1.0 wrote: test/shared/content-hash.test.ts pins them and
  * test/journal/old-release.test.ts resumes a journal that release wrote.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * JSON with object keys sorted by UTF-16 code units (integer-like keys
@@ -18,18 +18,39 @@ export function canonicalJson(value: unknown): string {
   // A loop, not entries/filter/sort/map: every item of a job is hashed at
   // each check. `sort()` with no comparator orders by UTF-16 code units.
   const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
   let text = '';
-  for (const key of Object.keys(record).sort()) {
+  for (const key of keys) {
     const field = record[key];
     if (field === undefined) continue;
-    text += `${text === '' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(field)}`;
+    text += `${text === '' ? '' : ','}${quotedKey(key)}:${canonicalJson(field)}`;
   }
   return `{${text}}`;
 }
 
+/**
+ * Field names as JSON string literals, kept: a job's items share a handful of
+ * names (a row's columns, a request's fields), quoted once instead of once
+ * per item. Bounded, so that arbitrary keys (a value's own objects) cannot
+ * grow it without end.
+ */
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 4096;
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
 /** Lower-case hex sha256 of bytes, or of a string's UTF-8 bytes. */
 export function sha256Hex(text: string | Uint8Array): string {
-  return createHash('sha256').update(text).digest('hex');
+  // The one-shot form: no Hash object per call (a job hashes each item's texts).
+  return hash('sha256', text, 'hex');
 }
 
 /**

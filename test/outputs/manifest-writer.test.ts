@@ -188,6 +188,49 @@ describe('ManifestWriter', () => {
     expect(readFileSync(path.join(dir, 'manifest.csv'), 'utf8')).toBe(expected.csv);
   });
 
+  it.each([
+    ['while the rows on disk are read ahead', false],
+    ['after they were read ahead', true],
+  ])(
+    'a row another writer appends %s is seen at the first append: none lost, none twice',
+    async (_when, afterReady) => {
+      const dir = tempDir('manifest');
+      // More rows than one slice of the read ahead: it is still reading when the next line runs.
+      const rows = Array.from({ length: 2500 }, (_, i) => ({ ...first, item: `row-${i}` }));
+      ManifestWriter.open(dir).rewrite(rows);
+      const theirs = { ...second, item: 'appended-by-another-writer' };
+      const resumed = ManifestWriter.open(dir);
+      resumed.readAhead();
+      if (afterReady) await resumed.ready();
+      const other = ManifestWriter.open(dir);
+      other.append(theirs);
+      other.close();
+      await resumed.ready();
+      expect(resumed.append(theirs)).toBe('unchanged');
+      expect(resumed.append(rows[1234] ?? first)).toBe('unchanged');
+      expect(resumed.append(video)).toBe('appended');
+      resumed.close();
+      const keys = readManifest(dir).map(manifestRowKey);
+      expect(keys).toHaveLength(rows.length + 2);
+      expect(new Set(keys).size).toBe(keys.length);
+    },
+  );
+
+  it('rows read ahead and unchanged since are taken at the first append as the files hold them', async () => {
+    const dir = tempDir('manifest');
+    const rows = Array.from({ length: 2500 }, (_, i) => ({ ...first, item: `row-${i}` }));
+    ManifestWriter.open(dir).rewrite(rows);
+    const resumed = ManifestWriter.open(dir);
+    resumed.readAhead();
+    await resumed.ready();
+    expect(resumed.append(rows[0] ?? first)).toBe('unchanged');
+    expect(resumed.append(video)).toBe('appended');
+    resumed.close();
+    expect(readFileSync(path.join(dir, 'manifest.jsonl'), 'utf8')).toBe(
+      renderManifest([...rows, video]).jsonl,
+    );
+  });
+
   it('repairs a CSV a kill left behind the JSONL: a row short, or older than it', () => {
     const rewritten = (prepare: (dir: string) => void) => {
       const dir = tempDir('manifest');

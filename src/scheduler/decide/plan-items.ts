@@ -58,6 +58,9 @@ export class PlanItems {
   /** The models the items use (the contracts a run records). */
   readonly modelIds = new Set<string>();
 
+  /** Told each time the job is scanned again (`eachOf`), with how many items it looks for. */
+  onScanAgain: ((wanted: number) => void) | undefined;
+
   /** Whole items of `keepWhole` kept by the scan, until `jobItems` hands them out. */
   readonly #whole = new Map<string, JobItem>();
 
@@ -193,6 +196,7 @@ export class PlanItems {
     visit: (item: JobItem, lean: PlanItem | undefined) => void,
   ): void {
     if (keys.size === 0) return;
+    this.onScanAgain?.(keys.size);
     let at = 0;
     let seen = 0;
     try {
