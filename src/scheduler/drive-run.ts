@@ -224,7 +224,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
   const sources = sourcesOf(items, selection.state);
   const graph = new ItemGraph(sources);
   settleSources(source, sources, graph);
-  const { total } = runItemCounts(source);
+  const { total, ended } = runItemCounts(source);
   let done = 0;
   for (const verdict of selection.state.verdicts.values()) if (verdict === 'done') done += 1;
   const trainingIds = [...job.influencers.keys()].filter((id) =>
@@ -232,7 +232,8 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
   );
   record(
     selection.resumed ? 'run.resumed' : 'run.started',
-    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name}: ${total} generation item(s), ${trainingIds.length} influencer(s) to train or reuse; ${done} item(s) already done`,
+    // A resume names what its run ended before (`done` counts earlier runs' items only).
+    `${selection.resumed ? 'resumed' : 'started'} run ${runId} of ${job.name}: ${total} generation item(s)${selection.resumed ? ` (${ended} ended before this start)` : ''}, ${trainingIds.length} influencer(s) to train or reuse; ${done} item(s) done by earlier runs`,
   );
   emit({ type: 'run-started', runId, resumed: selection.resumed, items: total });
 
