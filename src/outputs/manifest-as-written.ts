@@ -46,7 +46,7 @@ export function readAsWritten(outputDir: string): WrittenRows | undefined {
 /** Lines read between two turns of the event loop by `prefetchAsWritten`. */
 const LINES_PER_SLICE = 1000;
 
-/** The size, inode and change time of both files: equal stats, the same rows. */
+/** The size, inode and modification time of both files: equal stats, the same rows. */
 export interface ManifestStat {
   readonly jsonl: readonly [number, number, number];
   readonly csv: readonly [number, number, number];
@@ -65,6 +65,7 @@ export function manifestStat(outputDir: string): ManifestStat | undefined {
   }
 }
 
+/** Whether `a` and `b` are the stat of the same two files, unchanged between them. */
 export function sameStat(a: ManifestStat | undefined, b: ManifestStat | undefined): boolean {
   return (
     a !== undefined &&

@@ -98,7 +98,7 @@ export class ManifestWriter {
 
   /** Whether the rows on disk were read (and both files repaired): see `load`. */
   private loaded = false;
-  /** The rows on disk read ahead of the first append (`open`), while other work goes on. */
+  /** The rows on disk read ahead of the first append (`readAhead`), while other work goes on. */
   private prefetch: Promise<void> | undefined;
   private prefetched: PrefetchedRows | undefined;
   private closed = false;

@@ -320,7 +320,6 @@ export class DownloadStage {
   }
 }
 
-/** The item keys of `outputs`, by run, each once. */
 /**
  * The outputs of run `runId` not downloaded yet, pending or failed before,
  * which its start queues (`enqueuePending`) once `withoutFailedItems` took
@@ -348,6 +347,7 @@ export function withoutFailedItems(
   return outputs.filter((output) => !failed.has(`${output.runId}\n${output.itemKey}`));
 }
 
+/** The item keys of `outputs`, by run, each once. */
 function itemKeysByRun(outputs: readonly OutputRecord[]): Map<string, string[]> {
   const byRun = new Map<string, Set<string>>();
   for (const { runId, itemKey } of outputs) {

@@ -13,11 +13,13 @@ import { lockPathFor } from '../../src/journal/index.js';
 import { runCliCaptured, spawnCli, testEmulator, until } from '../helpers/index.js';
 import {
   charges,
+  earlyCount,
   envFor,
   expectOneChargePerItem,
   heldEnv,
   imageJob,
   readRuns,
+  sentBeforePause,
   slowEnv,
   type Workspace,
   workspace,
@@ -170,11 +172,11 @@ describe('ibatch run semantics', () => {
     const text = await runCliCaptured(['status', ws.jobPath], {}, ws.dir);
     expect(text.stdout).toMatch(/rate wait: resumes in \d+s/);
 
-    const earlyBefore = (await em.admin.stats()).accounts[0]?.earlyRequests.length ?? 0;
+    const earlyBefore = await earlyCount(em);
     const resumed = await runCliCaptured(['run', ws.jobPath], env, ws.dir);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(Date.now()).toBeGreaterThanOrEqual(notBefore);
-    expect((await em.admin.stats()).accounts[0]?.earlyRequests.length).toBe(earlyBefore);
+    expect(await sentBeforePause(em, earlyBefore, notBefore)).toEqual([]);
     expectOneChargePerItem(await charges(em), N);
     const [done] = await readRuns(ws.journalPath);
     expect(done?.runId).toBe(killed?.runId);

@@ -73,6 +73,27 @@ export async function charges(em: RunningEmulator): Promise<LedgerEntry[]> {
   return (await em.admin.ledger(id)).filter((e) => e.type === 'charge');
 }
 
+/** How many requests the service saw before a Retry-After of theirs ended (`sentBeforePause`'s `from`). */
+export async function earlyCount(em: RunningEmulator): Promise<number> {
+  return (await em.admin.stats()).accounts[0]?.earlyRequests.length ?? 0;
+}
+
+/**
+ * The requests the service saw early since it had seen `from` of them, sent
+ * before `notBefore`: what a resumed run sent before the pause its journal
+ * recorded. A later Retry-After the killed process was given for a request in
+ * flight at its kill, and had no time to record, the resumed run cannot
+ * know: it meets that one itself (a 429), and it is not counted here.
+ */
+export async function sentBeforePause(
+  em: RunningEmulator,
+  from: number,
+  notBefore: number,
+): Promise<unknown[]> {
+  const early = (await em.admin.stats()).accounts[0]?.earlyRequests ?? [];
+  return early.slice(from).filter((request) => Date.parse(request.at) < notBefore);
+}
+
 /** Net spend of the account from the ledger (charges - refunds). */
 export async function ledgerNet(em: RunningEmulator): Promise<number> {
   const id = em.accounts[0]!.id;
