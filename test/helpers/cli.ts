@@ -57,6 +57,11 @@ export async function planCli<T>(
   return { ...result, doc: result.stdout ? (JSON.parse(result.stdout) as T) : undefined };
 }
 
+/** The first Node process warning line in `stderr` (`(node:PID) SomeWarning: ...`), if any. */
+export function processWarningIn(stderr: string): string | undefined {
+  return /^\(node:\d+\) (?:\[\w+\] )?\w*Warning: .*$/m.exec(stderr)?.[0];
+}
+
 /** No stack frames and no "unexpected error": the user sees one sentence. */
 export function expectNoStack(stderr: string): void {
   expect(stderr).not.toMatch(/^\s+at /m);
@@ -135,6 +140,12 @@ export function spawnCli(args: readonly string[], options: SpawnCliOptions): Spa
   defer(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
+    // Every spawned CLI of every test: what Node or a dependency warns
+    // (a deprecation, a listener leak) reaches the user's terminal as is.
+    const warning = processWarningIn(stderr);
+    if (warning !== undefined) {
+      throw new Error(`ibatch ${args[0] ?? ''} printed a Node process warning: ${warning}`);
+    }
   });
   return { child, stdout: () => stdout, stderr: () => stderr, output: () => output, exited };
 }

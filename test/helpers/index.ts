@@ -9,6 +9,7 @@ export {
   type JsonLogLine,
   jsonLogs,
   planCli,
+  processWarningIn,
   runCliCaptured,
   type SpawnCliOptions,
   type SpawnedCli,

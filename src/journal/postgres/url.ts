@@ -2,8 +2,9 @@
  * A PostgreSQL journal's address: `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`
  * with optional `?schema=NAME` (several teams in one database) and the
  * usual libpq parameters (`sslmode`...), which node-postgres honours. The
- * password may also come from PGPASSWORD or ~/.pgpass (node-postgres reads
- * both when the URL has none). What is ever shown of the address is
+ * password may also come from PGPASSWORD (node-postgres reads it) or
+ * ~/.pgpass (the journal's worker looks it up at login, worker.ts) when the
+ * URL has none. What is ever shown of the address is
  * `display`: the URL without its password.
  */
 import { UsageError } from '../../shared/index.js';

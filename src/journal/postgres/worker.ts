@@ -8,6 +8,7 @@
  */
 import { type MessagePort, workerData } from 'node:worker_threads';
 import pg from 'pg';
+import pgpass, { type PgpassConnection } from 'pgpass';
 
 export interface WorkerInput {
   readonly connection: pg.ClientConfig;
@@ -64,6 +65,15 @@ for (const oid of [20, 1700]) pg.types.setTypeParser(oid, (text: string) => Numb
 const { connection, flag, port } = workerData as WorkerInput;
 const signal = new Int32Array(flag);
 const client = new pg.Client(connection);
+// Neither the URL nor PGPASSWORD gave a password: ~/.pgpass (or PGPASSFILE)
+// is looked up at login by a function in `password` (node-postgres calls
+// one; its types say string only). node-postgres read the file on its own
+// before it deprecated that, with a warning on the user's terminal.
+const login = client as unknown as { password: string | null | LookUpPassword };
+type LookUpPassword = (parameters: PgpassConnection) => Promise<string | undefined>;
+if (login.password === null) {
+  login.password = (parameters) => new Promise((found) => pgpass(parameters, found));
+}
 let broken: Error | undefined;
 // A connection that drops between statements is said at the next one.
 client.on('error', (error) => {
@@ -146,14 +156,29 @@ const connected = client.connect().then(
 /** Answers of statements sent ahead (`keep`), by key, until taken or dropped. */
 const kept = new Map<string, Promise<Reply>>();
 
+/** Where the last request handed to `inTurn` ends; the next starts after it. */
+let tail: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `work` once every request that arrived before it is done: the
+ * connection gets one statement at a time, in arrival order. node-postgres
+ * queued them itself but deprecates that (a warning on the user's terminal).
+ */
+function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  const done = tail.then(work);
+  tail = done.catch(() => undefined);
+  return done;
+}
+
 // Synchronous on arrival: a kept answer is in `kept` before the next message
-// (its `take`) is looked at. Statements reach the connection in arrival order
-// (node-postgres queues them), so one sent ahead runs before what follows it:
-// a statement sent ahead has nothing to run before it, and the calling thread
-// waits for each other answer, so no two requests' statements interleave.
+// (its `take`) is looked at. Requests run in arrival order (`inTurn`), so one
+// sent ahead runs before what follows it: a statement sent ahead has nothing
+// to run before it, and the calling thread waits for each other answer, so no
+// two requests' statements interleave.
 port.on('message', (request: Request) => {
   switch (request.kind) {
     case 'close':
+      // At once, not in turn: a read sent ahead and dropped is not waited for.
       void closeConnection();
       return;
     case 'take': {
@@ -166,7 +191,7 @@ port.on('message', (request: Request) => {
       kept.delete(request.key);
       return;
     case 'query': {
-      const reply = run(request);
+      const reply = inTurn(() => run(request));
       if (request.keep === undefined) void reply.then(answer);
       else kept.set(request.keep, reply);
     }
