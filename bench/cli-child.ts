@@ -10,8 +10,13 @@ import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/ibatch.js', import.meta.url));
 const MARK = 'ibatch-bench-usage=';
-/** Preloaded into the CLI: prints peak RSS (KiB) and user+system CPU (µs) as it exits. */
-const USAGE_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\n${MARK}'+JSON.stringify({rss:u.maxRSS,cpu:u.userCPUTime+u.systemCPUTime})+'\\n')})`;
+/**
+ * Preloaded into the CLI: prints peak RSS (KiB) and user+system CPU (µs) as it
+ * exits. The main thread only: a worker thread (the PostgreSQL journal's)
+ * loads it too, and a reader's worker that ended early printed the process's
+ * figures of that moment first.
+ */
+const USAGE_HOOK = `data:text/javascript,import{isMainThread}from'node:worker_threads';if(isMainThread)process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\n${MARK}'+JSON.stringify({rss:u.maxRSS,cpu:u.userCPUTime+u.systemCPUTime})+'\\n')})`;
 
 export interface CliRun {
   readonly code: number | null;

@@ -4,6 +4,7 @@
  *   IBATCH_BENCH_SCALE_SMALL / _LARGE      override the two sizes
  *   IBATCH_BENCH_SCALE_TIME_SCALE          emulator time scale (default 600)
  *   IBATCH_BENCH_SCALE_RESUME_CAP_S        longest life of the resumed run (default 300)
+ *   IBATCH_BENCH_SCALE_SQLITE=0            skip the SQLite journal's side (with _POSTGRES: that side alone)
  *   IBATCH_BENCH_SCALE_POSTGRES            the same rows with a PostgreSQL
  *     journal too: `1` at the same sizes, a number for its large size
  * (the server those rows run against: bench/postgres.ts).
@@ -16,6 +17,8 @@ export interface ScalePreset {
   readonly timeScale: number;
   /** The resumed run is killed after this long if it has not ended, ms. */
   readonly resumeCapMs: number;
+  /** Whether the SQLite journal's side runs (re-measuring one store alone). */
+  readonly sqlite: boolean;
   /** The PostgreSQL side's sizes; `postgresLarge` undefined: no PostgreSQL rows. */
   readonly postgresSmall: number;
   readonly postgresLarge: number | undefined;
@@ -77,6 +80,7 @@ export function scalePreset(env: NodeJS.ProcessEnv): ScalePreset {
     large,
     timeScale: positiveInt(env, 'IBATCH_BENCH_SCALE_TIME_SCALE', DEFAULT_TIME_SCALE),
     resumeCapMs: positiveInt(env, 'IBATCH_BENCH_SCALE_RESUME_CAP_S', DEFAULT_RESUME_CAP_S) * 1000,
+    sqlite: env.IBATCH_BENCH_SCALE_SQLITE !== '0',
     postgresSmall: Math.min(small, postgresLarge ?? small),
     postgresLarge,
   };

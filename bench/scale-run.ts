@@ -226,7 +226,9 @@ export const scaleRun: Benchmark = async () => {
         : ''
     }\n`,
   );
-  const rows = await measureSide(preset, preset, async (dir) => sqliteJournal(dir));
+  const rows = preset.sqlite
+    ? await measureSide(preset, preset, async (dir) => sqliteJournal(dir))
+    : [];
   const { postgresLarge } = preset;
   if (postgresLarge) {
     const pgRows = await withBenchPostgres('scaleRun', ({ server }) =>

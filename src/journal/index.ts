@@ -18,7 +18,12 @@ export {
 } from './keys.js';
 export { acquireLock, type HeldLock, type LockOptions, withLockSync } from './lock.js';
 export { LATEST_SCHEMA_VERSION } from './migrations/index.js';
-export { holdsNoJournal, journalWritable, type OpenJournalOptions, openJournal } from './open.js';
+export {
+  journalWritable,
+  type OpenJournalOptions,
+  openJournal,
+  openJournalIfAny,
+} from './open.js';
 export type { AddItemsResult, NewItem } from './ops/add-items.js';
 export type { NewOutput } from './ops/add-outputs.js';
 export type { AdoptedItem, AdoptRunInput } from './ops/adopt-run.js';

@@ -25,7 +25,7 @@ import { lockPathFor, prepareJournalFile } from './identity.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { assertCurrentSchema, migrate, schemaVersion } from './migrate.js';
-import { openPostgresJournal, postgresHoldsNoJournal } from './postgres/open.js';
+import { openPostgresJournal } from './postgres/open.js';
 import { isJournalUrl } from './postgres/url.js';
 import { sqliteStore } from './sql.js';
 
@@ -105,15 +105,15 @@ export async function openJournal(
 }
 
 /**
- * Whether `path` holds no history a reader could read: no file, an empty one,
- * or a database never migrated (schema 0: what is left after its `-wal` file
- * was deleted following a `kill -9`). The writer (`run`) makes a journal of
- * it; a reader (`plan`) reads it as no journal yet instead of refusing it.
- * A PostgreSQL journal: a schema never migrated. The one test of "is there a
- * journal here" for both stores: never look for a file instead.
+ * Whether the journal file at `path` holds no history a reader could read:
+ * no file, an empty one, or a database never migrated (schema 0: what is
+ * left after its `-wal` file was deleted following a `kill -9`). The writer
+ * (`run`) makes a journal of it; a reader (`plan`) reads it as no journal
+ * yet instead of refusing it. Asked through `openJournalIfAny`, the one
+ * test of "is there a journal here" for both stores (on PostgreSQL: a
+ * schema never migrated): never look for a file instead.
  */
-export function holdsNoJournal(path: string): boolean {
-  if (isJournalUrl(path)) return postgresHoldsNoJournal(path);
+function holdsNoJournal(path: string): boolean {
   const fullPath = resolve(path);
   if (!existsSync(fullPath) || statSync(fullPath).size === 0) return true;
   // SQLite gives the -wal and -shm files it makes the journal's own mode: a
@@ -129,6 +129,27 @@ export function holdsNoJournal(path: string): boolean {
     return false;
   } finally {
     db?.close();
+  }
+}
+
+/**
+ * The journal at `path` opened for reading, or undefined when it holds none
+ * yet (`holdsNoJournal`). On PostgreSQL one connection both asks and reads,
+ * where asking first and then opening took two, each a worker thread and a
+ * login.
+ */
+export async function openJournalIfAny(
+  path: string,
+  options: Omit<OpenJournalOptions, 'readonly'> = {},
+): Promise<Journal | undefined> {
+  const reading = { ...options, readonly: true };
+  if (!isJournalUrl(path)) return holdsNoJournal(path) ? undefined : openJournal(path, reading);
+  try {
+    return await openPostgresJournal(path, reading);
+  } catch (error) {
+    // Its reader's open refuses a schema never migrated so, and only that.
+    if (error instanceof JournalMissingError) return undefined;
+    throw error;
   }
 }
 

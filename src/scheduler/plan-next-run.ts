@@ -8,7 +8,7 @@
  * the next run.
  */
 import { defaultJournalPath, type LoadedJob, type ModelCatalog } from '../job/index.js';
-import { holdsNoJournal, type Journal, openJournal } from '../journal/index.js';
+import { type Journal, openJournalIfAny } from '../journal/index.js';
 import {
   type NextRunFacts,
   type Plan,
@@ -58,9 +58,7 @@ export async function planNextRun(
   const journalPath = input.journalPath ?? defaultJournalPath(job.dir);
   // No journal yet (or an empty one `run` makes a journal of): the history
   // is empty (plan must not create one).
-  const journal: Journal | undefined = holdsNoJournal(journalPath)
-    ? undefined
-    : await openJournal(journalPath, { readonly: true });
+  const journal: Journal | undefined = await openJournalIfAny(journalPath);
   try {
     const service = canonicalServiceUrl(client.baseUrl);
     // What `run` would refuse before spending, `plan` refuses too (exit 2).

@@ -28,7 +28,7 @@ import {
   MEDIA_FIELD_TYPES,
   type ModelCatalog,
 } from '../job/index.js';
-import { holdsNoJournal, type Journal, openJournal } from '../journal/index.js';
+import { type Journal, openJournalIfAny } from '../journal/index.js';
 import { isRowOfJob, readManifest } from '../outputs/index.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 
@@ -200,9 +200,7 @@ export async function checkBeforeSpending(
   client: InfluencerLister & { readonly baseUrl: string },
   journalPath: string,
 ): Promise<void> {
-  const journal = !holdsNoJournal(journalPath)
-    ? await openJournal(journalPath, { readonly: true })
-    : undefined;
+  const journal = await openJournalIfAny(journalPath);
   try {
     await preflight.check({
       service: client.baseUrl,

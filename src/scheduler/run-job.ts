@@ -10,11 +10,11 @@
 import path from 'node:path';
 import { defaultJournalPath, jobInputPaths } from '../job/index.js';
 import {
-  holdsNoJournal,
   type Journal,
   journalFiles,
   journalWritable,
   openJournal,
+  openJournalIfAny,
   type RunSpendCap,
   serviceOfRun,
 } from '../journal/index.js';
@@ -158,10 +158,11 @@ async function readUnfinishedRun(
   gate: RunJobOptions['gate'],
 ): Promise<ReadonlySet<string> | undefined> {
   // A journal this process may not write is the writer's to report, below.
-  if (holdsNoJournal(journalPath) || !journalWritable(journalPath)) return undefined;
+  if (!journalWritable(journalPath)) return undefined;
   let journal: Journal | undefined;
   try {
-    journal = await openJournal(journalPath, { readonly: true });
+    journal = await openJournalIfAny(journalPath);
+    if (!journal) return undefined;
     const run = journal.findUnfinishedRun(jobName);
     const wait = persistedWait(run?.notBefore);
     if (wait !== undefined) gate.pauseUntil(wait);

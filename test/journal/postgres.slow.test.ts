@@ -5,11 +5,18 @@
  * shows the password. The ops themselves run on both stores in the other
  * files of this folder.
  */
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { expect, it } from 'vitest';
-import { JournalLockedError, JournalWriteError, openJournal } from '../../src/journal/index.js';
+import {
+  JournalLockedError,
+  JournalWriteError,
+  openJournal,
+  openJournalIfAny,
+} from '../../src/journal/index.js';
 import { canonicalScope, canonicalServiceUrl } from '../../src/shared/index.js';
-import { freePort } from '../helpers/index.js';
+import { defer, freePort, until } from '../helpers/index.js';
 import { describePostgres, postgresForFile } from '../helpers/postgres.js';
 import { spawnFixture } from './child.js';
 import { tempJournal } from './helpers.js';
@@ -87,6 +94,34 @@ describePostgres(`postgres store`, () => {
     await expect(openJournal(url, { readonly: true })).rejects.toThrow(/No journal at .*schema=/);
   });
 
+  it('openJournalIfAny: none in a schema never migrated, the journal once one ran there; one connection either way', async () => {
+    const url = await server.newSchema();
+    const proxy = await connectionCounter(server.port);
+    const viaProxy = new URL(url);
+    viaProxy.port = String(proxy.port);
+    const connectionsOf = async (open: () => Promise<void>) => {
+      const before = await proxy.connections();
+      await open();
+      return (await proxy.connections()) - before;
+    };
+    expect(
+      await connectionsOf(async () => {
+        expect(await openJournalIfAny(viaProxy.toString())).toBeUndefined();
+      }),
+    ).toBe(1);
+
+    const writer = await tempJournal({}, url);
+    writer.createRun({ runId: 'r', jobName: 'j', jobPath: '/j', jobHash: 'h', budget: null });
+    writer.close();
+    expect(
+      await connectionsOf(async () => {
+        const reader = await openJournalIfAny(viaProxy.toString());
+        expect(reader?.listRuns().map((r) => r.runId)).toEqual(['r']);
+        reader?.close();
+      }),
+    ).toBe(1);
+  });
+
   it('one runner per job across processes: the refusal names the holder; the lock dies with it', async () => {
     const url = await server.newSchema();
     const holder = spawnFixture('lock-holder.ts', url, 'spring');
@@ -133,3 +168,50 @@ describePostgres(`postgres store`, () => {
     expect(journal.listRuns()).toEqual([]);
   });
 });
+
+/**
+ * A TCP relay to the server on `port` that counts the connections made
+ * through it, in a process of its own: the journal's open blocks this
+ * thread while its worker logs in, so a relay here could never answer. Its
+ * count is asked on a second port: the relay accepted every earlier
+ * connection before it answers that one.
+ */
+async function connectionCounter(port: number) {
+  const relay = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const net = require('node:net');
+       let connections = 0;
+       const relay = net.createServer((client) => {
+         connections += 1;
+         const upstream = net.connect(${port}, '127.0.0.1');
+         client.pipe(upstream).pipe(client);
+         const end = () => { client.destroy(); upstream.destroy(); };
+         client.on('error', end).on('close', end);
+         upstream.on('error', end).on('close', end);
+       });
+       const count = net.createServer((asker) => asker.end(String(connections)));
+       relay.listen(0, '127.0.0.1', () => count.listen(0, '127.0.0.1', () =>
+         process.stdout.write(relay.address().port + ' ' + count.address().port + '\\n')));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  defer(() => {
+    relay.kill();
+  });
+  let out = '';
+  relay.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  const [relayPort, countPort] = await until(() => /^(\d+) (\d+)\n/.exec(out)?.slice(1), {
+    what: 'the relay listening',
+  });
+  const connections = async () => {
+    const asked = connect(Number(countPort), '127.0.0.1').setEncoding('utf8');
+    let answer = '';
+    for await (const chunk of asked) answer += chunk;
+    return Number(answer);
+  };
+  return { port: Number(relayPort), connections };
+}

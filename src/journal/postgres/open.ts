@@ -9,7 +9,7 @@ import { journalFault } from '../faults.js';
 import { Journal } from '../journal.js';
 import type { OpenJournalOptions } from '../open.js';
 import { acquireJobLock } from './job-lock.js';
-import { assertPostgresSchema, migratePostgres, schemaVersion } from './migrate.js';
+import { assertPostgresSchema, migratePostgres } from './migrate.js';
 import { postgresStore } from './store.js';
 import { SyncPostgres } from './sync-client.js';
 import { parseJournalUrl } from './url.js';
@@ -53,23 +53,6 @@ export async function openPostgresJournal(
     const fault = journalFault(error, url.display, 'open');
     if (fault) throw fault;
     throw error;
-  }
-}
-
-/**
- * Whether the PostgreSQL journal at `value` holds no history yet: its schema
- * was never migrated. A server that cannot be asked counts as holding one,
- * so the reader's open names the problem.
- */
-export function postgresHoldsNoJournal(value: string): boolean {
-  let client: SyncPostgres | undefined;
-  try {
-    client = connect(value).client;
-    return schemaVersion(client) === 0;
-  } catch {
-    return false;
-  } finally {
-    client?.close();
   }
 }
 

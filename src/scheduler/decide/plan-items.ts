@@ -18,12 +18,7 @@ import {
   type ModelCatalog,
   scanJob,
 } from '../../job/index.js';
-import {
-  type HeldStrings,
-  holdsNoJournal,
-  type Journal,
-  openJournal,
-} from '../../journal/index.js';
+import { type HeldStrings, type Journal, openJournalIfAny } from '../../journal/index.js';
 import { PriceClasses, priceClassOfItem, RecordedItems } from '../../plan/index.js';
 import { localPathOf, type PreparedFiles } from './input-files.js';
 import { filelessIdentity, itemIdentity } from './item-identity.js';
@@ -250,16 +245,16 @@ export async function recordedItems(
   jobName: string,
   service: string,
 ): Promise<RecordedItems> {
-  if (holdsNoJournal(journalPath)) return RecordedItems.none;
   // They only spare a second scan of the job: a journal that cannot be read
   // (another version, damaged) is reported by the plan itself, after the job
   // file's own mistakes, as before.
-  let journal: Journal;
+  let journal: Journal | undefined;
   try {
-    journal = await openJournal(journalPath, { readonly: true });
+    journal = await openJournalIfAny(journalPath);
   } catch {
     return RecordedItems.none;
   }
+  if (!journal) return RecordedItems.none;
   try {
     return RecordedItems.of((onRecord) => journal.eachItemRequestHash(jobName, service, onRecord));
   } catch {
