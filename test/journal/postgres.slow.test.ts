@@ -15,6 +15,7 @@ import {
   openJournal,
   openJournalIfAny,
 } from '../../src/journal/index.js';
+import type { JournalStore } from '../../src/journal/sql.js';
 import { canonicalScope, canonicalServiceUrl } from '../../src/shared/index.js';
 import { defer, freePort, until } from '../helpers/index.js';
 import { describePostgres, postgresForFile } from '../helpers/postgres.js';
@@ -92,6 +93,21 @@ describePostgres(`postgres store`, () => {
   it('a reader of a schema nothing has run in is told so', async () => {
     const url = await server.newSchema();
     await expect(openJournal(url, { readonly: true })).rejects.toThrow(/No journal at .*schema=/);
+  });
+
+  it("a journal's session makes no parallel plans, a reader's and a writer's", async () => {
+    const url = await server.newSchema();
+    const writer = await tempJournal({}, url);
+    const reader = await openJournal(url, { readonly: true });
+    try {
+      for (const journal of [writer, reader]) {
+        const { store } = journal as unknown as { store: JournalStore };
+        expect(store.stmt('SHOW max_parallel_workers_per_gather').pluck().get()).toBe('0');
+      }
+    } finally {
+      reader.close();
+      writer.close();
+    }
   });
 
   it('openJournalIfAny: none in a schema never migrated, the journal once one ran there; one connection either way', async () => {

@@ -9,7 +9,8 @@
  * - `a IS b` between two columns is `IS NOT DISTINCT FROM` (null-safe);
  * - SQLite's unary `+column` (a planner hint) is dropped;
  * - a bare parameter as a condition (`CASE WHEN @keep THEN`, bound 0 or 1) is `<> 0`;
- * - `json_each(?)` over a JSON array is `json_array_elements_text`;
+ * - `json_each(?)` over a JSON array is `json_array_elements_text`, and
+ *   `x IN (SELECT value FROM json_each(?))` is `x = ANY(ARRAY(...))`;
  * - the scalar MAX(a, b) / MIN(a, b) are GREATEST / LEAST;
  * - `strftime('%Y-%m-%d', ms / 1000, 'unixepoch')` is the UTC day by `to_char`;
  * - camelCase aliases are quoted, or PostgreSQL folds them to lower case;
@@ -73,6 +74,14 @@ export function toPostgres(sql: string): PostgresStatement {
   let positional = 0;
   text = outsideLiterals(text, (code) =>
     code
+      // A list as a JSON array (`item_key IN (SELECT value FROM json_each(?))`,
+      // a page's keys) is an array: one index scan takes all its values, in
+      // key order, where the subquery's join went down the index once per value.
+      .replace(
+        /\b(NOT\s+)?IN\s*\(\s*SELECT\s+value\s+FROM\s+json_each\(([^()]*)\)\s*\)/g,
+        (_match, not: string | undefined, list: string) =>
+          `${not ? '<> ALL' : '= ANY'}(ARRAY(SELECT json_array_elements_text(CAST(${list} AS json))))`,
+      )
       .replace(/json_each\(([^()]*)\)/g, 'json_array_elements_text(CAST($1 AS json))')
       .replace(/\browid\b/g, 'seq')
       // SQLite's unary plus on a column (a planner hint) means nothing here.

@@ -34,6 +34,15 @@ const SERVER_KEEPALIVE = [
   '-c tcp_keepalives_count=3',
 ];
 
+/**
+ * No parallel plans in this session. The journal's statements read a few
+ * rows, a page, or one run's rows; a parallel plan starts server processes
+ * for each, and the planner picks one for a wide table's scan even when the
+ * plan reads no row of it (a run's failures, where the run's counts show
+ * none: docs/benchmarks.md, "ninth round").
+ */
+const NO_PARALLEL_PLANS = '-c max_parallel_workers_per_gather=0';
+
 export async function openPostgresJournal(
   value: string,
   options: OpenJournalOptions,
@@ -68,6 +77,7 @@ function connect(value: string): { url: ReturnType<typeof parseJournalUrl>; clie
     options: [
       ...(url.schema !== undefined ? [`-c search_path="${url.schema}"`] : []),
       ...SERVER_KEEPALIVE,
+      NO_PARALLEL_PLANS,
     ].join(' '),
   });
   return { url, client };

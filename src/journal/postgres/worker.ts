@@ -7,6 +7,8 @@
  * thread rebuilds and classifies them.
  */
 import { type MessagePort, workerData } from 'node:worker_threads';
+// Before node-postgres, which looks for it as it loads.
+import './node-navigator.js';
 import pg from 'pg';
 import pgpass, { type PgpassConnection } from 'pgpass';
 
