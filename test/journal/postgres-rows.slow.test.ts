@@ -3,8 +3,8 @@
  * sync-client.ts) cross from its worker as JSON text: every value a
  * journal column holds arrives as node-postgres gave it, a value JSON
  * would change is refused as a statement error (never taken for a lost
- * connection), and the store gives a condition selected as a value as 1
- * or 0, as SQLite does.
+ * connection), the store gives a condition selected as a value as 1
+ * or 0, as SQLite does, and each row's fields are named as its columns.
  */
 import { expect, it } from 'vitest';
 import { PostgresStatementError, SyncPostgres } from '../../src/journal/postgres/sync-client.js';
@@ -49,6 +49,33 @@ describePostgres('postgres rows', () => {
       expect(
         client.query('SELECT true AS a, false AS b', [], { booleansAsNumbers: true }).rows,
       ).toEqual([{ a: 1, b: 0 }]);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('any column name is a field name as written, quotes and braces too; of two of one name the last wins', () => {
+    const client = connect();
+    try {
+      const { rows } = client.query(
+        `SELECT 1 AS "a b", 2 AS "it's", 3 AS "x""y", 4 AS "}; v[0] = 1; {", 5 AS "__x",
+           6 AS same, 7 AS same, (1 = 0) AS off
+         FROM generate_series(1, 2)`,
+        [],
+        { booleansAsNumbers: true },
+      );
+      expect(rows).toEqual(
+        [0, 1].map(() => ({
+          'a b': 1,
+          "it's": 2,
+          'x"y': 3,
+          '}; v[0] = 1; {': 4,
+          __x: 5,
+          same: 7,
+          off: 0,
+        })),
+      );
+      expect(Object.getPrototypeOf(rows[0])).toBe(Object.prototype);
     } finally {
       client.close();
     }

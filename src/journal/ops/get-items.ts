@@ -124,12 +124,15 @@ export function eachRunItemHash(
   runId: string,
   onItem: (item: RunItemHash) => void,
 ): void {
+  // Iterated, a page at a time: all of a long run's rows at once, as
+  // PostgreSQL's worker and then this thread hold them, were most of a
+  // resume's peak memory at its start.
   const rows = j
     .stmt(
       `SELECT item_key AS itemKey, step_id AS stepId, request_hash AS requestHash
        FROM items WHERE run_id = ? ORDER BY rowid`,
     )
-    .all(runId) as RunItemHash[];
+    .iterate(runId) as Iterable<RunItemHash>;
   for (const row of rows) onItem(row);
 }
 

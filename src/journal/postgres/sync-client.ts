@@ -88,21 +88,40 @@ function rowsOf(
   tables: string[],
   booleansAsNumbers: boolean,
 ): Record<string, unknown>[] {
+  const toRow = rowMaker(fields, booleansAsNumbers);
   const rows: Record<string, unknown>[] = [];
   for (let part = 0; part < tables.length; part++) {
     const values = JSON.parse(tables[part] as string) as unknown[][];
     tables[part] = '';
-    for (const line of values) {
-      const row: Record<string, unknown> = {};
-      for (let c = 0; c < fields.length; c++) {
-        const value = line[c];
-        row[fields[c] as string] =
-          booleansAsNumbers && typeof value === 'boolean' ? Number(value) : value;
-      }
-      rows.push(row);
-    }
+    for (const line of values) rows.push(toRow(line));
   }
   return rows;
+}
+
+type RowMaker = (values: readonly unknown[]) => Record<string, unknown>;
+
+/** Row makers by column list; a journal sends a few dozen statement texts. */
+const rowMakers = new Map<string, RowMaker>();
+const MAX_ROW_MAKERS = 512;
+
+/**
+ * A function making one row object from its values: an object literal with
+ * the columns as its fields, compiled once per column list, so every row of
+ * a read has one shape from the start, where setting the fields one by one
+ * by name went through a shape per field for each row. The names are
+ * written as JSON string literals: any column name is quoted as data.
+ */
+function rowMaker(fields: readonly string[], booleansAsNumbers: boolean): RowMaker {
+  const id = `${booleansAsNumbers ? 1 : 0}${JSON.stringify(fields)}`;
+  let make = rowMakers.get(id);
+  if (make) return make;
+  const value = (c: number) =>
+    booleansAsNumbers ? `(typeof v[${c}] === 'boolean' ? Number(v[${c}]) : v[${c}])` : `v[${c}]`;
+  const body = fields.map((name, c) => `${JSON.stringify(name)}: ${value(c)}`).join(', ');
+  // Two columns of one name: the last wins, as setting them in turn did.
+  make = new Function('v', `return { ${body} };`) as RowMaker;
+  if (rowMakers.size < MAX_ROW_MAKERS) rowMakers.set(id, make);
+  return make;
 }
 
 export class SyncPostgres {
