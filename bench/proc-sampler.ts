@@ -44,9 +44,15 @@ async function readSample(pid: number): Promise<Omit<ProcSample, 'atMs' | 'done'
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   if (status.includes('State:\tZ')) throw new Error('the process has exited');
+  const rssKb = kb('VmRSS');
+  const hwmKb = kb('VmHWM');
+  // A process in the middle of exiting has released its memory: its status
+  // has no VmRSS or VmHWM any more, which read as NaN would turn the peak
+  // of the whole life into NaN. It is gone: the samples before stand.
+  if (Number.isNaN(rssKb) || Number.isNaN(hwmKb)) throw new Error('the process is exiting');
   return {
-    rssMb: kb('VmRSS') / 1024,
-    hwmMb: kb('VmHWM') / 1024,
+    rssMb: rssKb / 1024,
+    hwmMb: hwmKb / 1024,
     cpuMs: (ticks * 1000) / TICKS_PER_SECOND,
   };
 }
