@@ -124,9 +124,9 @@ export function eachRunItemHash(
   runId: string,
   onItem: (item: RunItemHash) => void,
 ): void {
-  // Iterated, a page at a time: all of a long run's rows at once, as
-  // PostgreSQL's worker and then this thread hold them, were most of a
-  // resume's peak memory at its start.
+  // Iterated, a page at a time: all of a long run's rows at once, held by
+  // PostgreSQL's worker and then by this thread, set a resume's peak memory
+  // at its start (docs/benchmarks.md, ninth round).
   const rows = j
     .stmt(
       `SELECT item_key AS itemKey, step_id AS stepId, request_hash AS requestHash
