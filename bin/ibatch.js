@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI lives in dist/ (built by `npm install` via `prepare`).
+// Thin launcher: the CLI lives in dist/ (built by `npm install` via `prepare`),
+// bundled into a few files (scripts/bundle-cli.ts).
 import { setFlagsFromString } from 'node:v8';
-import { main } from '../dist/cli/main.js';
+import { main } from '../dist/bundle/cli.js';
 
 // A full collection once the heap is 1.3× what the last one kept, not the up
 // to 4× V8 allows when collecting is cheap: a long run's garbage otherwise

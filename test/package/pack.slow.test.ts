@@ -64,6 +64,7 @@ describe('npm pack and install', () => {
       'dist/index.js',
       'dist/index.d.ts',
       'dist/cli/main.js',
+      'dist/bundle/cli.js',
       'schema/job.schema.json',
       'schema/provenance.schema.json',
       'openapi/service.yaml',
