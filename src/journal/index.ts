@@ -39,7 +39,7 @@ export type {
 export type { CreateRunInput } from './ops/create-run.js';
 export type { DeliveryTarget, DeliveryUpdate } from './ops/deliveries.js';
 export type { EventQuery, NewEvent } from './ops/events.js';
-export type { ItemFilter } from './ops/get-items.js';
+export type { ItemFilter, RunItemHash } from './ops/get-items.js';
 export type { InfluencerLookup, InfluencerUpdate } from './ops/influencers.js';
 export type { HeldStrings, ItemHistoryRow } from './ops/item-history.js';
 export type { DownloadedOutput, OutputFile } from './ops/outputs.js';

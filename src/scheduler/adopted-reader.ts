@@ -94,6 +94,7 @@ export function adoptedReader(
     },
     listItems: (runId, filter) => reader.listItems(runId, filter),
     eachRunItemHash: (runId, onItem) => reader.eachRunItemHash(runId, onItem),
+    progressByStep: (runId) => reader.progressByStep(runId),
     getItem: (runId, itemKey) => reader.getItem(runId, itemKey),
     getOpenAttempt: (runId, itemKey) => reader.getOpenAttempt(runId, itemKey),
     findInfluencer: (lookup) => {

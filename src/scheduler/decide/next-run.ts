@@ -137,7 +137,7 @@ export function decideRun<T extends DecisionItem>(
     state,
     makes,
     trainings: options.trainings(makes),
-    resume: open ? resumePlan(journal, items, open, options) : undefined,
+    resume: open ? resumePlan(journal, items, open, options, latest) : undefined,
   };
 }
 

@@ -3,9 +3,11 @@
  * resume part, next-run.ts): read only, carried out by select-run.ts.
  */
 import {
+  type ItemHistoryRow,
   type ItemRecord,
   isStateIn,
   type NewItem,
+  type RunItemHash,
   type RunRecord,
   TERMINAL_ITEM_STATES,
 } from '../../journal/index.js';
@@ -42,6 +44,8 @@ export function resumePlan<T extends DecisionItem>(
   items: readonly T[],
   run: RunRecord,
   options: DecideOptions<T>,
+  /** The job's latest record of each generation item (`scopedLatest`), read by the decision. */
+  latest: ReadonlyMap<string, ItemHistoryRow>,
 ): ResumePlan {
   const byKey = new Map(items.map((item) => [item.key, item]));
   // Only the records that change something are read whole (changed items,
@@ -51,7 +55,7 @@ export function resumePlan<T extends DecisionItem>(
   const kept: ItemRecord[] = [];
   journal.snapshot(() => {
     const differing: string[] = [];
-    journal.eachRunItemHash(run.runId, ({ itemKey, stepId, requestHash }) => {
+    eachRunItem(journal, run.runId, latest, ({ itemKey, stepId, requestHash }) => {
       if (stepId === TRAINING_STEP) return;
       const item = byKey.get(itemKey);
       if (!item || options.identity(item) !== requestHash) differing.push(itemKey);
@@ -88,4 +92,29 @@ export function resumePlan<T extends DecisionItem>(
     else deferred += 1;
   }
   return { run, replace, drop, skip, deferred, changes };
+}
+
+/**
+ * Each item of run `runId` with its step and request hash. When the job's
+ * latest records hold every generation item of the run (no later run on the
+ * service recorded one of its keys: the usual resume), they are those items'
+ * rows, read already; otherwise the run's rows are read (`eachRunItemHash`).
+ * Trainings are not among the latest records: they are not counted.
+ */
+function eachRunItem(
+  journal: Pick<JournalReader, 'progressByStep' | 'eachRunItemHash'>,
+  runId: string,
+  latest: ReadonlyMap<string, ItemHistoryRow>,
+  visit: (item: RunItemHash) => void,
+): void {
+  let generationItems = 0;
+  for (const step of journal.progressByStep(runId))
+    if (step.stepId !== TRAINING_STEP) generationItems += step.total;
+  let ofRun = 0;
+  for (const row of latest.values()) if (row.runId === runId) ofRun += 1;
+  if (ofRun !== generationItems) {
+    journal.eachRunItemHash(runId, visit);
+    return;
+  }
+  for (const row of latest.values()) if (row.runId === runId) visit(row);
 }

@@ -37,6 +37,7 @@ export type JournalReader = Pick<
   | 'listRuns'
   | 'listItems'
   | 'eachRunItemHash'
+  | 'progressByStep'
   | 'getItem'
   | 'getOpenAttempt'
   | 'findInfluencer'
@@ -52,6 +53,7 @@ export const NO_HISTORY: JournalReader = {
   listRuns: () => [],
   listItems: () => [],
   eachRunItemHash: () => {},
+  progressByStep: () => [],
   getItem: () => undefined,
   getOpenAttempt: () => undefined,
   findInfluencer: () => undefined,
