@@ -21,12 +21,19 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const outdir = path.join(dist, 'bundle');
 
-/** Each dist module's `import.meta.url` as its own file's URL, relative to the bundle's. */
+/**
+ * Each dist module's `import.meta.url` as its own file's URL, relative to the
+ * bundle's. A text replacement: the sources use `import.meta` only as
+ * `import.meta.url` in code, and any other use of it (`dirname`, `resolve`,
+ * the object itself) fails the build rather than be left pointing at the bundle.
+ */
 const ownModuleUrl: Plugin = {
   name: 'own-module-url',
   setup(on) {
     on.onLoad({ filter: /\.js$/ }, async ({ path: file }) => {
       const text = await readFile(file, 'utf8');
+      const other = /import\.meta(?!\.url\b)/.exec(text);
+      if (other) throw new Error(`${file}: only import.meta.url can be bundled, not "${other[0]}…"`);
       if (!text.includes('import.meta.url')) return { contents: text, loader: 'js' };
       const relative = path.relative(outdir, file).split(path.sep).join('/');
       const own = `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
@@ -49,6 +56,8 @@ await build({
   // module imports (a thread's entry, found by URL), stays tsc's file.
   packages: 'external',
   plugins: [ownModuleUrl],
+  // Names as written: an error's `name` is its class's (shared/errors.ts).
+  keepNames: true,
   logLevel: 'warning',
   legalComments: 'none',
 });

@@ -3,8 +3,8 @@
  * failures no retry fixes, the temp files a killed process left, and whether
  * a file the journal records as downloaded is still the one it recorded.
  */
-import { type Dirent, readdirSync, rmSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { OutputRecord } from '../journal/index.js';
 import {
@@ -34,20 +34,24 @@ export function failsForGood(error: unknown): boolean {
  * under a new temp name, so remove the orphans once, before any download of
  * this process starts. Only this job's: one process per job works the
  * folder (its per-job lock), while another job sharing the folder may be
- * downloading into its own temp files right now.
+ * downloading into its own temp files right now. The folder is read off the
+ * main thread (a resume's folder holds a file and a sidecar per output, and
+ * its first create does not wait for them); a temp file that cannot be
+ * removed is left, as the new download does not use its name.
  */
-export function removeStalePartFiles(dir: string, tag: string): void {
+export async function removeStalePartFiles(dir: string, tag: string): Promise<void> {
   let entries: Dirent[];
   try {
-    entries = readdirSync(dir, { recursive: true, withFileTypes: true });
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
   } catch {
     return; // no output folder yet
   }
-  for (const entry of entries) {
-    if (entry.isFile() && isPartFileOf(entry.name, tag)) {
-      rmSync(path.join(entry.parentPath, entry.name), { force: true });
-    }
-  }
+  const stale = entries.filter((entry) => entry.isFile() && isPartFileOf(entry.name, tag));
+  await Promise.all(
+    stale.map((entry) =>
+      rm(path.join(entry.parentPath, entry.name), { force: true }).catch(() => {}),
+    ),
+  );
 }
 
 export const exists = (file: string): Promise<boolean> =>

@@ -44,7 +44,8 @@ export class DownloadStage {
   readonly #queue: PQueue;
   readonly #queued = new Set<string>();
   readonly #names: OutputNames;
-  #partsRemoved = false;
+  /** The removal of this job's stale temp files (`removeStalePartFiles`), once started. */
+  #partsRemoved: Promise<void> | undefined;
   /** Each run's job, read once: a run's job never changes. */
   readonly #jobOfRun = new Map<string, string | undefined>();
   #failures = 0;
@@ -127,7 +128,7 @@ export class DownloadStage {
    * check and repair has finished.
    */
   async verifyAndRepair(pages: Iterable<readonly OutputRecord[]>): Promise<RepairResult> {
-    this.#removeStalePartsOnce();
+    const partsRemoved = this.#removeStalePartsOnce();
     const counts = { repaired: 0, lost: 0 };
     // A page at a time: a resume of a large run holds no record or check of
     // every done output at once. A stopped run checks no further page.
@@ -142,6 +143,7 @@ export class DownloadStage {
         }
         checks.push(
           this.#queue.add(async () => {
+            await partsRemoved;
             const verdict = await repairOutput(this.ctx, output);
             if (verdict) counts[verdict] += 1;
           }),
@@ -159,7 +161,7 @@ export class DownloadStage {
   }
 
   #queueUnfinished(outputs: readonly OutputRecord[]): void {
-    this.#removeStalePartsOnce();
+    void this.#removeStalePartsOnce();
     const queued = withoutFailedItems(this.ctx.journal, outputs);
     if (queued.length === 0) return;
     const items = this.items(new Set(queued.map((output) => output.itemKey)));
@@ -170,13 +172,13 @@ export class DownloadStage {
   }
 
   /**
-   * Once per stage, before its first download: a process killed mid-download
-   * left temp files whose downloads are redone under new temp names.
+   * Once per stage, started when its first output is queued or checked: a
+   * process killed mid-download left temp files whose downloads are redone
+   * under new temp names. Every download and repair waits for it.
    */
-  #removeStalePartsOnce(): void {
-    if (this.#partsRemoved) return;
-    this.#partsRemoved = true;
-    removeStalePartFiles(this.ctx.outputDir, partFileTag(this.ctx.job.name));
+  #removeStalePartsOnce(): Promise<void> {
+    this.#partsRemoved ??= removeStalePartFiles(this.ctx.outputDir, partFileTag(this.ctx.job.name));
+    return this.#partsRemoved;
   }
 
   /** `item`: the job file's item the output is of (its file name is made from it). */
@@ -212,8 +214,10 @@ export class DownloadStage {
     let planned = '';
     const inside = (relative: string) => resolveInside(ctx.outputDir, relative);
     try {
-      // The manifest's rows on disk are read in slices meanwhile (a resume's
-      // first create does not wait for them): the file waits for them instead.
+      // The manifest's rows on disk are read in slices meanwhile, and stale
+      // temp files removed (a resume's first create does not wait for
+      // them): the file waits for them instead.
+      await this.#removeStalePartsOnce();
       await this.manifest.ready();
       // Read once for the embedded facts, the manifest row and the sidecar:
       // the item's request and model do not change once it has outputs.

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { expectNoStack, firstStdoutLine, REPO, spawnCli } from '../helpers/index.js';
 
-// Needs `npm run build` first (it runs dist/cli/main.js).
+// Needs `npm run build` first (it runs the built CLI, dist/bundle/).
 describe('ibatch emulator (CLI)', () => {
   it('prints one JSON line, serves /account, exits 0 on SIGTERM', async () => {
     const run = spawnCli(['emulator', '--port', '0', '--json', '--seed', '3'], { cwd: REPO });

@@ -1,9 +1,11 @@
 /**
  * The CLI runs from its bundle (scripts/bundle-cli.ts): a command loads a
- * few files of dist/bundle/ and none of tsc's modules, what it imports on
- * demand stays out until asked for (the emulator), and a module that finds
- * a file from its own place (`import.meta.url`: package.json, the journal's
- * worker) still finds it. Needs `npm run build`.
+ * few files of dist/bundle/ and none of tsc's ES modules (what `createRequire`
+ * loads is not seen here), what it imports on demand stays out until asked
+ * for (the emulator), and a module that finds a file from its own place
+ * (`import.meta.url`) still finds it: package.json here; the PostgreSQL
+ * journal's worker in the spawned PostgreSQL CLI tests (test/cli/postgres-*).
+ * Needs `npm run build`.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,7 +53,7 @@ const emulatorFiles = () =>
     .filter((file) => readFileSync(file, 'utf8').includes('function startEmulator('));
 
 describe('the CLI bundle', () => {
-  it('a command loads a few files of the bundle and no other module of dist/', async () => {
+  it('a command loads a few files of the bundle and no other ES module of dist/', async () => {
     const { files, stdout, code } = await distFilesLoaded(['schema']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toHaveProperty('$schema');

@@ -78,6 +78,7 @@ describe('influencer-batch exports', () => {
     ).toThrow(library.IbatchError);
   });
 
+  // The CLI's bundle is made from dist/cli/main.js; test/package/cli-bundle.slow.test.ts looks at the bundle.
   it('the static import graph of dist/index.js and dist/cli/main.js never reaches the emulator', () => {
     for (const entry of ['index.js', 'cli/main.js']) {
       const reached = staticGraph(path.join(DIST, entry));

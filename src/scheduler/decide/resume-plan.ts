@@ -60,7 +60,7 @@ export function resumePlan<T extends DecisionItem>(
       const item = byKey.get(itemKey);
       if (!item || options.identity(item) !== requestHash) differing.push(itemKey);
     });
-    for (const itemKey of differing) {
+    for (const itemKey of inJobOrder(differing, items)) {
       const record = journal.getItem(run.runId, itemKey);
       if (record) kept.push(record);
     }
@@ -92,6 +92,19 @@ export function resumePlan<T extends DecisionItem>(
     else deferred += 1;
   }
   return { run, replace, drop, skip, deferred, changes };
+}
+
+/**
+ * `keys` in the job file's order, then those it no longer describes by key:
+ * the plan's changes list alike however the run's items were visited
+ * (`eachRunItem`: the latest records keep no order within a run).
+ */
+function inJobOrder(keys: readonly string[], items: readonly DecisionItem[]): string[] {
+  if (keys.length < 2) return [...keys];
+  const wanted = new Set(keys);
+  const inJob = items.filter((item) => wanted.has(item.key)).map((item) => item.key);
+  const listed = new Set(inJob);
+  return [...inJob, ...keys.filter((key) => !listed.has(key)).sort()];
 }
 
 /**

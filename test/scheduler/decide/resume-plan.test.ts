@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { JobItem } from '../../../src/job/index.js';
 import { type Journal, type NewItem, openJournal } from '../../../src/journal/index.js';
 import type { DecideOptions, DecisionItem } from '../../../src/scheduler/decide/next-run.js';
 import { resumePlan } from '../../../src/scheduler/decide/resume-plan.js';
@@ -27,12 +28,25 @@ const item = (itemKey: string, requestHash = HASH): NewItem => ({
 const jobItems = (...keys: string[]): DecisionItem[] =>
   keys.map((key) => ({ key, stepId: 'shots' }));
 
+/** The job file's whole item of `key`, as a changed item's new request needs it. */
+const wholeJobItem = (key: string) =>
+  ({
+    key,
+    stepId: 'shots',
+    label: key,
+    modelId: 'm',
+    kind: 'image',
+    request: { input: { prompt: `${key}, now` } },
+    expectedOutputs: 1,
+    vars: {},
+  }) as unknown as JobItem;
+
 const options: DecideOptions<DecisionItem> = {
   service: SERVICE,
   scope: `${SERVICE}#fp`,
   identity: () => HASH,
   trainings: () => [],
-  jobItems: () => new Map(),
+  jobItems: (keys) => new Map([...keys].map((key) => [key, wholeJobItem(key)])),
 };
 
 let journal: Journal | undefined;
@@ -92,6 +106,24 @@ describe('resumePlan', () => {
     expect(planOf(plan).drop).toEqual(['gone']);
     // The same plan as from the run's own rows (no latest records to use).
     expect(planOf(plan)).toEqual(planOf(resumePlan(reader, items, run, options, new Map())));
+    expect(reads()).toBe(1);
+  });
+
+  it('lists what changed in the job file’s order, then the removed items by key, either way', async () => {
+    // Recorded in another order than the job file's, and all changed since.
+    const recorded = ['c', 'zz-gone', 'a', 'b', 'aa-gone'].map((key) => item(key, 'old'));
+    journal = await journalWithRuns(recorded);
+    const run = journal.getRun('r1');
+    if (!run) throw new Error('no run');
+    const { reader, reads } = counted(journal);
+    const items = jobItems('b', 'a', 'c');
+    const fromLatest = planOf(
+      resumePlan(reader, items, run, options, scopedLatest(reader, 'job', options)),
+    );
+    expect(reads()).toBe(0);
+    expect(fromLatest.replace).toEqual(['b', 'a', 'c']);
+    expect(fromLatest.drop).toEqual(['aa-gone', 'zz-gone']);
+    expect(planOf(resumePlan(reader, items, run, options, new Map()))).toEqual(fromLatest);
     expect(reads()).toBe(1);
   });
 
