@@ -37,7 +37,11 @@ export function withManifestLock<T>(dir: string, change: () => T, logger?: Logge
       ? {
           onWait: (holder, waitedMs) =>
             logger.warn(
-              { event: 'manifest.waiting', lock, pid: holder?.pid, hostname: holder?.hostname },
+              {
+                event: 'manifest.waiting',
+                lock,
+                holder: { pid: holder?.pid, hostname: holder?.hostname },
+              },
               `waiting for the manifest of ${dir}: its lock is held by ${describeHolder(holder)}; ` +
                 `${Math.round(waitedMs / 1000)} s of at most ${MANIFEST_LOCK_WAIT_MS / 1000} s`,
             ),

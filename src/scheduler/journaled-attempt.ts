@@ -14,6 +14,7 @@ import {
   ATTEMPT_STATE,
   type AttemptRecord,
   type CreatedRemoteIds,
+  type InfluencerLookup,
   ITEM_STATE,
   type ItemState,
   idempotencyKey,
@@ -65,8 +66,8 @@ export interface PaidCreate<Body, Answer extends CreateAnswer> {
   readonly itemKey: string;
   /** Sends the create (the injected service call) with the journal's key. */
   send(body: Body, key: string, signal: AbortSignal): Promise<Answer>;
-  /** Bookkeeping of the kind, committed right after the intent. */
-  onIntent?(attempt: AttemptRecord): void;
+  /** A training's record, marked `intent` in the intent's own transaction. */
+  readonly training?: InfluencerLookup;
 }
 
 /** A new attempt with its body and quote, or an open one to re-send as recorded. */
@@ -138,6 +139,7 @@ function commitIntent<Body>(
     requestHash: contentHash(start.body),
     quotedCost: start.quotedCost,
     ...(ctx.spendCap ? { spendCap: ctx.spendCap } : {}),
+    ...(create.training ? { training: create.training } : {}),
   });
   if (result.kind === 'over-budget') {
     const refusal = result.reserve;
@@ -149,7 +151,6 @@ function commitIntent<Body>(
     ctx.stop.stop('credits', `${what}, the next ${create.kind} needs ${requested}`, cap);
     return undefined;
   }
-  create.onIntent?.(result.attempt);
   crashPoint(SPEND_CRASH_POINTS[create.kind].afterIntent);
   return result.attempt;
 }

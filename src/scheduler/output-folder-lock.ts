@@ -159,12 +159,12 @@ export class OutputFolderLocks {
       refuse: (at, holder) => new OutputFolderLockedError(folder, job, at, holder),
       onWait: (holder) =>
         logger.info(
-          { pid: holder?.pid, hostname: holder?.hostname, journal: holder?.journal },
+          { holder: { pid: holder?.pid, hostname: holder?.hostname, journal: holder?.journal } },
           `waiting for ${describeHolder(holder)} to finish the job "${job}" in ${folder}`,
         ),
       onStaleTakeover: (holder) =>
         logger.info(
-          { pid: holder?.pid, hostname: holder?.hostname, journal: holder?.journal },
+          { holder: { pid: holder?.pid, hostname: holder?.hostname, journal: holder?.journal } },
           `took over the lock of job "${job}" in ${folder} from ${describeHolder(holder)}, which is gone`,
         ),
     });

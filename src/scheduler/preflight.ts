@@ -30,10 +30,14 @@ import {
 } from '../job/index.js';
 import { type Journal, openJournalIfAny } from '../journal/index.js';
 import { isRowOfJob, readManifest } from '../outputs/index.js';
+import { trainingItemKey } from './decide/item-identity.js';
 import { InfluencerDirectory, type InfluencerLister } from './influencer-directory.js';
 
 /** The journal reads the checks use (a read-only journal offers them). */
-export type PreflightJournal = Pick<Journal, 'assetUrlsOfService' | 'listJobInfluencers'>;
+export type PreflightJournal = Pick<
+  Journal,
+  'assetUrlsOfService' | 'listJobInfluencers' | 'findUnfinishedRun' | 'getOpenAttempt'
+>;
 
 interface UrlUse {
   readonly path: KeyPath;
@@ -154,13 +158,14 @@ export class Preflight {
       const username = spec.username ?? '';
       const taken = await directory.find(username);
       if (!taken || taken.username.toLowerCase() !== username.toLowerCase()) continue;
-      // This job's own training holds the name (or may: a create whose answer was lost).
+      // This job's own training holds the name, or may: a create sent and its
+      // answer lost names no influencer yet (and a journal written before
+      // intents cleared them may still show an earlier attempt's).
       const mine = ours.some(
-        (r) =>
-          r.localId === spec.id &&
-          (r.influencerId === taken.id || (r.influencerId === null && r.status === 'intent')),
+        (r) => r.localId === spec.id && (r.influencerId === taken.id || r.status === 'intent'),
       );
-      if (mine || madeWith(this.job, spec.id, taken.id)) continue;
+      if (mine || sentBy(this.job, journal, spec.id) || madeWith(this.job, spec.id, taken.id))
+        continue;
       issues.push(
         jobIssueAt(
           this.job,
@@ -171,6 +176,19 @@ export class Preflight {
     }
     return issues;
   }
+}
+
+/**
+ * Whether the job's unfinished run has the influencer's training create open
+ * (sent, or maybe sent, its answer not recorded): the spend protocol's own
+ * word, for a journal whose training record lags its attempt (one written
+ * before the two were committed together).
+ */
+function sentBy(job: LoadedJob, journal: PreflightJournal | undefined, localId: string): boolean {
+  const run = journal?.findUnfinishedRun(job.name);
+  return (
+    run !== undefined && journal?.getOpenAttempt(run.runId, trainingItemKey(localId)) !== undefined
+  );
 }
 
 /** Whether the job's output folder has outputs its influencer `localId` made as `influencerId`. */

@@ -102,7 +102,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     ...(options.signal ? { signal: options.signal } : {}),
     onLockWait: (holder) =>
       logger.info(
-        { pid: holder?.pid, hostname: holder?.hostname },
+        { holder: { pid: holder?.pid, hostname: holder?.hostname } },
         `waiting for ${holder ? `process ${holder.pid} on ${holder.hostname}` : 'another process'} to release the journal`,
       ),
   });

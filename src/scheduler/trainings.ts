@@ -191,14 +191,7 @@ export class InfluencerResolver {
     return {
       kind: 'training',
       itemKey,
-      onIntent: (attempt) =>
-        ctx.journal.saveInfluencer({
-          ...lookup,
-          runId: ctx.runId,
-          status: 'intent',
-          idempotencyKey: attempt.idempotencyKey,
-          attemptNo: attempt.attemptNo,
-        }),
+      training: lookup,
       send: async (body, key, signal) => {
         const job = await ctx.client.createTraining(body, { idempotencyKey: key, signal });
         return {

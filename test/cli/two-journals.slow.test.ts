@@ -16,6 +16,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { lockFileName } from '../../src/journal/index.js';
 import { folderOwner, OWNERS_FOLDER } from '../../src/scheduler/output-folder-lock.js';
 import {
+  jsonLogs,
   manifestRows,
   runCliCaptured,
   type SpawnedCli,
@@ -167,6 +168,10 @@ describe('two journals, one output folder', () => {
     expect(next.code, said(next)).toBe(0);
     expect(said(next)).toMatch(/took over the lock of job .+ in .+out from process (\d+)/);
     expect(said(next)).toContain(`from process ${a.child.pid} on ${hostname()}`);
+    // A line's pid and hostname are pino's (the logging process's) names: the holder has its own field.
+    const takeover = jsonLogs(next.stderr).find((line) => /took over the lock/.test(line.msg));
+    expect(takeover?.pid).not.toBe(a.child.pid);
+    expect(takeover?.holder).toMatchObject({ pid: a.child.pid, hostname: hostname() });
     expect(existsSync(s.lockPath)).toBe(false);
     await expectPaidOnce(s);
   }, 60_000);

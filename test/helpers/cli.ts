@@ -75,6 +75,14 @@ export interface JsonLogLine {
   readonly msg: string;
   readonly event?: string;
   readonly endpoint?: string;
+  /** pino's name for the logging process's pid (ibatch's loggers leave it out). */
+  readonly pid?: number;
+  /** A lock's holder, in the lines about waiting for one or taking one over. */
+  readonly holder?: {
+    readonly pid?: number;
+    readonly hostname?: string;
+    readonly journal?: string;
+  };
 }
 
 /** The JSON log lines of a CLI's stderr (other lines, such as the final message, skipped). */

@@ -609,6 +609,55 @@ onEachStore(() => {
       expect(journal.findInfluencer({ ...lookup, configHash: 'c2' })).toBeUndefined();
     });
 
+    it("a training's intent marks its record `intent` with the attempt's key, an earlier attempt's ids cleared, in the intent's commit", async () => {
+      const journal = await tempJournal();
+      const runId = seedRun(journal, 100);
+      journal.addItems(runId, [item('train:ava', '_train')]);
+      const lookup = { scope: 's', jobName: 'spring', localId: 'ava', configHash: 'c1' };
+      // Attempt 1 ran and failed: its record names the influencer it made.
+      journal.saveInfluencer({
+        ...lookup,
+        runId,
+        status: 'failed',
+        trainingId: 't1',
+        influencerId: 'i1',
+        loraUrl: null,
+        creditsCost: 50,
+        refunded: true,
+        error: 'training failed',
+      });
+      const intend = (attemptNo: number, quotedCost: number) =>
+        journal.recordAttemptIntent({
+          runId,
+          itemKey: 'train:ava',
+          attemptNo,
+          idempotencyKey: `key-${attemptNo}`,
+          request: {},
+          requestHash: 'h',
+          quotedCost,
+          training: lookup,
+        });
+      // Over the budget nothing is sent, so the record stays as it was.
+      expect(intend(2, 500).kind).toBe('over-budget');
+      expect(journal.findInfluencer(lookup)).toMatchObject({
+        status: 'failed',
+        influencerId: 'i1',
+      });
+      expect(intend(2, 50).kind).toBe('recorded');
+      expect(journal.findInfluencer(lookup)).toMatchObject({
+        status: 'intent',
+        idempotencyKey: 'key-2',
+        attemptNo: 2,
+        runId,
+        trainingId: null,
+        influencerId: null,
+        loraUrl: null,
+        refunded: false,
+        error: null,
+        creditsCost: 50,
+      });
+    });
+
     it('events form an ordered timeline that can be followed', async () => {
       const journal = await tempJournal();
       const runId = seedRun(journal);

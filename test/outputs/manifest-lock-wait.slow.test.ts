@@ -37,5 +37,8 @@ it("an append waiting for another process's manifest lock logs the holder, then 
   expect(waits[0]?.msg).toContain(`waiting for the manifest of ${dir}`);
   expect(waits[0]?.msg).toContain(`process ${holder.pid} on ${hostname()}`);
   expect(waits[0]?.msg).toContain('of at most 60 s');
+  // A line's pid and hostname are pino's (the logging process's) names: the holder has its own field.
+  expect(waits[0]?.pid).not.toBe(holder.pid);
+  expect(waits[0]?.holder).toEqual({ pid: holder.pid, hostname: hostname() });
   expect(readManifest(dir)).toEqual([row]);
 }, 30_000);

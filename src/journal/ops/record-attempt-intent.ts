@@ -1,6 +1,7 @@
 import { ATTEMPT_STATE, type AttemptRecord, ITEM_STATE } from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { attemptOf, getAttempt, RETURNING_ATTEMPT } from './get-attempts.js';
+import { type InfluencerLookup, saveInfluencer } from './influencers.js';
 import { type ReserveResult, type RunSpendCap, reserveCredits } from './reserve-credits.js';
 
 export interface AttemptIntentInput {
@@ -17,6 +18,12 @@ export interface AttemptIntentInput {
   readonly quotedCost: number | null;
   /** This invocation's `--max-spend`, as a ceiling on the run's committed credits. */
   readonly spendCap?: RunSpendCap;
+  /**
+   * A training's record, marked `intent` with this attempt's key in the same
+   * transaction: from the moment the create may be sent, the journal says the
+   * job may hold the influencer's username, whatever instant a kill comes at.
+   */
+  readonly training?: InfluencerLookup;
 }
 
 export type AttemptIntentResult =
@@ -29,10 +36,11 @@ export type AttemptIntentResult =
 
 /**
  * Write-ahead intent: in ONE transaction, reserves the item's quoted cost
- * against the budget, records the attempt (key + request) and marks the item
- * `submitting`. Commit this BEFORE sending the create, so a crash at any
- * later instant leaves the key in the journal and the next run re-sends it
- * (the service replays instead of charging twice).
+ * against the budget, records the attempt (key + request), marks the item
+ * `submitting` and a training's record `intent`. Commit this BEFORE sending
+ * the create, so a crash at any later instant leaves the key in the journal
+ * and the next run re-sends it (the service replays instead of charging
+ * twice).
  */
 export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): AttemptIntentResult {
   return j.transaction((): AttemptIntentResult => {
@@ -87,6 +95,22 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
            error = NULL, not_before = NULL, updated_at = @now
          WHERE run_id = @runId AND item_key = @itemKey`,
     ).runLater({ runId: input.runId, itemKey: input.itemKey, attemptNo: input.attemptNo, now });
+    if (input.training) {
+      // A new attempt makes a new influencer: what an earlier attempt's
+      // answer said no longer names this one.
+      saveInfluencer(j, {
+        ...input.training,
+        runId: input.runId,
+        status: ATTEMPT_STATE.intent,
+        idempotencyKey: input.idempotencyKey,
+        attemptNo: input.attemptNo,
+        trainingId: null,
+        influencerId: null,
+        loraUrl: null,
+        refunded: false,
+        error: null,
+      });
+    }
     return { kind: 'recorded', attempt };
   });
 }
