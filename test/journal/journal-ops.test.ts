@@ -609,7 +609,7 @@ onEachStore(() => {
       expect(journal.findInfluencer({ ...lookup, configHash: 'c2' })).toBeUndefined();
     });
 
-    it("a training's intent marks its record `intent` with the attempt's key, an earlier attempt's ids cleared, in the intent's commit", async () => {
+    it("a training's intent marks its record `intent` with the attempt's key, with the intent or not at all; an earlier attempt's influencer stays named", async () => {
       const journal = await tempJournal();
       const runId = seedRun(journal, 100);
       journal.addItems(runId, [item('train:ava', '_train')]);
@@ -649,11 +649,9 @@ onEachStore(() => {
         idempotencyKey: 'key-2',
         attemptNo: 2,
         runId,
-        trainingId: null,
-        influencerId: null,
-        loraUrl: null,
-        refunded: false,
-        error: null,
+        // Still the job's (a failed influencer may keep its username) until the answer names the new one.
+        trainingId: 't1',
+        influencerId: 'i1',
         creditsCost: 50,
       });
     });

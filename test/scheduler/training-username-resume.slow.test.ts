@@ -3,10 +3,12 @@
  * influencer's username on the service before its journal knows the
  * influencer's id. The resume must recognise that username as its own (not
  * refuse it as another influencer's, exit 2, for ever) whatever the journal's
- * training record says at the instant of the kill: kills at both training
- * crash points in a row, and the records older journals can hold (no record
- * beside the open attempt; an earlier attempt's influencer id beside the
- * intent). The emulator's ledger is the judge. Needs `npm run build`.
+ * training record says: here the records a journal written before the
+ * intent and the record were one commit can hold (no record beside the open
+ * attempt; an earlier attempt's influencer id beside the intent). Kills at
+ * the training's crash points in a row are the crash test's
+ * (crash.slow.test.ts). The emulator's ledger is the judge. Needs
+ * `npm run build`.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -56,15 +58,6 @@ async function resumesChargingOnce(em: RunningEmulator, files: CampaignFiles) {
 }
 
 describe('a kill while the training create is in flight: the resume keeps its own username', () => {
-  it('killed after the intent, then after the answer arrived: the third run finishes, training charged once', async () => {
-    const em = await testEmulator({ timeScale: SCALE });
-    const env = envFor(em, SCALE);
-    const files = await campaign('twice');
-    await killedAt(files, env, 'training-after-intent');
-    await killedAt(files, env, 'training-after-create-response');
-    await resumesChargingOnce(em, files);
-  }, 60_000);
-
   it.each([
     ['no training record beside the open attempt', 'DELETE FROM influencers'],
     [

@@ -96,19 +96,14 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
          WHERE run_id = @runId AND item_key = @itemKey`,
     ).runLater({ runId: input.runId, itemKey: input.itemKey, attemptNo: input.attemptNo, now });
     if (input.training) {
-      // A new attempt makes a new influencer: what an earlier attempt's
-      // answer said no longer names this one.
+      // An earlier attempt's ids stay until this one's answer: the influencer
+      // it made is still the job's, and may still hold the username.
       saveInfluencer(j, {
         ...input.training,
         runId: input.runId,
         status: ATTEMPT_STATE.intent,
         idempotencyKey: input.idempotencyKey,
         attemptNo: input.attemptNo,
-        trainingId: null,
-        influencerId: null,
-        loraUrl: null,
-        refunded: false,
-        error: null,
       });
     }
     return { kind: 'recorded', attempt };
