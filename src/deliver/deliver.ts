@@ -12,9 +12,15 @@ import type { S3Destination } from '../job/index.js';
 import type { DeliveryTarget, Journal } from '../journal/index.js';
 import type { ManifestRow } from '../outputs/index.js';
 import { InterruptedError, type Logger, silentLogger } from '../shared/index.js';
-import { type DeliveryProgress, DeliveryRefusedError, DeliveryUnreachableError } from './errors.js';
-import { planDelivery } from './objects.js';
+import {
+  DeliveryConflictError,
+  type DeliveryProgress,
+  DeliveryRefusedError,
+  DeliveryUnreachableError,
+} from './errors.js';
+import { manifestObjects, planDelivery } from './objects.js';
 import type { ObjectStore, StoreObject } from './s3-store.js';
+import { otherJobsRows } from './shared-prefix.js';
 
 export interface DeliverOptions {
   readonly journal: Pick<Journal, 'getDelivery' | 'recordDelivery'>;
@@ -58,6 +64,9 @@ export interface DeliveryResult {
   readonly missing: readonly string[];
 }
 
+/** `manifest.jsonl` and `manifest.csv`. */
+const MANIFEST_OBJECTS = 2;
+
 export async function deliverOutputs(options: DeliverOptions): Promise<DeliveryResult> {
   const { destination, store } = options;
   const logger = options.logger ?? silentLogger();
@@ -66,15 +75,23 @@ export async function deliverOutputs(options: DeliverOptions): Promise<DeliveryR
   for (const file of plan.missing)
     logger.warn({ file }, `${file} is not in the output folder: not delivered`);
   const counts = { sent: 0, unchanged: 0 };
-  const total = plan.files.length + plan.manifests.length;
+  const total = plan.files.length + MANIFEST_OBJECTS;
   const send = async (object: StoreObject) => {
     const outcome = await deliverOne(options, object);
     counts[outcome] += 1;
     logger.debug({ key: object.key, outcome }, `delivery: ${object.key} ${outcome}`);
   };
   try {
+    const others = await otherJobsRows(
+      store,
+      destination,
+      options.jobName,
+      plan.files,
+      options.signal,
+    );
     await inQueue(plan.files, send, options.concurrency ?? 4, options.signal);
-    await inQueue(plan.manifests, send, 1, options.signal);
+    const manifests = manifestObjects(destination, [...others, ...plan.rows]);
+    await inQueue(manifests, send, 1, options.signal);
   } catch (error) {
     throw withProgress(error, { destination: destination.url, objects: total, ...counts }, options);
   }
@@ -153,6 +170,9 @@ function withProgress(
   options: DeliverOptions,
 ): unknown {
   const { sent, unchanged, objects, destination } = progress;
+  // Nothing was sent, and the same command would be refused again: no resume hint.
+  if (error instanceof DeliveryConflictError)
+    return new DeliveryConflictError(error.message, progress);
   const tail = `${sent + unchanged} of ${objects} objects are in ${destination}; nothing local was changed. Resume with \`${options.resume}\``;
   if (error instanceof DeliveryUnreachableError)
     return new DeliveryUnreachableError(`${error.message}. ${tail}`, error.cause, progress);

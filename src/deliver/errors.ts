@@ -11,6 +11,7 @@ import { EXIT, IbatchError } from '../shared/index.js';
 export const DELIVERY_ERROR_CODES = {
   unreachable: 'delivery_unreachable',
   refused: 'delivery_refused',
+  conflict: 'delivery_conflict',
 } as const;
 
 /** How far a delivery got before it stopped (for the run's report and notification). */
@@ -56,5 +57,16 @@ export class DeliveryUnreachableError extends DeliveryError {
 export class DeliveryRefusedError extends DeliveryError {
   constructor(message: string, cause?: unknown, progress?: DeliveryProgress) {
     super(DELIVERY_ERROR_CODES.refused, message, false, cause, progress);
+  }
+}
+
+/**
+ * Another job's delivered output is at a key this delivery would write: the
+ * two jobs' outputs would overwrite each other under one prefix. Nothing was
+ * sent; the fix is the destination (a prefix per job) or the file names.
+ */
+export class DeliveryConflictError extends DeliveryError {
+  constructor(message: string, progress?: DeliveryProgress) {
+    super(DELIVERY_ERROR_CODES.conflict, message, false, undefined, progress);
   }
 }

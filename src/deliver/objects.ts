@@ -2,8 +2,9 @@
  * What a delivery sends: each chosen output file under `PREFIX/<file>`, its
  * provenance sidecar `<file>.json` when the one beside it is its own (never
  * a link or a foreign file of that name), and last the manifest
- * of exactly those outputs (`manifest.jsonl`, `manifest.csv`), so a reader
- * who finds the manifest finds every file it names. Files are hashed as they
+ * of exactly those outputs (`manifest.jsonl`, `manifest.csv`), beside the
+ * rows other jobs delivered to the same prefix (shared-prefix.ts), so a
+ * reader who finds the manifest finds every file it names. Files are hashed as they
  * are on disk now: the sha256 each object carries is that of its bytes.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -24,8 +25,6 @@ import type { StoreObject } from './s3-store.js';
 export interface DeliveryPlan {
   /** Outputs and sidecars, sent first, in any order. */
   readonly files: readonly StoreObject[];
-  /** The manifests of the delivered rows, sent once every file is there. */
-  readonly manifests: readonly StoreObject[];
   /** The output rows delivered. */
   readonly rows: readonly ManifestRow[];
   /** Chosen outputs whose file is no longer in the output folder (left out, named in the result). */
@@ -56,13 +55,23 @@ export async function planDelivery(
       files.push(await fileObject(destination, sidecarPathOf(file), sidecar, 'application/json'));
     }
   }
+  return { files, rows, missing };
+}
+
+/** The two manifests of `rows`, sent once every file they name is there. */
+export function manifestObjects(
+  destination: S3Destination,
+  rows: readonly ManifestRow[],
+): StoreObject[] {
   const manifest = renderManifest(rows);
-  const manifests = [
+  return [
     memoryObject(destination, MANIFEST_JSONL, manifest.jsonl, 'application/x-ndjson'),
     memoryObject(destination, MANIFEST_CSV, manifest.csv, 'text/csv; charset=utf-8'),
   ];
-  return { files, manifests, rows, missing };
 }
+
+/** The manifest's key at the destination. */
+export const manifestKey = (destination: S3Destination) => objectKey(destination, MANIFEST_JSONL);
 
 async function fileObject(
   destination: S3Destination,

@@ -27,6 +27,8 @@ export interface ObjectStore {
   readonly name: string;
   /** The sha256 the stored object carries (`x-amz-meta-sha256`), or undefined when absent. */
   head(bucket: string, key: string, signal?: AbortSignal): Promise<string | undefined>;
+  /** The object's bytes, or undefined when there is none (or it may not be read: the PUT decides). */
+  read(bucket: string, key: string, signal?: AbortSignal): Promise<Buffer | undefined>;
   put(object: StoreObject, signal?: AbortSignal): Promise<void>;
   close(): void;
 }
@@ -101,11 +103,9 @@ export function s3EndpointOf(env: NodeJS.ProcessEnv): URL | undefined {
 type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 async function loadSdk() {
-  const [{ HeadObjectCommand, PutObjectCommand, S3Client }, { Upload }] = await Promise.all([
-    import('@aws-sdk/client-s3'),
-    import('@aws-sdk/lib-storage'),
-  ]);
-  return { HeadObjectCommand, PutObjectCommand, S3Client, Upload };
+  const [{ GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client }, { Upload }] =
+    await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]);
+  return { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, Upload };
 }
 
 class S3Store implements ObjectStore {
@@ -128,6 +128,21 @@ class S3Store implements ObjectStore {
       // HEAD) is found by the PUT. AWS answers 403 for a missing key when the
       // credentials may not s3:ListBucket (a least-privilege policy): unknown,
       // so the PUT decides (docs/deliver.md lists the permissions).
+      const status = statusOf(error);
+      if (status === 404 || status === 403) return undefined;
+      throw this.failure(error, bucket);
+    }
+  }
+
+  async read(bucket: string, key: string, signal?: AbortSignal): Promise<Buffer | undefined> {
+    try {
+      const got = await this.client.send(
+        new this.sdk.GetObjectCommand({ Bucket: bucket, Key: key }),
+        signal ? { abortSignal: signal } : {},
+      );
+      return got.Body ? Buffer.from(await got.Body.transformToByteArray()) : Buffer.alloc(0);
+    } catch (error) {
+      // As `head`: a missing key, or one AWS will not say is missing (403).
       const status = statusOf(error);
       if (status === 404 || status === 403) return undefined;
       throw this.failure(error, bucket);

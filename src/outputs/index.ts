@@ -35,6 +35,7 @@ export { cspHash, html, type RawHtml, raw } from './html.js';
 export { MANIFEST_CSV, MANIFEST_JSONL, renderManifest } from './manifest-files.js';
 export { MANIFEST_LOCK } from './manifest-lock.js';
 export {
+  manifestRowsOfText,
   type RawRow,
   readManifest,
   readManifestUncovered,

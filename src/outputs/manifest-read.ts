@@ -29,14 +29,23 @@ export function readManifest(
  */
 export function* manifestRowsInOrder(outputDir: string): Generator<ManifestRow> {
   for (const line of fileLines(path.join(outputDir, MANIFEST_JSONL))) {
-    if (line.trim() === '') continue;
-    let row: ManifestRow;
-    try {
-      row = ManifestRowSchema.parse(JSON.parse(line));
-    } catch {
-      continue; // torn or foreign line: as readManifest
-    }
-    yield row;
+    const row = rowOfLine(line);
+    if (row) yield row;
+  }
+}
+
+/** The rows of a manifest's text kept elsewhere (a delivered one), as `manifestRowsInOrder`. */
+export function manifestRowsOfText(text: string): ManifestRow[] {
+  return text.split('\n').flatMap((line) => rowOfLine(line) ?? []);
+}
+
+/** A line's row; undefined for a blank, torn or foreign line (as readManifest skips them). */
+function rowOfLine(line: string): ManifestRow | undefined {
+  if (line.trim() === '') return undefined;
+  try {
+    return ManifestRowSchema.parse(JSON.parse(line));
+  } catch {
+    return undefined;
   }
 }
 

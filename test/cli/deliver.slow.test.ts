@@ -276,6 +276,61 @@ describe('delivery to S3-compatible storage', () => {
     expect(sidecars).toEqual([`${own.file}.json`]);
   });
 
+  it("jobs sharing an output folder deliver to one prefix: its manifest lists every job's outputs, after each job's run", async () => {
+    em = await testEmulator({ timeScale: SCALE });
+    const s3 = await startTestS3();
+    const ws = workspace(imageJob({ name: 'share-a', n: 2 }));
+    // The same step and prompts: the shared folder keeps the two jobs' file names apart.
+    writeFileSync(path.join(ws.dir, 'job-b.yaml'), imageJob({ name: 'share-b', n: 2 }));
+    const env = { ...envFor(em, SCALE), ...s3.env };
+    const deliverTo = ['--deliver', 's3://media/shared'];
+    const bucketManifest = async () =>
+      manifestRowsOf((await s3.get('shared/manifest.jsonl')).body.toString('utf8'));
+    for (const job of ['job.yaml', 'job-b.yaml', 'job.yaml']) {
+      const run = await cli(ws, env, 'run', job, ...deliverTo);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const rows = currentRows(ws);
+    expect(new Set(rows.map((r) => r.file)).size).toBe(4);
+    const delivered = await bucketManifest();
+    expect(delivered.map((r) => [r.job, r.file, r.sha256]).sort()).toEqual(
+      rows.map((r) => [r.job, r.file, r.sha256]).sort(),
+    );
+    for (const row of rows) {
+      expect(sha256Hex((await s3.get(`shared/${row.file}`)).body), row.file).toBe(row.sha256);
+    }
+  });
+
+  it("two folders with the same file names, one prefix: the second job's delivery is refused, nothing of the first overwritten", async () => {
+    em = await testEmulator({ timeScale: SCALE });
+    const s3 = await startTestS3();
+    const first = workspace(imageJob({ name: 'clash-a', n: 2 }));
+    const second = workspace(imageJob({ name: 'clash-b', n: 2 }));
+    const env = { ...envFor(em, SCALE), ...s3.env };
+    const deliverTo = ['--deliver', 's3://media/clash'];
+    expect((await cli(first, env, 'run', 'job.yaml', ...deliverTo)).code).toBe(0);
+    const rows = currentRows(first);
+    const puts = s3.completedPuts().length;
+
+    const refused = await cli(second, env, 'run', 'job.yaml', ...deliverTo, '--json');
+    expect(refused.code, refused.stderr).toBe(4);
+    const result = JSON.parse(refused.stdout) as {
+      delivery: { error: { code: string; message: string } };
+    };
+    expect(result.delivery.error.code).toBe('delivery_conflict');
+    expect(result.delivery.error.message).toMatch(
+      /s3:\/\/media\/clash\/shots\/.+ is an output the job "clash-a" delivered .*the job "clash-b" would overwrite it, so nothing was sent/,
+    );
+    // Its own names are the first job's: the second's files are made, and kept at home.
+    expect(
+      currentRows(second)
+        .map((r) => r.file)
+        .sort(),
+    ).toEqual(rows.map((r) => r.file).sort());
+    expect(s3.completedPuts().slice(puts)).toEqual([]);
+    await expectDelivered(s3, first, 'clash', rows);
+  });
+
   it('a malformed store endpoint is exit 2 before anything is spent', async () => {
     em = await testEmulator({ timeScale: SCALE });
     const bad = { AWS_ENDPOINT_URL_S3: 'ftp://store.example' };
