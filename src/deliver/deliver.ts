@@ -87,6 +87,7 @@ export async function deliverOutputs(options: DeliverOptions): Promise<DeliveryR
       destination,
       options.jobName,
       plan.files,
+      logger,
       options.signal,
     );
     await inQueue(plan.files, send, options.concurrency ?? 4, options.signal);

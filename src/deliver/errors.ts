@@ -1,10 +1,11 @@
 /**
- * Why a delivery stopped. Either way nothing local is touched and the run's
- * items and files stay as they are: what was not sent is sent by the next
- * `ibatch deliver JOB.yaml` or `ibatch run JOB.yaml` (the journal and the
- * objects' sha256 say what is already there). Both exit 4 (resumable) with
- * the stop reason `delivery`: exit 5 is the service refusing the API key,
- * and a store refusing its own credentials is not that.
+ * Why a delivery stopped. Whatever the reason nothing local is touched and
+ * the run's items and files stay as they are: what was not sent is sent by
+ * the next `ibatch deliver JOB.yaml` or `ibatch run JOB.yaml` (the journal
+ * and the objects' sha256 say what is already there), once the store answers,
+ * its configuration is fixed, or (a conflict) the destination is another.
+ * All exit 4 with the stop reason `delivery`: exit 5 is the service refusing
+ * the API key, and a store refusing its own credentials is not that.
  */
 import { EXIT, IbatchError } from '../shared/index.js';
 
@@ -26,7 +27,7 @@ export interface DeliveryProgress {
   readonly unchanged: number;
 }
 
-/** Either delivery failure: exit 4, stop reason `delivery`, with how far it got. */
+/** Any delivery failure: exit 4, stop reason `delivery`, with how far it got. */
 export abstract class DeliveryError extends IbatchError {
   /** Set once the delivery knows its objects (not for a store that failed to open). */
   readonly progress: DeliveryProgress | undefined;

@@ -27,11 +27,17 @@ export interface ObjectStore {
   readonly name: string;
   /** The sha256 the stored object carries (`x-amz-meta-sha256`), or undefined when absent. */
   head(bucket: string, key: string, signal?: AbortSignal): Promise<string | undefined>;
-  /** The object's bytes, or undefined when there is none (or it may not be read: the PUT decides). */
-  read(bucket: string, key: string, signal?: AbortSignal): Promise<Buffer | undefined>;
+  /**
+   * The object's bytes; `missing` (404), or `forbidden` (403: no s3:GetObject,
+   * or a missing key AWS will not name to credentials without s3:ListBucket).
+   */
+  read(bucket: string, key: string, signal?: AbortSignal): Promise<Buffer | StoreAbsence>;
   put(object: StoreObject, signal?: AbortSignal): Promise<void>;
   close(): void;
 }
+
+/** Why `read` found no object. */
+export type StoreAbsence = 'missing' | 'forbidden';
 
 /** The user metadata key of an object's sha256 (sent as `x-amz-meta-sha256`). */
 export const SHA256_METADATA = 'sha256';
@@ -134,7 +140,7 @@ class S3Store implements ObjectStore {
     }
   }
 
-  async read(bucket: string, key: string, signal?: AbortSignal): Promise<Buffer | undefined> {
+  async read(bucket: string, key: string, signal?: AbortSignal): Promise<Buffer | StoreAbsence> {
     try {
       const got = await this.client.send(
         new this.sdk.GetObjectCommand({ Bucket: bucket, Key: key }),
@@ -142,9 +148,9 @@ class S3Store implements ObjectStore {
       );
       return got.Body ? Buffer.from(await got.Body.transformToByteArray()) : Buffer.alloc(0);
     } catch (error) {
-      // As `head`: a missing key, or one AWS will not say is missing (403).
       const status = statusOf(error);
-      if (status === 404 || status === 403) return undefined;
+      if (status === 404) return 'missing';
+      if (status === 403) return 'forbidden';
       throw this.failure(error, bucket);
     }
   }

@@ -16,6 +16,7 @@
 import { objectKey, type S3Destination } from '../job/index.js';
 import { isRowOfJob, type ManifestRow, manifestRowsOfText } from '../outputs/index.js';
 import { sidecarPathOf } from '../provenance/index.js';
+import type { Logger } from '../shared/index.js';
 import { DeliveryConflictError } from './errors.js';
 import { manifestKey } from './objects.js';
 import type { ObjectStore, StoreObject } from './s3-store.js';
@@ -30,10 +31,20 @@ export async function otherJobsRows(
   destination: S3Destination,
   jobName: string,
   ours: readonly StoreObject[],
+  logger: Pick<Logger, 'warn'>,
   signal?: AbortSignal,
 ): Promise<ManifestRow[]> {
-  const text = await store.read(destination.bucket, manifestKey(destination), signal);
-  if (text === undefined) return [];
+  const key = manifestKey(destination);
+  const text = await store.read(destination.bucket, key, signal);
+  if (text === 'forbidden') {
+    // A missing key looks the same to credentials without s3:ListBucket: a warning, not a stop.
+    logger.warn(
+      { key },
+      `s3://${destination.bucket}/${key} could not be read (HTTP 403: there is none, or these credentials may not read it): if other jobs deliver to this prefix, the manifest written leaves out their rows and their objects are not checked before being overwritten (docs/deliver.md, "Permissions")`,
+    );
+    return [];
+  }
+  if (text === 'missing') return [];
   const others = manifestRowsOfText(text.toString('utf8')).filter(
     (row) => !isRowOfJob(row, jobName),
   );

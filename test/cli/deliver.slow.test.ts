@@ -8,6 +8,7 @@ import {
   freePort,
   manifestRows,
   manifestRowsOf,
+  parseCsv,
   runCliCaptured,
   said,
   spawnCli,
@@ -286,16 +287,30 @@ describe('delivery to S3-compatible storage', () => {
     const deliverTo = ['--deliver', 's3://media/shared'];
     const bucketManifest = async () =>
       manifestRowsOf((await s3.get('shared/manifest.jsonl')).body.toString('utf8'));
-    for (const job of ['job.yaml', 'job-b.yaml', 'job.yaml']) {
+    const deliveredJobs: string[] = [];
+    for (const [job, name] of [
+      ['job.yaml', 'share-a'],
+      ['job-b.yaml', 'share-b'],
+      ['job.yaml', 'share-a'],
+    ] as const) {
       const run = await cli(ws, env, 'run', job, ...deliverTo);
       expect(run.code, run.stderr).toBe(0);
+      if (!deliveredJobs.includes(name)) deliveredJobs.push(name);
+      // After each run, the prefix's manifest lists every delivered job's current outputs.
+      const rows = currentRows(ws).filter((r) => deliveredJobs.includes(r.job ?? ''));
+      expect(rows).toHaveLength(2 * deliveredJobs.length);
+      const delivered = await bucketManifest();
+      expect(delivered.map((r) => [r.job, r.file, r.sha256]).sort(), job).toEqual(
+        rows.map((r) => [r.job, r.file, r.sha256]).sort(),
+      );
+      const csv = (await s3.get('shared/manifest.csv')).body.toString('utf8');
+      const table = parseCsv(csv);
+      expect(table.records.map((r) => table.cell(r, 'file')).sort()).toEqual(
+        rows.map((r) => r.file).sort(),
+      );
     }
     const rows = currentRows(ws);
     expect(new Set(rows.map((r) => r.file)).size).toBe(4);
-    const delivered = await bucketManifest();
-    expect(delivered.map((r) => [r.job, r.file, r.sha256]).sort()).toEqual(
-      rows.map((r) => [r.job, r.file, r.sha256]).sort(),
-    );
     for (const row of rows) {
       expect(sha256Hex((await s3.get(`shared/${row.file}`)).body), row.file).toBe(row.sha256);
     }

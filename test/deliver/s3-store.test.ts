@@ -9,10 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { getEventListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   DeliveryRefusedError,
   DeliveryUnreachableError,
@@ -22,44 +20,11 @@ import { sha256Hex } from '../../src/shared/index.js';
 import { hashFile } from '../../src/uploads/index.js';
 import { defer, tempDir } from '../helpers/index.js';
 import { startTestS3 } from '../helpers/s3-server.js';
+import { answering, withTestCredentials } from './fixtures/answering-store.js';
 
 const MIB = 1024 * 1024;
 
-beforeEach(() => {
-  // The SDK's default credential chain reads these from the process.
-  vi.stubEnv('AWS_ACCESS_KEY_ID', 'S3RVER');
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'S3RVER');
-  vi.stubEnv('AWS_REGION', 'us-east-1');
-});
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
-/** A loopback server answering every HEAD and PUT with the given status (and counting them). */
-async function answering(status: { head?: number; put?: number }) {
-  const seen: string[] = [];
-  const server = createServer((req, res) => {
-    seen.push(req.method ?? '');
-    req.resume();
-    req.on('end', () => {
-      const code = (req.method === 'HEAD' ? status.head : status.put) ?? 200;
-      res.writeHead(code, { 'content-type': 'application/xml' });
-      res.end(
-        req.method === 'HEAD' || code === 200 ? undefined : '<Error><Code>Nope</Code></Error>',
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  defer(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  const store = await openS3Store({
-    env: { AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
-  });
-  defer(() => store.close());
-  return { store, seen };
-}
+withTestCredentials();
 
 const memory = (key: string) => {
   const text = '{"a":1}\n';
