@@ -13,6 +13,7 @@ import { describedKeysOf } from '../library/index.js';
 import { type DescribedItems, readerOutputDir } from '../outputs/index.js';
 import { newestRunOf } from '../review/index.js';
 import { writeRunOutputs } from '../scheduler/index.js';
+import { cliLogger } from './cli-logger.js';
 import type { CliIo } from './command.js';
 import { resolveTarget } from './status-target.js';
 
@@ -76,5 +77,11 @@ export function manifestWithDecisions(
     io.stderr.write(
       `ibatch: run ${newest.runId} is running: it writes the decisions into the manifest when it ends\n`,
     );
-  } else writeRunOutputs(journal, newest.runId, outputDir, described ? { described } : {});
+  } else {
+    // A wait for another process's change of the manifest says so.
+    writeRunOutputs(journal, newest.runId, outputDir, {
+      ...(described ? { described } : {}),
+      logger: cliLogger(io),
+    });
+  }
 }

@@ -12,28 +12,18 @@ import type { ClientEvent, ServiceClient } from '../api/index.js';
 import type { RateLimits } from '../contract/index.js';
 import { type Connection, connect } from '../library/index.js';
 import type { RateGate } from '../limits/index.js';
-import {
-  createLogger,
-  LOG_FORMATS,
-  type LogFormat,
-  type Logger,
-  registerSecret,
-  UsageError,
-} from '../shared/index.js';
+import { type Logger, registerSecret, UsageError } from '../shared/index.js';
+import { type CliLoggerOptions, cliLogger } from './cli-logger.js';
 import type { CliIo } from './command.js';
 import type { CommonOptions } from './options.js';
 
-export interface OpenServiceOptions extends CommonOptions {
+export interface OpenServiceOptions extends CommonOptions, CliLoggerOptions {
   /** Client-side rate limits (`ibatch run`'s `--limits`). @default the service's published limits */
   readonly limits?: RateLimits;
   /** `redis://HOST:PORT`: share the limits with every runner of the account. @default local limits */
   readonly limitsStore?: string | undefined;
   /** With `limitsStore`: this runner's weight in the shared buckets (`--share`). @default 1 */
   readonly share?: number | undefined;
-  /** Where logs go instead of stderr (the run's progress display owns the terminal). */
-  readonly logDestination?: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  /** Events the human log lines leave out (the command prints their words itself). */
-  readonly prettyOmits?: readonly string[];
   readonly onEvent?: (event: ClientEvent) => void;
   readonly signal?: AbortSignal;
   /** With `--emulator`: its time scale (rate windows and latencies divided by it). @default 1 */
@@ -60,13 +50,7 @@ export interface OpenedService {
 }
 
 export async function openService(io: CliIo, options: OpenServiceOptions): Promise<OpenedService> {
-  const logger = createLogger({
-    format: logFormat(io, options),
-    destination: options.logDestination ?? io.stderr,
-    // The CLI's environment is `io.env` (an in-process CLI has its own).
-    ...(io.env.IBATCH_LOG_LEVEL ? { level: io.env.IBATCH_LOG_LEVEL } : {}),
-    ...(options.prettyOmits ? { prettyOmits: options.prettyOmits } : {}),
-  });
+  const logger = cliLogger(io, options);
   if (options.emulator) return openEmulator(io, options, logger);
   const baseUrl = options.baseUrl ?? io.env.IBATCH_BASE_URL;
   if (!baseUrl) {
@@ -145,12 +129,4 @@ function opened(
       return closing;
     },
   };
-}
-
-function logFormat(io: CliIo, options: OpenServiceOptions): LogFormat | undefined {
-  const value = options.logFormat ?? io.env.IBATCH_LOG_FORMAT;
-  if (value === undefined || value === '') return undefined;
-  const format = LOG_FORMATS.find((known) => known === value);
-  if (format) return format;
-  throw new UsageError(`Expected IBATCH_LOG_FORMAT to be pretty or json, got \`${value}\``);
 }

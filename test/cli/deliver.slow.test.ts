@@ -4,8 +4,10 @@ import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { ManifestRow } from '../../src/outputs/index.js';
 import { sha256Hex } from '../../src/shared/index.js';
+import { answeringServer } from '../helpers/answering-store.js';
 import {
   freePort,
+  jsonLogs,
   manifestRows,
   manifestRowsOf,
   parseCsv,
@@ -344,6 +346,32 @@ describe('delivery to S3-compatible storage', () => {
     ).toEqual(rows.map((r) => r.file).sort());
     expect(s3.completedPuts().slice(puts)).toEqual([]);
     await expectDelivered(s3, first, 'clash', rows);
+  });
+
+  it('ibatch deliver tells what it warns of: a prefix manifest it may not read (403), a chosen file gone', async () => {
+    em = await testEmulator({ timeScale: SCALE });
+    const ws = workspace(imageJob({ name: 'deliver-warns', n: 2 }));
+    const made = await cli(ws, envFor(em, SCALE), 'run', 'job.yaml');
+    expect(made.code, made.stderr).toBe(0);
+    const [gone] = currentRows(ws);
+    rmSync(path.join(ws.dir, 'out', gone!.file!));
+    // A store that answers every read 403 and takes every write.
+    const store = await answeringServer({ head: 404, get: 403, put: 200 });
+    const env = {
+      AWS_ENDPOINT_URL_S3: store.endpoint,
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    };
+    const sent = await cli(ws, env, 'deliver', 'job.yaml', '--to', 's3://media/warned', '--json');
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(JSON.parse(sent.stdout)).toMatchObject({ outputs: 1, missing: [gone!.file] });
+    const warnings = jsonLogs(sent.stderr)
+      .filter((line) => line.level === 40)
+      .map((line) => line.msg);
+    expect(warnings).toEqual([
+      `${gone!.file} is not in the output folder: not delivered`,
+      expect.stringContaining('s3://media/warned/manifest.jsonl could not be read (HTTP 403'),
+    ]);
   });
 
   it('a malformed store endpoint is exit 2 before anything is spent', async () => {

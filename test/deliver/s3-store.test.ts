@@ -18,9 +18,9 @@ import {
 } from '../../src/deliver/index.js';
 import { sha256Hex } from '../../src/shared/index.js';
 import { hashFile } from '../../src/uploads/index.js';
+import { answering, withTestCredentials } from '../helpers/answering-store.js';
 import { defer, tempDir } from '../helpers/index.js';
 import { startTestS3 } from '../helpers/s3-server.js';
-import { answering, withTestCredentials } from './fixtures/answering-store.js';
 
 const MIB = 1024 * 1024;
 

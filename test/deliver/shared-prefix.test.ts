@@ -11,9 +11,9 @@ import { DeliveryConflictError } from '../../src/deliver/index.js';
 import { otherJobsRows } from '../../src/deliver/shared-prefix.js';
 import { parseS3Url } from '../../src/job/index.js';
 import { createLogger } from '../../src/shared/index.js';
+import { answering, withTestCredentials } from '../helpers/answering-store.js';
 import { capture, jsonLogs } from '../helpers/index.js';
 import { FIXTURE_ROWS } from '../outputs/fixtures/rows.js';
-import { answering, withTestCredentials } from './fixtures/answering-store.js';
 
 withTestCredentials();
 

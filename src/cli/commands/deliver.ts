@@ -9,6 +9,7 @@ import path from 'node:path';
 import { deliverJob } from '../../library/index.js';
 import { redactDeep, UsageError } from '../../shared/index.js';
 import { reportJobErrors } from '../check-job.js';
+import { cliLogger } from '../cli-logger.js';
 import type { CommandModule } from '../command.js';
 import { describeDelivery } from '../delivery-view.js';
 import { withExamples } from '../help.js';
@@ -54,6 +55,8 @@ export const deliverCommand: CommandModule = {
             ...(options.approved ? { approved: true } : {}),
             verify: true,
             env: io.env,
+            // What it warns of (a file gone, a manifest it may not read) reaches the user.
+            logger: cliLogger(io),
           });
           if (!result) {
             throw new UsageError(

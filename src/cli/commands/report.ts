@@ -10,6 +10,7 @@ import { describedItemsOfFile } from '../../library/index.js';
 import { recordedOutputDir } from '../../outputs/index.js';
 import { writeRunOutputs } from '../../scheduler/index.js';
 import { UsageError } from '../../shared/index.js';
+import { cliLogger } from '../cli-logger.js';
 import type { CommandModule } from '../command.js';
 import { withExamples } from '../help.js';
 import { resolveTarget } from '../status-target.js';
@@ -66,12 +67,12 @@ export const reportCommand: CommandModule = {
           const described = job?.jobPath
             ? await describedItemsOfFile(job.jobPath, journal)
             : undefined;
-          const { rows, report } = writeRunOutputs(
-            journal,
-            run.runId,
-            outputDir,
-            described ? { described } : {},
-          );
+          // A wait for another process's change of the manifest says so.
+          const logger = cliLogger(io);
+          const { rows, report } = writeRunOutputs(journal, run.runId, outputDir, {
+            ...(described ? { described } : {}),
+            logger,
+          });
           io.stdout.write(`${report}\n`);
           io.stderr.write(`ibatch: run ${run.runId}: ${rows} manifest row(s) in ${outputDir}\n`);
         } finally {
