@@ -21,6 +21,20 @@ function localTime(ms: number): string {
  * Who holds a lock, as a refusal names it: `process 123 on host (since
  * 2024-05-01 14:03:07, 40 s ago)`, and the journal it writes when it said.
  */
+/**
+ * A lock's holder as log fields: under `holder`, never as the line's own
+ * `pid`/`hostname` (a log line's are the logging process's).
+ */
+export function holderLogFields(holder: LockHolder | undefined) {
+  return {
+    holder: {
+      pid: holder?.pid,
+      hostname: holder?.hostname,
+      ...(holder?.journal === undefined ? {} : { journal: holder.journal }),
+    },
+  };
+}
+
 export function describeHolder(holder: LockHolder | undefined, now = Date.now()): string {
   if (!holder) return 'another process';
   const ago = Math.max(0, Math.round((now - holder.startedAt) / 1000));

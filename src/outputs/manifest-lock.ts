@@ -4,7 +4,7 @@
  * change (an append, a rewrite) holds it for its few milliseconds.
  */
 import path from 'node:path';
-import { describeHolder, withLockSync } from '../journal/index.js';
+import { describeHolder, holderLogFields, withLockSync } from '../journal/index.js';
 import type { Logger } from '../shared/index.js';
 import { ManifestLockedError } from './errors.js';
 
@@ -37,11 +37,7 @@ export function withManifestLock<T>(dir: string, change: () => T, logger?: Logge
       ? {
           onWait: (holder, waitedMs) =>
             logger.warn(
-              {
-                event: 'manifest.waiting',
-                lock,
-                holder: { pid: holder?.pid, hostname: holder?.hostname },
-              },
+              { event: 'manifest.waiting', lock, ...holderLogFields(holder) },
               `waiting for the manifest of ${dir}: its lock is held by ${describeHolder(holder)}; ` +
                 `${Math.round(waitedMs / 1000)} s of at most ${MANIFEST_LOCK_WAIT_MS / 1000} s`,
             ),

@@ -25,6 +25,7 @@ import {
   acquireLock,
   describeHolder,
   type HeldLock,
+  holderLogFields,
   isJournalUrl,
   type Journal,
   journalDisplayName,
@@ -159,12 +160,12 @@ export class OutputFolderLocks {
       refuse: (at, holder) => new OutputFolderLockedError(folder, job, at, holder),
       onWait: (holder) =>
         logger.info(
-          { holder: { pid: holder?.pid, hostname: holder?.hostname, journal: holder?.journal } },
+          holderLogFields(holder),
           `waiting for ${describeHolder(holder)} to finish the job "${job}" in ${folder}`,
         ),
       onStaleTakeover: (holder) =>
         logger.info(
-          { holder: { pid: holder?.pid, hostname: holder?.hostname, journal: holder?.journal } },
+          holderLogFields(holder),
           `took over the lock of job "${job}" in ${folder} from ${describeHolder(holder)}, which is gone`,
         ),
     });

@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { defaultJournalPath, jobInputPaths } from '../job/index.js';
 import {
+  holderLogFields,
   type Journal,
   journalFiles,
   journalWritable,
@@ -102,7 +103,7 @@ export async function runJob(options: RunJobOptions): Promise<RunResult> {
     ...(options.signal ? { signal: options.signal } : {}),
     onLockWait: (holder) =>
       logger.info(
-        { holder: { pid: holder?.pid, hostname: holder?.hostname } },
+        holderLogFields(holder),
         `waiting for ${holder ? `process ${holder.pid} on ${holder.hostname}` : 'another process'} to release the journal`,
       ),
   });
