@@ -65,10 +65,47 @@ export interface DesiredStateOptions<T extends WantedItem> {
 
 export interface DesiredState {
   readonly verdicts: ReadonlyMap<string, ItemVerdict>;
-  /** The latest record of each key the journal knows (job items and removed ones). */
+  /**
+   * The latest record of each key the journal knows (job items and removed
+   * ones). Throws once `releaseLatest` let it go.
+   */
   readonly latest: ReadonlyMap<string, ItemHistoryRow>;
   /** Latest records of keys the job file no longer describes (left alone). */
   readonly removed: readonly ItemHistoryRow[];
+}
+
+/** A decision whose `latest` records can be let go (`releaseLatest`). */
+class Decision implements DesiredState {
+  #latest: ReadonlyMap<string, ItemHistoryRow> | undefined;
+
+  constructor(
+    readonly verdicts: ReadonlyMap<string, ItemVerdict>,
+    latest: ReadonlyMap<string, ItemHistoryRow>,
+    readonly removed: readonly ItemHistoryRow[],
+  ) {
+    this.#latest = latest;
+  }
+
+  get latest(): ReadonlyMap<string, ItemHistoryRow> {
+    // An empty map here would read as "nothing was ever made": a reader
+    // after the release is a mistake to see at once.
+    if (!this.#latest) throw new Error("the decision's latest records were released");
+    return this.#latest;
+  }
+
+  release(): void {
+    this.#latest = undefined;
+  }
+}
+
+/**
+ * Lets go of `state.latest`: a record of every key the journal knows, which
+ * a run reads only before its first item is driven and would otherwise hold
+ * for its whole life (a resume of a large run holds a record per item it
+ * made before). `verdicts` and `removed` stay.
+ */
+export function releaseLatest(state: DesiredState): void {
+  if (state instanceof Decision) state.release();
 }
 
 /** `latest`: the latest record of each key on the service (a rotated key is the same account). */
@@ -100,7 +137,7 @@ export function desiredState<T extends WantedItem>(
   };
   for (const item of items) verdictOf(item, undefined);
   // Every item has its verdict now: `verdicts` knows the job's keys.
-  return { verdicts, latest, removed: removedRows(latest, verdicts) };
+  return new Decision(verdicts, latest, removedRows(latest, verdicts));
 }
 
 /** The latest records of keys the job file no longer describes: left alone by `run`, listed by `plan` and `status`. */

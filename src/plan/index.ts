@@ -8,6 +8,7 @@ export {
   type DesiredState,
   desiredState,
   type ItemVerdict,
+  releaseLatest,
   removedRows,
   VERDICTS_TO_MAKE,
   type VerdictCounts,

@@ -13,7 +13,7 @@ import {
   serviceOfRun,
 } from '../journal/index.js';
 import { ManifestWriter } from '../outputs/index.js';
-import { type DesiredState, QuoteCache } from '../plan/index.js';
+import { type DesiredState, QuoteCache, releaseLatest } from '../plan/index.js';
 import { AssetResolver } from './assets.js';
 import { classifyError } from './classify.js';
 import { CompletionWatcher } from './completion-watcher.js';
@@ -27,8 +27,8 @@ import { ItemGraph } from './item-graph.js';
 import { downloadBacklogBound, ItemWindow, itemWindowBound } from './item-window.js';
 import {
   type Driven,
-  type DriveSource,
   drivenItems,
+  driveSource,
   expandBatch,
   runItemCounts,
   settleSources,
@@ -220,10 +220,20 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     }
   }
   const steps = new Map<string, LoadedStep>(job.steps.map((s) => [s.id, s]));
-  const source: DriveSource = { journal, runId, items, steps, state: selection.state };
+  const source = driveSource({ journal, runId, items, steps }, selection.state);
   const sources = sourcesOf(items, selection.state);
   const graph = new ItemGraph(sources);
-  settleSources(source, sources, graph);
+  settleSources(source, selection.state, sources, graph);
+  // Files of items done in earlier runs (and in this one, when it moved
+  // here from another folder or machine), checked as the run goes: a missing
+  // or edited one is fetched again.
+  const donePages = outputsOfDoneItems(
+    journal,
+    selection.state,
+    started.folderMoved ? runId : undefined,
+  );
+  // Nothing reads the decision's latest records from here on.
+  releaseLatest(selection.state);
   const { total, ended } = runItemCounts(source);
   let done = 0;
   for (const verdict of selection.state.verdicts.values()) if (verdict === 'done') done += 1;
@@ -271,11 +281,7 @@ async function driveItems(started: StartedRun, ctx: RunContext): Promise<Driving
     // back (its files wait for the manifest's rows, read meanwhile): the
     // bound counts from it, so what waits stays within it plus this.
     const inherited = downloads.backlog;
-    // Files of items done in earlier runs (and in this one, when it moved
-    // here from another folder or machine): a missing or edited one is fetched again.
-    const repair = downloads.verifyAndRepair(
-      outputsOfDoneItems(journal, selection.state, started.folderMoved ? runId : undefined),
-    );
+    const repair = downloads.verifyAndRepair(donePages);
     const trainings = trainingIds.map((id) =>
       influencers.resolveOrTrain({ jobLocal: id }).catch((error: unknown) => {
         if (!(error instanceof RunStoppedError))
@@ -359,9 +365,10 @@ const OUTPUT_PAGE = 1000;
  * The recorded outputs of the job items done in earlier runs (checked, and
  * repaired, by each run), read a page of items at a time as they are asked for.
  * `openRunId`: the resumed run's own items too (its 'open' verdict), ended or not
- * (one not ended has no downloaded output yet).
+ * (one not ended has no downloaded output yet). Which items is decided now,
+ * from `state.latest`; the pages are read later.
  */
-export function* outputsOfDoneItems(
+export function outputsOfDoneItems(
   journal: Journal,
   state: DesiredState,
   openRunId?: string,
@@ -375,6 +382,13 @@ export function* outputsOfDoneItems(
     keys.push(key);
     byRun.set(row.runId, keys);
   }
+  return outputPages(journal, byRun);
+}
+
+function* outputPages(
+  journal: Journal,
+  byRun: ReadonlyMap<string, readonly string[]>,
+): Generator<OutputRecord[]> {
   for (const [runId, keys] of byRun) {
     for (let at = 0; at < keys.length; at += OUTPUT_PAGE) {
       const page = journal.listOutputsOfItems(runId, keys.slice(at, at + OUTPUT_PAGE));

@@ -12,7 +12,7 @@ import {
   type Journal,
   TERMINAL_ITEM_STATES,
 } from '../journal/index.js';
-import type { DesiredState } from '../plan/index.js';
+import type { DesiredState, ItemVerdict } from '../plan/index.js';
 import type { PlanItem, PlanItems } from './decide/plan-items.js';
 import { outputIdsReader } from './decide/run-history.js';
 import { settleGraph } from './generation-item.js';
@@ -20,17 +20,41 @@ import type { ItemGraph } from './item-graph.js';
 
 export type Driven = { readonly item: JobItem; readonly step: LoadedStep };
 
-/** What a run's driven items are read from. */
+/** What a run's driven items are read from (`driveSource`). */
 export interface DriveSource {
   readonly journal: Journal;
   readonly runId: string;
   /** The job's items as lean records (plan-items.ts). */
   readonly items: PlanItems;
   readonly steps: ReadonlyMap<string, LoadedStep>;
-  /** The decision the run was selected by: which keys the job file describes, their latest records. */
-  readonly state: DesiredState;
+  /** The verdicts of the decision the run was selected by: the keys the job file describes. */
+  readonly verdicts: ReadonlyMap<string, ItemVerdict>;
+  /**
+   * 1 at the index of each of `items`'s lean records whose item had ended in
+   * this run when it was selected: passed over without a read.
+   */
+  readonly endedBefore: Uint8Array;
   /** Whole items expanded at once. @default `expandBatch` of the job's items */
   readonly batch?: number;
+}
+
+/**
+ * The drive's source, taken from the decision now: what it needs of the
+ * latest records is a byte per item, so the records can be let go
+ * (`releaseLatest`) before the first item is driven.
+ */
+export function driveSource(
+  base: Omit<DriveSource, 'verdicts' | 'endedBefore'>,
+  state: DesiredState,
+): DriveSource {
+  const all = base.items.items;
+  const endedBefore = new Uint8Array(all.length);
+  for (let at = 0; at < all.length; at++) {
+    const lean = all[at];
+    const latest = lean && state.latest.get(lean.key);
+    if (latest && latest.runId === base.runId && ended(latest.state)) endedBefore[at] = 1;
+  }
+  return { ...base, verdicts: state.verdicts, endedBefore };
 }
 
 /**
@@ -80,9 +104,9 @@ export function runItemCounts(source: Pick<DriveSource, 'journal' | 'runId' | 's
  * a resume at item 75,000 of 100,000 reads only what it still drives.
  */
 export function* drivenItems(source: DriveSource): Generator<Driven> {
-  const { journal, runId, items, steps, state } = source;
+  const { journal, runId, items, steps, verdicts, endedBefore } = source;
   for (const attempt of journal.listOpenAttempts(runId)) {
-    if (state.verdicts.has(attempt.itemKey)) continue;
+    if (verdicts.has(attempt.itemKey)) continue;
     const record = journal.getItem(runId, attempt.itemKey);
     const step = record ? steps.get(record.stepId) : undefined;
     if (record && step && !ended(record.state))
@@ -100,9 +124,7 @@ export function* drivenItems(source: DriveSource): Generator<Driven> {
       const candidates: PlanItem[] = [];
       for (; at < all.length && candidates.length < limit - batch.size; at++) {
         const lean = all[at];
-        if (!lean) continue;
-        const latest = state.latest.get(lean.key);
-        if (latest?.runId === runId && ended(latest.state)) continue;
+        if (!lean || endedBefore[at] === 1) continue;
         candidates.push(lean);
       }
       const records = journal.getItemsOfKeys(
@@ -156,10 +178,11 @@ export function sourcesOf(items: PlanItems, state: DesiredState): Set<string> {
  */
 export function settleSources(
   source: DriveSource,
+  state: DesiredState,
   sources: ReadonlySet<string>,
   graph: ItemGraph,
 ): void {
-  const { journal, runId, steps, state } = source;
+  const { journal, runId, steps } = source;
   const outputIds = outputIdsReader(journal);
   const notMade: string[] = [];
   for (const key of sources) {

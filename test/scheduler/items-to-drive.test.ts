@@ -10,10 +10,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateJob } from '../../src/job/index.js';
 import { ITEM_STATE, openJournal } from '../../src/journal/index.js';
+import { releaseLatest } from '../../src/plan/index.js';
 import { prepareJobFiles } from '../../src/scheduler/decide/input-files.js';
 import { PlanItems } from '../../src/scheduler/decide/plan-items.js';
 import { selectRun } from '../../src/scheduler/decide/select-run.js';
-import { drivenItems, FIRST_BATCH, runItemCounts } from '../../src/scheduler/items-to-drive.js';
+import {
+  drivenItems,
+  driveSource,
+  FIRST_BATCH,
+  runItemCounts,
+} from '../../src/scheduler/items-to-drive.js';
 import { defer, tempDir } from '../helpers/index.js';
 import { emulatorCatalog, ROWS_JOB } from '../job/helpers.js';
 
@@ -29,12 +35,16 @@ async function selectedRun(rows: number) {
   lean.identify(await prepareJobFiles(job, lean.mediaRefs));
   const journal = await openJournal(join(dir, 'journal.db'));
   defer(() => journal.close());
-  const selection = selectRun(journal, job, lean, {
-    settledRuns: new Set(),
-    snapshot: { service: 'http://service.test/api/v1', scope: 'http://service.test/api/v1#a' },
-    trainings: () => [],
-  });
-  if (selection.kind !== 'run') throw new Error('expected a new run');
+  const select = () => {
+    const selected = selectRun(journal, job, lean, {
+      settledRuns: new Set(),
+      snapshot: { service: 'http://service.test/api/v1', scope: 'http://service.test/api/v1#a' },
+      trainings: () => [],
+    });
+    if (selected.kind !== 'run') throw new Error('expected a run to drive');
+    return selected;
+  };
+  const selection = select();
   const steps = new Map(job.steps.map((step) => [step.id, step]));
   return {
     journal,
@@ -43,6 +53,7 @@ async function selectedRun(rows: number) {
     whole: items,
     items: lean,
     selection,
+    select,
     steps,
     keys: items.map((i) => i.key),
   };
@@ -71,7 +82,9 @@ describe('items to drive', () => {
     journal.getItem = () => {
       throw new Error('an item read alone');
     };
-    const driven = drivenItems({ journal, runId, items, steps, state: selection.state, batch: 2 });
+    const driven = drivenItems(
+      driveSource({ journal, runId, items, steps, batch: 2 }, selection.state),
+    );
     const head = driven.next();
     // One batch of two whole items for the first item out, not the job's seven.
     expect(asked).toEqual([2]);
@@ -102,7 +115,7 @@ describe('items to drive', () => {
         requestHash: record.requestHash,
       }),
     ).toBe(true);
-    const driven = [...drivenItems({ journal, runId, items, steps, state: selection.state })];
+    const driven = [...drivenItems(driveSource({ journal, runId, items, steps }, selection.state))];
     expect(driven.map((d) => d.item.key)).toEqual(keys);
     expect(driven[1]?.item.request).toEqual(remadeRequest);
     expect(driven[0]?.item.request).toEqual(journal.getItem(runId, keys[0] ?? '')?.request);
@@ -125,7 +138,7 @@ describe('items to drive', () => {
       scans += 1;
       scan(wanted, visit);
     };
-    const driven = [...drivenItems({ journal, runId, items, steps, state: selection.state })];
+    const driven = [...drivenItems(driveSource({ journal, runId, items, steps }, selection.state))];
     expect(driven.map((d) => d.item.key)).toEqual(keys.slice(6));
     expect(driven.map((d) => d.item)).toEqual(
       whole
@@ -133,5 +146,29 @@ describe('items to drive', () => {
         .map((item) => ({ ...item, request: journal.getItem(runId, item.key)?.request })),
     );
     expect(scans).toBe(0);
+  });
+
+  it("a resume passes over what ended before it without the decision's latest records", async () => {
+    const { journal, items, select, selection, steps, keys } = await selectedRun(5);
+    const runId = selection.run.runId;
+    for (const key of keys.slice(0, 3))
+      journal.setItemState(runId, key, { state: ITEM_STATE.succeeded });
+    const resumed = select();
+    expect(resumed.run.runId).toBe(runId);
+    const source = driveSource({ journal, runId, items, steps }, resumed.state);
+    // What a run does before its first item is driven (drive-run.ts).
+    releaseLatest(resumed.state);
+    expect(() => resumed.state.latest).toThrow(/released/);
+    expect(resumed.state.verdicts.size).toBe(keys.length);
+    const read: string[] = [];
+    const readBatch = journal.getItemsOfKeys.bind(journal);
+    journal.getItemsOfKeys = (run, wanted) => {
+      read.push(...wanted);
+      return readBatch(run, wanted);
+    };
+    const driven = [...drivenItems(source)];
+    expect(driven.map((d) => d.item.key)).toEqual(keys.slice(3));
+    // The items that had ended are passed over without a read of their records.
+    expect(read).toEqual(keys.slice(3));
   });
 });
