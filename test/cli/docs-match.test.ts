@@ -58,6 +58,7 @@ const PLACEHOLDER_DOCS = new Set(['README.md', 'docs/job-files.md', 'docs/output
 const NOT_IBATCH_FLAGS: ReadonlyMap<string, string> = new Map([
   ['--regrow', 'an option of `npm run chaos` (docs/chaos.md)'],
   ['--heap-growing-percent', 'a V8 option bin/ibatch.js sets (docs/benchmarks.md)'],
+  ['--trace-gc', "a V8 option a probe's run was given (docs/benchmarks.md)"],
 ]);
 /** Programs whose spans and lines are not ibatch's (rule 5). */
 const OTHER_PROGRAMS =
