@@ -21,6 +21,13 @@ function localTime(ms: number): string {
  * Who holds a lock, as a refusal names it: `process 123 on host (since
  * 2024-05-01 14:03:07, 40 s ago)`, and the journal it writes when it said.
  */
+export function describeHolder(holder: LockHolder | undefined, now = Date.now()): string {
+  if (!holder) return 'another process';
+  const ago = Math.max(0, Math.round((now - holder.startedAt) / 1000));
+  const journal = holder.journal === undefined ? '' : ` with the journal ${holder.journal}`;
+  return `process ${holder.pid} on ${holder.hostname}${journal} (since ${localTime(holder.startedAt)}, ${ago} s ago)`;
+}
+
 /**
  * A lock's holder as log fields: under `holder`, never as the line's own
  * `pid`/`hostname` (a log line's are the logging process's).
@@ -33,13 +40,6 @@ export function holderLogFields(holder: LockHolder | undefined) {
       ...(holder?.journal === undefined ? {} : { journal: holder.journal }),
     },
   };
-}
-
-export function describeHolder(holder: LockHolder | undefined, now = Date.now()): string {
-  if (!holder) return 'another process';
-  const ago = Math.max(0, Math.round((now - holder.startedAt) / 1000));
-  const journal = holder.journal === undefined ? '' : ` with the journal ${holder.journal}`;
-  return `process ${holder.pid} on ${holder.hostname}${journal} (since ${localTime(holder.startedAt)}, ${ago} s ago)`;
 }
 
 /**

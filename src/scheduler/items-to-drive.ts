@@ -48,11 +48,12 @@ export function driveSource(
   state: DesiredState,
 ): DriveSource {
   const all = base.items.items;
+  const { latest } = state;
   const endedBefore = new Uint8Array(all.length);
   for (let at = 0; at < all.length; at++) {
     const lean = all[at];
-    const latest = lean && state.latest.get(lean.key);
-    if (latest && latest.runId === base.runId && ended(latest.state)) endedBefore[at] = 1;
+    const row = lean && latest.get(lean.key);
+    if (row && row.runId === base.runId && ended(row.state)) endedBefore[at] = 1;
   }
   return { ...base, verdicts: state.verdicts, endedBefore };
 }
