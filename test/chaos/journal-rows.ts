@@ -48,12 +48,16 @@ export interface JournalRows {
 
 const RUNS = 'SELECT run_id, status FROM runs ORDER BY created_at, rowid';
 const ITEMS = 'SELECT * FROM items';
-// An attempt's request stored '' is its item's (journal migration 8).
-const ATTEMPTS = `SELECT a.run_id, a.item_key, a.attempt_no, a.idempotency_key, a.state, a.error,
+// An attempt's request stored '' is its item's (journal migration 8); attempts
+// and outputs name their item by its row (migration 15: SQLite's rowid,
+// PostgreSQL's seq), and a missing item leaves their keys null.
+const ATTEMPTS = (row: string) => `SELECT i.run_id, i.item_key, a.attempt_no, a.idempotency_key,
+    a.state, a.error,
     CASE WHEN a.request_json = '' THEN i.request_json ELSE a.request_json END AS request_json
-  FROM attempts a LEFT JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
-  ORDER BY a.run_id, a.item_key, a.attempt_no`;
-const OUTPUTS = 'SELECT * FROM outputs';
+  FROM attempts a LEFT JOIN items i ON i.${row} = a.item_row
+  ORDER BY i.run_id, i.item_key, a.attempt_no`;
+const OUTPUTS = (row: string) => `SELECT i.run_id, i.item_key, o.*
+  FROM outputs o LEFT JOIN items i ON i.${row} = o.item_row`;
 
 export async function readJournalRows(journal: string): Promise<JournalRows> {
   if (isJournalUrl(journal)) return readPostgres(journal);
@@ -63,8 +67,8 @@ export async function readJournalRows(journal: string): Promise<JournalRows> {
       integrity: String(db.pragma('integrity_check', { simple: true })),
       runs: db.prepare(RUNS).all() as JournalRows['runs'],
       items: db.prepare(ITEMS).all() as ItemRow[],
-      attempts: db.prepare(ATTEMPTS).all() as AttemptRow[],
-      outputs: db.prepare(OUTPUTS).all() as OutputRow[],
+      attempts: db.prepare(ATTEMPTS('rowid')).all() as AttemptRow[],
+      outputs: db.prepare(OUTPUTS('rowid')).all() as OutputRow[],
     };
   } finally {
     db.close();
@@ -76,8 +80,8 @@ async function readPostgres(journal: string): Promise<JournalRows> {
     integrity: 'ok',
     runs: await all(RUNS),
     items: await all(ITEMS),
-    attempts: await all(ATTEMPTS),
-    outputs: await all(OUTPUTS),
+    attempts: await all(ATTEMPTS('seq')),
+    outputs: await all(OUTPUTS('seq')),
   }));
 }
 

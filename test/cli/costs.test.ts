@@ -112,10 +112,10 @@ function moveBack(runId: string, days: number): void {
         'UPDATE items SET created_at = created_at - @d, updated_at = updated_at - @d WHERE run_id = @runId',
       ).run({ d, runId });
       db.prepare(
-        'UPDATE attempts SET created_at = created_at - @d, submitted_at = submitted_at - @d, finished_at = finished_at - @d WHERE run_id = @runId',
+        'UPDATE attempts SET created_at = created_at - @d, submitted_at = submitted_at - @d, finished_at = finished_at - @d WHERE item_row IN (SELECT rowid FROM items WHERE run_id = @runId)',
       ).run({ d, runId });
       db.prepare(
-        'UPDATE outputs SET created_at = created_at - @d, updated_at = updated_at - @d WHERE run_id = @runId',
+        'UPDATE outputs SET created_at = created_at - @d, updated_at = updated_at - @d WHERE item_row IN (SELECT rowid FROM items WHERE run_id = @runId)',
       ).run({ d, runId });
       db.prepare('UPDATE events SET at = at - @d WHERE run_id = @runId').run({ d, runId });
     })();

@@ -144,7 +144,10 @@ describe('migrations', () => {
     try {
       expect(
         raw
-          .prepare('SELECT item_key, request_json, request_hash FROM attempts ORDER BY item_key')
+          .prepare(
+            `SELECT i.item_key, a.request_json, a.request_hash
+             FROM attempts a JOIN items i ON i.rowid = a.item_row ORDER BY i.item_key`,
+          )
           .all(),
       ).toEqual([
         { item_key: 'other', request_json: '{"input":{"prompt":"sent"}}', request_hash: 'h-sent' },

@@ -232,7 +232,7 @@ describe('a run starts its items lazily', () => {
       const row = reader
         .prepare(
           `SELECT count(*) AS n FROM items i WHERE i.quoted_cost IS NOT NULL AND NOT EXISTS
-             (SELECT 1 FROM attempts a WHERE a.run_id = i.run_id AND a.item_key = i.item_key
+             (SELECT 1 FROM attempts a WHERE a.item_row = i.rowid
                 AND a.state <> 'intent')`,
         )
         .get() as { n: number };

@@ -45,6 +45,27 @@ const UNCOUNT_OLD = `  UPDATE run_steps SET
   UPDATE run_step_states SET items = items - 1
     WHERE run_id = OLD.run_id AND step_id = OLD.step_id AND state = OLD.state;`;
 
+/** The triggers that keep the counts: created here, and again where `items` is rebuilt (migration 15). */
+export const ITEM_COUNT_TRIGGERS = `
+CREATE TRIGGER items_counted_on_insert AFTER INSERT ON items BEGIN
+${COUNT_NEW}
+END;
+
+CREATE TRIGGER items_counted_on_delete AFTER DELETE ON items BEGIN
+${UNCOUNT_OLD}
+END;
+
+CREATE TRIGGER items_counted_on_update
+  AFTER UPDATE OF run_id, step_id, state, reserved_credits, charged_credits, refunded_credits ON items
+  WHEN OLD.run_id IS NOT NEW.run_id OR OLD.step_id IS NOT NEW.step_id OR OLD.state IS NOT NEW.state
+    OR OLD.reserved_credits IS NOT NEW.reserved_credits OR OLD.charged_credits IS NOT NEW.charged_credits
+    OR OLD.refunded_credits IS NOT NEW.refunded_credits
+BEGIN
+${UNCOUNT_OLD}
+${COUNT_NEW}
+END;
+`;
+
 export const migration0011 = {
   version: 11,
   name: 'run-step-counts',
@@ -77,22 +98,5 @@ INSERT INTO run_steps (run_id, step_id, first_row, reserved_credits, charged_cre
 
 INSERT INTO run_step_states (run_id, step_id, state, items) ${STATES_OF_ITEMS};
 
-CREATE TRIGGER items_counted_on_insert AFTER INSERT ON items BEGIN
-${COUNT_NEW}
-END;
-
-CREATE TRIGGER items_counted_on_delete AFTER DELETE ON items BEGIN
-${UNCOUNT_OLD}
-END;
-
-CREATE TRIGGER items_counted_on_update
-  AFTER UPDATE OF run_id, step_id, state, reserved_credits, charged_credits, refunded_credits ON items
-  WHEN OLD.run_id IS NOT NEW.run_id OR OLD.step_id IS NOT NEW.step_id OR OLD.state IS NOT NEW.state
-    OR OLD.reserved_credits IS NOT NEW.reserved_credits OR OLD.charged_credits IS NOT NEW.charged_credits
-    OR OLD.refunded_credits IS NOT NEW.refunded_credits
-BEGIN
-${UNCOUNT_OLD}
-${COUNT_NEW}
-END;
-`,
+${ITEM_COUNT_TRIGGERS}`,
 } as const;

@@ -16,6 +16,7 @@ import { migration0011 } from './0011-run-step-counts.js';
 import { migration0012 } from './0012-items-in-order.js';
 import { migration0013 } from './0013-step-counts-by-change.js';
 import { migration0014 } from './0014-digest-key-indexes.js';
+import { migration0015 } from './0015-item-rows.js';
 
 export interface Migration {
   readonly version: number;
@@ -51,6 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0012,
   migration0013,
   migration0014,
+  migration0015,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -1,6 +1,7 @@
 import { redact } from '../../shared/index.js';
 import { OUTPUT_STATE } from '../records.js';
 import type { JournalDb } from '../sql.js';
+import { ITEM_ROW } from './columns.js';
 
 export interface NewOutput {
   /** 1-based output number within the item. */
@@ -26,10 +27,10 @@ export function addOutputs(
   outputs: readonly NewOutput[],
 ): void {
   const insert = j.stmt(
-    `INSERT INTO outputs (run_id, item_key, n, generation_id, url, kind, model_id, state, error,
+    `INSERT INTO outputs (item_row, n, generation_id, url, kind, model_id, state, error,
        created_at, updated_at)
-     VALUES (@runId, @itemKey, @n, @generationId, @url, @kind, @modelId, @state, @error, @now, @now)
-     ON CONFLICT (run_id, item_key, n) DO NOTHING`,
+     VALUES (${ITEM_ROW}, @n, @generationId, @url, @kind, @modelId, @state, @error, @now, @now)
+     ON CONFLICT (item_row, n) DO NOTHING`,
   );
   const now = j.now();
   j.transaction(() => {

@@ -7,6 +7,7 @@ import { ATTEMPT_STATE, ITEM_STATE, RUN_STATUS, type RunRecord } from '../record
 import type { JournalDb } from '../sql.js';
 import { addItems, type NewItem } from './add-items.js';
 import { addOutputs, type NewOutput } from './add-outputs.js';
+import { ITEM_ROW } from './columns.js';
 import { type CreateRunInput, createRun } from './create-run.js';
 import { appendEvent, type NewEvent } from './events.js';
 import { getRun } from './get-run.js';
@@ -44,9 +45,9 @@ export function adoptRun(j: JournalDb, input: AdoptRunInput): RunRecord {
     );
     const now = j.now();
     const attempt = j.stmt(
-      `INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json,
+      `INSERT INTO attempts (item_row, attempt_no, idempotency_key, request_json,
            request_hash, state, generation_ids_json, charged_cost, created_at, finished_at)
-         VALUES (@runId, @itemKey, 1, @idempotencyKey, @request, @requestHash,
+         VALUES (${ITEM_ROW}, 1, @idempotencyKey, @request, @requestHash,
            '${ATTEMPT_STATE.succeeded}', @generationIds, 0, @now, @now)`,
     );
     const attemptsUsed = j.stmt(

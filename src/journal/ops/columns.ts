@@ -16,27 +16,59 @@ export const ITEM_COLUMNS = `run_id AS runId, item_key AS itemKey, step_id AS st
   updated_at AS updatedAt`;
 
 /**
+ * Attempts and outputs name their item by its row (`item_row`, the item's
+ * `rowid`: migration 15), not by run id and key. Reads join the item back
+ * (`ATTEMPTS`, `OUTPUTS`: the attempt or output `a` / `o`, its item `i`),
+ * and a write names the item `@runId`, `@itemKey` by `ITEM_ROW`.
+ */
+export const ITEM_ROW = '(SELECT rowid FROM items WHERE run_id = @runId AND item_key = @itemKey)';
+export const ATTEMPTS = 'attempts a JOIN items i ON i.rowid = a.item_row';
+export const OUTPUTS = 'outputs o JOIN items i ON i.rowid = o.item_row';
+
+/** A column of the item of the row being written (RETURNING, SET), where no join can be. */
+const itemOfRow = (table: string) => (column: string) =>
+  `(SELECT ${column} FROM items WHERE rowid = ${table}.item_row)`;
+const itemOfJoin = (column: string) => `i.${column}`;
+
+/**
  * An attempt's `request_json` or `request_hash` stored as '' is its item's
  * (see record-attempt-intent.ts: the common case, written once, not twice);
  * the SELECT puts the item's value back, so readers never see ''.
  */
-export const ofItem = (column: string) =>
-  `CASE WHEN attempts.${column} = '' THEN (SELECT i.${column} FROM items i
-     WHERE i.run_id = attempts.run_id AND i.item_key = attempts.item_key)
-   ELSE attempts.${column} END`;
+const requestOf = (a: string, item: (column: string) => string) => (column: string) =>
+  `CASE WHEN ${a}.${column} = '' THEN ${item(column)} ELSE ${a}.${column} END`;
 
-/** Select FROM attempts (not an alias): the item's request fills an elided one. */
-export const ATTEMPT_COLUMNS = `run_id AS runId, item_key AS itemKey, attempt_no AS attemptNo,
-  idempotency_key AS idempotencyKey, ${ofItem('request_json')} AS request,
-  ${ofItem('request_hash')} AS requestHash, state,
-  generation_ids_json AS generationIds, task_id AS taskId, training_id AS trainingId,
-  influencer_id AS influencerId, quoted_cost AS quotedCost,
-  charged_cost AS chargedCost, refunded_credits AS refundedCredits, http_status AS httpStatus,
-  error, created_at AS createdAt, submitted_at AS submittedAt, finished_at AS finishedAt`;
+/** An `attempts` row's `column` with an elided ('') value its item's, for an UPDATE of attempts. */
+export const ofItem = requestOf('attempts', itemOfRow('attempts'));
 
-export const OUTPUT_COLUMNS = `run_id AS runId, item_key AS itemKey, n, generation_id AS generationId,
-  url, kind, model_id AS modelId, file, sha256, bytes, content_type AS contentType, state, error,
-  created_at AS createdAt, updated_at AS updatedAt`;
+function attemptColumns(a: string, item: (column: string) => string): string {
+  const request = requestOf(a, item);
+  return `${item('run_id')} AS runId, ${item('item_key')} AS itemKey, ${a}.attempt_no AS attemptNo,
+  ${a}.idempotency_key AS idempotencyKey, ${request('request_json')} AS request,
+  ${request('request_hash')} AS requestHash, ${a}.state AS state,
+  ${a}.generation_ids_json AS generationIds, ${a}.task_id AS taskId, ${a}.training_id AS trainingId,
+  ${a}.influencer_id AS influencerId, ${a}.quoted_cost AS quotedCost,
+  ${a}.charged_cost AS chargedCost, ${a}.refunded_credits AS refundedCredits,
+  ${a}.http_status AS httpStatus, ${a}.error AS error, ${a}.created_at AS createdAt,
+  ${a}.submitted_at AS submittedAt, ${a}.finished_at AS finishedAt`;
+}
+
+/** An attempt record's columns, selected FROM `ATTEMPTS`. */
+export const ATTEMPT_COLUMNS = attemptColumns('a', itemOfJoin);
+/** The same, RETURNING from a write of `attempts` (not an alias). */
+export const ATTEMPT_COLUMNS_WRITTEN = attemptColumns('attempts', itemOfRow('attempts'));
+
+function outputColumns(o: string, item: (column: string) => string): string {
+  return `${item('run_id')} AS runId, ${item('item_key')} AS itemKey, ${o}.n AS n,
+  ${o}.generation_id AS generationId, ${o}.url AS url, ${o}.kind AS kind, ${o}.model_id AS modelId,
+  ${o}.file AS file, ${o}.sha256 AS sha256, ${o}.bytes AS bytes, ${o}.content_type AS contentType,
+  ${o}.state AS state, ${o}.error AS error, ${o}.created_at AS createdAt, ${o}.updated_at AS updatedAt`;
+}
+
+/** An output record's columns, selected FROM `OUTPUTS`. */
+export const OUTPUT_COLUMNS = outputColumns('o', itemOfJoin);
+/** The same, RETURNING from a write of `outputs` (not an alias). */
+export const OUTPUT_COLUMNS_WRITTEN = outputColumns('outputs', itemOfRow('outputs'));
 
 export const ASSET_COLUMNS = `scope, sha256, mime_type AS mimeType, size, asset_url AS assetUrl,
   uploaded_at AS uploadedAt`;

@@ -17,9 +17,18 @@ import type { JournalDb } from '../sql.js';
 /**
  * Each table the copy moves, its columns (the same on both stores), and the
  * order its rows are read in: insertion order where the ops sort by it
- * (`rowid`, `id`), else the primary key (rows found by key only).
+ * (`rowid`, `id`), else the primary key (rows found by key only). A table
+ * `ofItem` names its item by row (`item_row`), which differs between the
+ * two journals: its rows are read with their item's run id and key, and
+ * written with the target's row of that item.
  */
-const TABLES: readonly { name: string; columns: string; order: string; keep?: boolean }[] = [
+const TABLES: readonly {
+  name: string;
+  columns: string;
+  order: string;
+  keep?: boolean;
+  ofItem?: true;
+}[] = [
   {
     name: 'runs',
     columns: `run_id, job_name, job_path, job_hash, status, budget, options_json, not_before,
@@ -35,16 +44,18 @@ const TABLES: readonly { name: string; columns: string; order: string; keep?: bo
   },
   {
     name: 'attempts',
-    columns: `run_id, item_key, attempt_no, idempotency_key, request_json, request_hash, state,
+    columns: `attempt_no, idempotency_key, request_json, request_hash, state,
       generation_ids_json, task_id, quoted_cost, charged_cost, refunded_credits, http_status,
       error, created_at, submitted_at, finished_at, training_id, influencer_id`,
     order: 'rowid',
+    ofItem: true,
   },
   {
     name: 'outputs',
-    columns: `run_id, item_key, n, generation_id, url, kind, model_id, file, sha256, bytes,
+    columns: `n, generation_id, url, kind, model_id, file, sha256, bytes,
       content_type, state, error, created_at, updated_at`,
     order: 'rowid',
+    ofItem: true,
   },
   {
     name: 'influencers',
@@ -106,13 +117,22 @@ export function copyJournalRows(from: JournalDb, to: JournalDb): CopiedRows {
     const copied: CopiedRows = {};
     let runIds: string[] = [];
     for (const table of TABLES) {
-      const names = table.columns.split(',').map((c) => c.trim());
+      const own = table.columns.split(',').map((c) => c.trim());
+      const names = table.ofItem ? ['run_id', 'item_key', ...own] : own;
       const insert = to.stmt(
-        `INSERT INTO ${table.name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})` +
-          (table.keep ? ' ON CONFLICT DO NOTHING' : ''),
+        table.ofItem
+          ? `INSERT INTO ${table.name} (item_row, ${own.join(', ')})
+             VALUES ((SELECT rowid FROM items WHERE run_id = ? AND item_key = ?), ${own.map(() => '?').join(', ')})`
+          : `INSERT INTO ${table.name} (${own.join(', ')}) VALUES (${own.map(() => '?').join(', ')})` +
+              (table.keep ? ' ON CONFLICT DO NOTHING' : ''),
       );
       const rows = from
-        .stmt(`SELECT ${names.join(', ')} FROM ${table.name} ORDER BY ${table.order}`)
+        .stmt(
+          table.ofItem
+            ? `SELECT i.run_id AS run_id, i.item_key AS item_key, ${own.map((c) => `t.${c} AS ${c}`).join(', ')}
+               FROM ${table.name} t JOIN items i ON i.rowid = t.item_row ORDER BY t.${table.order}`
+            : `SELECT ${own.join(', ')} FROM ${table.name} ORDER BY ${table.order}`,
+        )
         .all() as Record<string, unknown>[];
       const copy = () => {
         for (const row of rows) insert.run(...names.map((name) => row[name] ?? null));

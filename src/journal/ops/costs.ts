@@ -8,6 +8,7 @@
  * `status` and the budget.
  */
 import { type JournalDb, runServiceSql } from '../sql.js';
+import { ATTEMPTS } from './columns.js';
 import { netCredits, tidyCredits as tidy } from './summaries.js';
 
 export type CostGrouping =
@@ -74,9 +75,8 @@ const ORDER = {
 } as const;
 
 // Every charged attempt in scope; `submitted_at` is when the service charged it.
-const CHARGED = `FROM attempts a
-  JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
-  JOIN runs r ON r.run_id = a.run_id
+const CHARGED = `FROM ${ATTEMPTS}
+  JOIN runs r ON r.run_id = i.run_id
   WHERE a.submitted_at IS NOT NULL
     AND (@jobName IS NULL OR r.job_name = @jobName)
     AND a.submitted_at >= @since`;

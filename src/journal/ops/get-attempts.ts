@@ -7,13 +7,13 @@ import {
   sqlStates,
 } from '../records.js';
 import { type JournalDb, type Soon, soonRecords } from '../sql.js';
-import { ATTEMPT_COLUMNS } from './columns.js';
+import { ATTEMPT_COLUMNS, ATTEMPT_COLUMNS_WRITTEN, ATTEMPTS } from './columns.js';
 
 /**
  * What a write of one attempt hands back (`RETURNING`): its row as
  * `getAttempt` reads it, in the same round trip. Parse it with `attemptOf`.
  */
-export const RETURNING_ATTEMPT = `RETURNING ${ATTEMPT_COLUMNS}`;
+export const RETURNING_ATTEMPT = `RETURNING ${ATTEMPT_COLUMNS_WRITTEN}`;
 
 /** The attempt of a `RETURNING_ATTEMPT` row, or undefined when the write matched none. */
 export function attemptOf(row: unknown): AttemptRecord | undefined {
@@ -28,8 +28,8 @@ export function getAttempt(
 ): AttemptRecord | undefined {
   const row = j
     .stmt(
-      `SELECT ${ATTEMPT_COLUMNS} FROM attempts
-       WHERE run_id = ? AND item_key = ? AND attempt_no = ?`,
+      `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPTS}
+       WHERE i.run_id = ? AND i.item_key = ? AND a.attempt_no = ?`,
     )
     .get(runId, itemKey, attemptNo);
   return attemptOf(row);
@@ -46,9 +46,9 @@ export function getOpenAttempt(
 ): AttemptRecord | undefined {
   const row = j
     .stmt(
-      `SELECT ${ATTEMPT_COLUMNS} FROM attempts
-       WHERE run_id = ? AND item_key = ? AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})
-       ORDER BY attempt_no DESC LIMIT 1`,
+      `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPTS}
+       WHERE i.run_id = ? AND i.item_key = ? AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)})
+       ORDER BY a.attempt_no DESC LIMIT 1`,
     )
     .get(runId, itemKey);
   return row === undefined ? undefined : attemptRecordSchema.parse(row);
@@ -58,8 +58,9 @@ export function getOpenAttempt(
 export function listOpenAttempts(j: JournalDb, runId: string): AttemptRecord[] {
   return j
     .stmt(
-      `SELECT ${ATTEMPT_COLUMNS} FROM attempts
-       WHERE run_id = ? AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)}) ORDER BY created_at, rowid`,
+      `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPTS}
+       WHERE i.run_id = ? AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)})
+       ORDER BY a.created_at, a.rowid`,
     )
     .all(runId)
     .map((row) => attemptRecordSchema.parse(row));
@@ -71,14 +72,14 @@ export function listAttempts(j: JournalDb, runId: string, itemKey?: string): Att
     itemKey === undefined
       ? j
           .stmt(
-            `SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE run_id = ?
-             ORDER BY item_key, attempt_no`,
+            `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPTS} WHERE i.run_id = ?
+             ORDER BY i.item_key, a.attempt_no`,
           )
           .all(runId)
       : j
           .stmt(
-            `SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE run_id = ? AND item_key = ?
-             ORDER BY attempt_no`,
+            `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPTS} WHERE i.run_id = ? AND i.item_key = ?
+             ORDER BY a.attempt_no`,
           )
           .all(runId, itemKey);
   return rows.map((row) => attemptRecordSchema.parse(row));
@@ -99,12 +100,12 @@ export function listAttemptOutcomesOfItemsSoon(
 ): Soon<AttemptOutcome[]> {
   const rows = j
     .stmt(
-      `SELECT item_key AS itemKey, attempt_no AS attemptNo, state,
-         generation_ids_json AS generationIds, charged_cost AS chargedCost,
-         refunded_credits AS refundedCredits, NULLIF(request_json, '') AS request
-       FROM attempts WHERE run_id = ?
-         AND item_key IN (SELECT value FROM json_each(?))
-       ORDER BY item_key, attempt_no`,
+      `SELECT i.item_key AS itemKey, a.attempt_no AS attemptNo, a.state AS state,
+         a.generation_ids_json AS generationIds, a.charged_cost AS chargedCost,
+         a.refunded_credits AS refundedCredits, NULLIF(a.request_json, '') AS request
+       FROM ${ATTEMPTS} WHERE i.run_id = ?
+         AND i.item_key IN (SELECT value FROM json_each(?))
+       ORDER BY i.item_key, a.attempt_no`,
     )
     .allSoon(runId, JSON.stringify(itemKeys));
   return soonRecords(rows, attemptOutcomeSchema);

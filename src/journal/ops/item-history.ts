@@ -7,7 +7,7 @@
 import { ATTEMPT_STATE, ITEM_STATE, OPEN_ATTEMPT_STATES, sqlStates } from '../records.js';
 import { type JournalDb, runServiceSql } from '../sql.js';
 import { itemColumns, type NewItem } from './add-items.js';
-import { ofItem } from './columns.js';
+import { ATTEMPTS, ITEM_ROW, ofItem } from './columns.js';
 
 export interface ItemHistoryRow {
   readonly runId: string;
@@ -48,8 +48,7 @@ export function latestItems(
            SELECT json_extract(
              CASE WHEN a.request_json = '' THEN i.request_json ELSE a.request_json END,
              '$.generationId') FROM attempts a
-           WHERE a.run_id = i.run_id AND a.item_key = i.item_key
-             AND a.state = '${ATTEMPT_STATE.succeeded}'
+           WHERE a.item_row = i.rowid AND a.state = '${ATTEMPT_STATE.succeeded}'
            ORDER BY a.attempt_no DESC LIMIT 1) END AS sourceGenerationId
        FROM items i JOIN runs r ON r.run_id = i.run_id
        WHERE r.job_name = ? AND ${runServiceSql('r')} = ib_service(?)
@@ -155,8 +154,8 @@ function replaceRequest(j: JournalDb, runId: string, item: NewItem): boolean {
   // An open attempt is finished as it was sent: nothing changes.
   const open = j
     .stmt(
-      `SELECT EXISTS (SELECT 1 FROM attempts WHERE run_id = ? AND item_key = ?
-         AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})) AS open`,
+      `SELECT EXISTS (SELECT 1 FROM ${ATTEMPTS} WHERE i.run_id = ? AND i.item_key = ?
+         AND a.state IN (${sqlStates(OPEN_ATTEMPT_STATES)})) AS open`,
     )
     .get(runId, item.itemKey) as { open: number };
   if (open.open !== 0) return false;
@@ -165,7 +164,7 @@ function replaceRequest(j: JournalDb, runId: string, item: NewItem): boolean {
   j.stmt(
     `UPDATE attempts SET request_json = ${ofItem('request_json')},
        request_hash = ${ofItem('request_hash')}
-     WHERE run_id = @runId AND item_key = @itemKey AND (request_json = '' OR request_hash = '')`,
+     WHERE item_row = ${ITEM_ROW} AND (request_json = '' OR request_hash = '')`,
   ).run({ runId, itemKey: item.itemKey });
   const result = j
     .stmt(

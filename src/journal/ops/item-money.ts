@@ -4,7 +4,7 @@
  * UPDATE of the item named by `@runId` and `@itemKey` (an op that updates
  * the item anyway sets them in the same statement).
  */
-export const ITEM_MONEY = `charged_credits = (SELECT COALESCE(SUM(charged_cost), 0) FROM attempts
-                          WHERE run_id = @runId AND item_key = @itemKey),
-       refunded_credits = (SELECT COALESCE(SUM(refunded_credits), 0) FROM attempts
-                           WHERE run_id = @runId AND item_key = @itemKey)`;
+export const ITEM_MONEY = `charged_credits = (SELECT COALESCE(SUM(a.charged_cost), 0) FROM attempts a
+                          WHERE a.item_row = items.rowid),
+       refunded_credits = (SELECT COALESCE(SUM(a.refunded_credits), 0) FROM attempts a
+                           WHERE a.item_row = items.rowid)`;

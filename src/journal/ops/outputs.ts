@@ -9,7 +9,7 @@ import {
   sqlStates,
 } from '../records.js';
 import { type JournalDb, type Soon, soonRecords } from '../sql.js';
-import { OUTPUT_COLUMNS } from './columns.js';
+import { ITEM_ROW, OUTPUT_COLUMNS, OUTPUT_COLUMNS_WRITTEN, OUTPUTS } from './columns.js';
 
 /**
  * A run's outputs (optionally in one state, optionally of one item), in item
@@ -22,12 +22,12 @@ export function listOutputs(
   state?: OutputState,
   itemKey?: string,
 ): OutputRecord[] {
-  const ofItem = itemKey === undefined ? '' : 'AND item_key = @itemKey';
+  const ofItem = itemKey === undefined ? '' : 'AND i.item_key = @itemKey';
   return j
     .stmt(
-      `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE run_id = @runId ${ofItem}
-         AND (@state IS NULL OR state = @state)
-       ORDER BY rowid`,
+      `SELECT ${OUTPUT_COLUMNS} FROM ${OUTPUTS} WHERE i.run_id = @runId ${ofItem}
+         AND (@state IS NULL OR o.state = @state)
+       ORDER BY o.rowid`,
     )
     .all({ runId, state: state ?? null, ...(itemKey === undefined ? {} : { itemKey }) })
     .map((row) => outputRecordSchema.parse(row));
@@ -47,9 +47,10 @@ export function eachDownloadedFile(
 ): void {
   const rows = j
     .stmt(
-      `SELECT item_key AS itemKey, n, file FROM outputs
-       WHERE run_id = ? AND state = '${OUTPUT_STATE.downloaded}' AND file IS NOT NULL AND file <> ''
-       ORDER BY rowid`,
+      `SELECT i.item_key AS itemKey, o.n AS n, o.file AS file FROM ${OUTPUTS}
+       WHERE i.run_id = ? AND o.state = '${OUTPUT_STATE.downloaded}'
+         AND o.file IS NOT NULL AND o.file <> ''
+       ORDER BY o.rowid`,
     )
     .iterate(runId) as Iterable<{ itemKey: string; n: number; file: string }>;
   for (const row of rows) visit(row);
@@ -72,9 +73,9 @@ export function listOutputsOfItemsSoon(
 ): Soon<OutputRecord[]> {
   const rows = j
     .stmt(
-      `SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE run_id = ?
-         AND item_key IN (SELECT value FROM json_each(?))
-       ORDER BY rowid`,
+      `SELECT ${OUTPUT_COLUMNS} FROM ${OUTPUTS} WHERE i.run_id = ?
+         AND i.item_key IN (SELECT value FROM json_each(?))
+       ORDER BY o.rowid`,
     )
     .allSoon(runId, JSON.stringify(itemKeys));
   return soonRecords(rows, outputRecordSchema);
@@ -88,7 +89,9 @@ export function getOutput(
   n: number,
 ): OutputRecord | undefined {
   const row = j
-    .stmt(`SELECT ${OUTPUT_COLUMNS} FROM outputs WHERE run_id = ? AND item_key = ? AND n = ?`)
+    .stmt(
+      `SELECT ${OUTPUT_COLUMNS} FROM ${OUTPUTS} WHERE i.run_id = ? AND i.item_key = ? AND o.n = ?`,
+    )
     .get(runId, itemKey, n);
   return row === undefined ? undefined : outputRecordSchema.parse(row);
 }
@@ -104,9 +107,9 @@ export function findDownloadedOutput(
 ): OutputRecord | undefined {
   const row = j
     .stmt(
-      `SELECT ${OUTPUT_COLUMNS} FROM outputs
-       WHERE generation_id = @generationId AND state = '${OUTPUT_STATE.downloaded}'
-       ORDER BY run_id = @runId DESC, updated_at DESC LIMIT 1`,
+      `SELECT ${OUTPUT_COLUMNS} FROM ${OUTPUTS}
+       WHERE o.generation_id = @generationId AND o.state = '${OUTPUT_STATE.downloaded}'
+       ORDER BY i.run_id = @runId DESC, o.updated_at DESC LIMIT 1`,
     )
     .get({ generationId, runId });
   return row === undefined ? undefined : outputRecordSchema.parse(row);
@@ -126,13 +129,12 @@ export interface OutputFile {
  * paid for (an output with a URL). `o` is the output, `i` its item; the
  * run is the first parameter.
  */
-const OUTPUT_FILES = `FROM outputs o JOIN items i ON i.run_id = o.run_id AND i.item_key = o.item_key
-  WHERE o.run_id = ? AND o.state = '${OUTPUT_STATE.downloaded}'
+const OUTPUT_FILES = `FROM ${OUTPUTS}
+  WHERE i.run_id = ? AND o.state = '${OUTPUT_STATE.downloaded}'
     AND o.file <> '' AND o.sha256 <> '' AND i.kind <> 'training'
     AND (i.state = '${ITEM_STATE.succeeded}'
       OR (i.state IN (${sqlStates(FAILED_ITEM_STATES)}) AND EXISTS (
-        SELECT 1 FROM outputs u
-        WHERE u.run_id = o.run_id AND u.item_key = o.item_key AND u.url IS NOT NULL)))`;
+        SELECT 1 FROM outputs u WHERE u.item_row = o.item_row AND u.url IS NOT NULL)))`;
 
 /**
  * The output files of a run (`OUTPUT_FILES`), in item then output order;
@@ -145,10 +147,10 @@ export function listOutputFiles(
   runId: string,
   itemKeys?: readonly string[],
 ): OutputFile[] {
-  const ofItems = itemKeys ? 'AND o.item_key IN (SELECT value FROM json_each(?))' : '';
+  const ofItems = itemKeys ? 'AND i.item_key IN (SELECT value FROM json_each(?))' : '';
   return j
     .stmt(
-      `SELECT i.step_id AS stepId, o.item_key AS itemKey, o.n AS n ${OUTPUT_FILES} ${ofItems}
+      `SELECT i.step_id AS stepId, i.item_key AS itemKey, o.n AS n ${OUTPUT_FILES} ${ofItems}
        ORDER BY i.rowid, o.rowid`,
     )
     .all(runId, ...(itemKeys ? [JSON.stringify(itemKeys)] : [])) as OutputFile[];
@@ -187,8 +189,8 @@ export function markOutputDownloaded(
     .stmt(
       `UPDATE outputs SET state = '${OUTPUT_STATE.downloaded}', file = @file, sha256 = @sha256, bytes = @bytes,
          content_type = @contentType, error = NULL, updated_at = @now
-       WHERE run_id = @runId AND item_key = @itemKey AND n = @n
-       RETURNING ${OUTPUT_COLUMNS}`,
+       WHERE item_row = ${ITEM_ROW} AND n = @n
+       RETURNING ${OUTPUT_COLUMNS_WRITTEN}`,
     )
     .get({ ...file, runId, itemKey, n, now: j.now() });
   return row === undefined ? undefined : outputRecordSchema.parse(row);
@@ -207,7 +209,7 @@ export function moveOutputFile(
 ): void {
   j.stmt(
     `UPDATE outputs SET file = @file
-     WHERE run_id = @runId AND item_key = @itemKey AND n = @n AND state = '${OUTPUT_STATE.downloaded}'`,
+     WHERE item_row = ${ITEM_ROW} AND n = @n AND state = '${OUTPUT_STATE.downloaded}'`,
   ).run({ file, runId, itemKey, n });
 }
 
@@ -221,6 +223,6 @@ export function markOutputFailed(
 ): void {
   j.stmt(
     `UPDATE outputs SET state = '${OUTPUT_STATE.failed}', error = @error, updated_at = @now
-     WHERE run_id = @runId AND item_key = @itemKey AND n = @n`,
+     WHERE item_row = ${ITEM_ROW} AND n = @n`,
   ).run({ runId, itemKey, n, error: redact(error), now: j.now() });
 }

@@ -1,5 +1,6 @@
 import { ATTEMPT_STATE } from '../records.js';
 import type { JournalDb } from '../sql.js';
+import { ATTEMPTS } from './columns.js';
 
 export interface RecentCreate {
   /**
@@ -24,8 +25,7 @@ const STALE_INTENT_MS = 3_600_000;
 export function recentCreates(j: JournalDb, since: number): RecentCreate[] {
   return j
     .stmt(
-      `SELECT a.submitted_at AS sentBy, i.kind AS kind FROM attempts a
-       JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
+      `SELECT a.submitted_at AS sentBy, i.kind AS kind FROM ${ATTEMPTS}
        WHERE a.submitted_at >= @since
           OR (a.state = '${ATTEMPT_STATE.intent}' AND a.created_at >= @staleBefore)
        ORDER BY a.created_at`,

@@ -55,11 +55,12 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
     }
     const item = j
       .stmt(
-        `SELECT reserved_credits AS held, request_json AS request, request_hash AS hash
+        `SELECT rowid AS itemRow, reserved_credits AS held, request_json AS request,
+           request_hash AS hash
            FROM items WHERE run_id = ? AND item_key = ?`,
       )
       .get(input.runId, input.itemKey) as
-      | { held: number; request: string; hash: string }
+      | { itemRow: number; held: number; request: string; hash: string }
       | undefined;
     if (item === undefined) throw new Error(`No item ${input.itemKey} in run ${input.runId}`);
     const missing = Math.max(0, (input.quotedCost ?? 0) - item.held);
@@ -68,15 +69,14 @@ export function recordAttemptIntent(j: JournalDb, input: AttemptIntentInput): At
     const now = j.now();
     const inserted = j
       .stmt(
-        `INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_json,
+        `INSERT INTO attempts (item_row, attempt_no, idempotency_key, request_json,
            request_hash, state, quoted_cost, created_at)
-         VALUES (@runId, @itemKey, @attemptNo, @idempotencyKey, @request, @requestHash, '${ATTEMPT_STATE.intent}',
+         VALUES (@itemRow, @attemptNo, @idempotencyKey, @request, @requestHash, '${ATTEMPT_STATE.intent}',
            @quotedCost, @now)
          ${RETURNING_ATTEMPT}`,
       )
       .get({
-        runId: input.runId,
-        itemKey: input.itemKey,
+        itemRow: item.itemRow,
         attemptNo: input.attemptNo,
         idempotencyKey: input.idempotencyKey,
         // The same as the item's (nearly always): '' says so, and the reads

@@ -8,6 +8,7 @@ import {
 } from '../records.js';
 import type { JournalDb } from '../sql.js';
 import { addOutputs, type NewOutput } from './add-outputs.js';
+import { ITEM_ROW } from './columns.js';
 import { attemptOf, getAttempt, RETURNING_ATTEMPT } from './get-attempts.js';
 import { ITEM_MONEY } from './item-money.js';
 
@@ -56,7 +57,7 @@ export function recordAttemptOutcome(
                WHEN @refundedCredits IS NOT NULL THEN MIN(@refundedCredits, charged_cost)
                WHEN @refunded THEN charged_cost ELSE 0 END,
              error = @error, http_status = COALESCE(@httpStatus, http_status), finished_at = @now
-           WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
+           WHERE item_row = ${ITEM_ROW} AND attempt_no = @attemptNo
              AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})
            ${RETURNING_ATTEMPT}`,
       )

@@ -6,6 +6,7 @@ import {
   sqlStates,
 } from '../records.js';
 import type { JournalDb } from '../sql.js';
+import { ITEM_ROW } from './columns.js';
 import { attemptOf, getAttempt, RETURNING_ATTEMPT } from './get-attempts.js';
 import { ITEM_MONEY } from './item-money.js';
 
@@ -51,7 +52,7 @@ export function recordAttemptSubmitted(
              generation_ids_json = @generationIds, task_id = @taskId,
              training_id = @trainingId, influencer_id = @influencerId,
              http_status = @httpStatus, submitted_at = COALESCE(submitted_at, @now)
-           WHERE run_id = @runId AND item_key = @itemKey AND attempt_no = @attemptNo
+           WHERE item_row = ${ITEM_ROW} AND attempt_no = @attemptNo
              AND state IN (${sqlStates(OPEN_ATTEMPT_STATES)})
            ${RETURNING_ATTEMPT}`,
       )

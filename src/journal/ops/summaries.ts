@@ -112,7 +112,7 @@ export function countSucceededUnattempted(j: JournalDb, runId: string, stepId: s
     .stmt(
       `SELECT COUNT(*) AS n FROM items i
        WHERE i.run_id = @runId AND i.step_id = @stepId AND i.state = 'succeeded'
-         AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = i.run_id AND a.item_key = i.item_key)`,
+         AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.item_row = i.rowid)`,
     )
     .get({ runId, stepId }) as { n: number };
   return row.n;

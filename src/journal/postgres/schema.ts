@@ -17,6 +17,11 @@
  * whoever calls it.
  */
 
+import {
+  ATTEMPT_ROW_COLUMNS,
+  OUTPUT_ROW_COLUMNS,
+  qualified,
+} from '../migrations/0015-item-rows.js';
 import { ITEMS_IN_ORDER, RUN_STEP_COUNTS, STEP_COUNTS_BY_CHANGE } from './step-counts.js';
 
 export interface PostgresMigration {
@@ -260,10 +265,83 @@ CREATE UNIQUE INDEX attempts_idempotency_digest ON attempts ((md5(idempotency_ke
 ALTER TABLE attempts DROP CONSTRAINT attempts_idempotency_key_key;
 `;
 
+/**
+ * Version 15, SQLite's migration 15 (../migrations/0015-item-rows.ts):
+ * attempts and outputs name their item by its row number (`items.seq`,
+ * what the ops call `rowid`) instead of its run id and key. The two tables
+ * are rebuilt rather than altered: a dropped column's bytes would stay in
+ * every row written before.
+ */
+const ITEM_ROWS = `
+ALTER TABLE items ADD CONSTRAINT items_row UNIQUE (seq);
+
+CREATE TABLE attempts_v15 (
+  seq bigserial NOT NULL,
+  item_row bigint NOT NULL REFERENCES items(seq) ON DELETE CASCADE,
+  attempt_no bigint NOT NULL,
+  idempotency_key text NOT NULL,
+  request_json text NOT NULL,
+  request_hash text NOT NULL,
+  state text NOT NULL,
+  generation_ids_json text NOT NULL DEFAULT '[]',
+  task_id text,
+  quoted_cost double precision,
+  charged_cost double precision NOT NULL DEFAULT 0,
+  refunded_credits double precision NOT NULL DEFAULT 0,
+  http_status bigint,
+  error text,
+  created_at bigint NOT NULL,
+  submitted_at bigint,
+  finished_at bigint,
+  training_id text,
+  influencer_id text,
+  PRIMARY KEY (item_row, attempt_no)
+);
+INSERT INTO attempts_v15 (item_row, ${ATTEMPT_ROW_COLUMNS})
+  SELECT i.seq, ${qualified('a', ATTEMPT_ROW_COLUMNS)}
+  FROM attempts a JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
+  ORDER BY a.seq;
+
+CREATE TABLE outputs_v15 (
+  seq bigserial NOT NULL,
+  item_row bigint NOT NULL REFERENCES items(seq) ON DELETE CASCADE,
+  n bigint NOT NULL,
+  generation_id text,
+  url text,
+  kind text NOT NULL,
+  model_id text,
+  file text,
+  sha256 text,
+  bytes bigint,
+  content_type text,
+  state text NOT NULL DEFAULT 'pending',
+  error text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY (item_row, n)
+);
+INSERT INTO outputs_v15 (item_row, ${OUTPUT_ROW_COLUMNS})
+  SELECT i.seq, ${qualified('o', OUTPUT_ROW_COLUMNS)}
+  FROM outputs o JOIN items i ON i.run_id = o.run_id AND i.item_key = o.item_key
+  ORDER BY o.seq;
+
+DROP TABLE attempts;
+DROP TABLE outputs;
+ALTER TABLE attempts_v15 RENAME TO attempts;
+ALTER TABLE outputs_v15 RENAME TO outputs;
+ALTER TABLE attempts RENAME CONSTRAINT attempts_v15_pkey TO attempts_pkey;
+ALTER TABLE outputs RENAME CONSTRAINT outputs_v15_pkey TO outputs_pkey;
+ALTER SEQUENCE attempts_v15_seq_seq RENAME TO attempts_seq_seq;
+ALTER SEQUENCE outputs_v15_seq_seq RENAME TO outputs_seq_seq;
+CREATE UNIQUE INDEX attempts_idempotency_digest ON attempts ((md5(idempotency_key)::uuid));
+CREATE INDEX outputs_by_generation ON outputs(generation_id);
+`;
+
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 10, name: 'initial (the model of SQLite version 10)', sql: FUNCTIONS + TABLES },
   { version: 11, name: 'run-step-counts', sql: RUN_STEP_COUNTS },
   { version: 12, name: 'items-in-order', sql: ITEMS_IN_ORDER },
   { version: 13, name: 'step-counts-by-change', sql: STEP_COUNTS_BY_CHANGE },
   { version: 14, name: 'digest-key-indexes', sql: DIGEST_KEY_INDEXES },
+  { version: 15, name: 'item-rows', sql: ITEM_ROWS },
 ];
