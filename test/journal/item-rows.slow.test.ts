@@ -1,10 +1,10 @@
 /**
  * Migration 15 on both stores: attempts and outputs name their item by its
  * row, not its run id and key. A version-14 journal keeps every record
- * (read the same before, read-only, and after), and its items keep their
- * rows and order. On SQLite the row is the items' INTEGER PRIMARY KEY, which
- * a VACUUM keeps (SQLite's documentation lets it renumber an implicit
- * rowid). On a real PostgreSQL server too.
+ * (read the same before, read-only, and after), its items keep their rows
+ * and order, and a copy into another journal, whose rows differ, maps each
+ * attempt and output to its item's row there. On SQLite the row is the
+ * items' INTEGER PRIMARY KEY. On a real PostgreSQL server too.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -21,8 +21,8 @@ const server = postgresForFile();
 /**
  * Version-14 rows: two runs of one job (the same keys in both), items whose
  * insertion order is not their key order, an attempt per item (one sent
- * with its own request), outputs of two, a retried item, and one never
- * attempted (dropped later, to leave a gap in the rows).
+ * with its own request), outputs of two, a retried item, and a gap in the
+ * rows (an item never attempted, removed).
  */
 const ROWS = `
 INSERT INTO runs (run_id, job_name, job_path, job_hash, status, created_at, updated_at)
@@ -40,6 +40,7 @@ INSERT INTO attempts (run_id, item_key, attempt_no, idempotency_key, request_jso
          ('r1', 'alpha', 1, 'k-r1-alpha-1', '{"p":"old"}', 'hold', 'failed', '[]', 2, 1, 1),
          ('r1', 'alpha', 2, 'k-r1-alpha-2', '', '', 'succeeded', '["g2"]', 2, 2, 2),
          ('r2', 'zeta', 1, 'k-r2-zeta-1', '', '', 'submitted', '["g3"]', 2, 3, 3);
+DELETE FROM items WHERE run_id = 'r1' AND item_key = 'dropped';
 INSERT INTO outputs (run_id, item_key, n, generation_id, url, kind, state, file, sha256, bytes,
     created_at, updated_at)
   VALUES ('r1', 'zeta', 1, 'g1', 'https://cdn/g1.png', 'image', 'downloaded', 'shots/zeta.png', 's1', 10, 1, 1),
@@ -80,7 +81,7 @@ async function readOnlyRecords(path: string) {
 }
 
 describe('migration 15 on SQLite: attempts and outputs by item row', () => {
-  it('a version-14 journal reads the same read-only, migrated, and after a VACUUM', async () => {
+  it('a version-14 journal reads the same read-only and migrated; rows, steps and triggers kept; a copy maps rows', async () => {
     const path = sqliteAt14();
     const before = await readOnlyRecords(path);
     expect(before.attempts[0]?.map((a) => [a.itemKey, a.attemptNo, a.request])).toEqual([
@@ -90,43 +91,56 @@ describe('migration 15 on SQLite: attempts and outputs by item row', () => {
     ]);
     expect(before.open.map((a) => a.idempotencyKey)).toEqual(['k-r2-zeta-1']);
     expect(before.byGeneration).toMatchObject({ runId: 'r1', itemKey: 'alpha', n: 1 });
+    const firstRows = (db: Database.Database) =>
+      db.prepare('SELECT run_id, step_id, first_row FROM run_steps ORDER BY run_id').raw().all();
+    const old = new Database(path, { readonly: true });
+    const stepsBefore = firstRows(old);
+    old.close();
 
     const journal = await openJournal(path);
     expect(records(journal)).toEqual(before);
     journal.close();
 
     const raw = new Database(path);
-    // Rows kept their numbers and order; the keys live in `items` alone.
+    // Rows kept their numbers, gap included, and their order; the keys live in `items` alone.
     expect(raw.prepare('SELECT item_row, item_key FROM items ORDER BY rowid').raw().all()).toEqual([
       [1, 'zeta'],
-      [2, 'dropped'],
       [3, 'alpha'],
       [4, 'zeta'],
       [5, 'alpha'],
     ]);
+    expect(firstRows(raw)).toEqual(stepsBefore);
     const columns = (table: string) =>
       raw.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
-    const itemKey = raw.prepare(
+    // The rowid SQLite keeps: its documentation lets a VACUUM renumber an implicit one.
+    const itemRow = raw.prepare(
       "SELECT pk, type FROM pragma_table_info('items') WHERE name = 'item_row'",
     );
-    expect(itemKey.get()).toEqual({ pk: 1, type: 'INTEGER' });
+    expect(itemRow.get()).toEqual({ pk: 1, type: 'INTEGER' });
     expect(columns('attempts')).not.toContain('item_key');
     expect(columns('outputs')).not.toContain('run_id');
-    // A gap in the rows, then a VACUUM: each attempt and output keeps its item.
-    raw.exec("DELETE FROM items WHERE run_id = 'r1' AND item_key = 'dropped'; VACUUM;");
+    // The counts' triggers came back with the rebuilt table.
+    raw.exec("DELETE FROM items WHERE run_id = 'r2' AND item_key = 'alpha'");
     raw.close();
-    const vacuumed = await openJournal(path);
+
+    const migrated = await openJournal(path);
+    const copy = await openJournal(join(tempDir('copy'), 'journal.db'));
     try {
-      expect(records(vacuumed)).toEqual({
-        ...before,
-        items: before.items.filter(([key]) => key !== 'dropped'),
-      });
-      // The counts' triggers came back with the rebuilt table.
-      expect(vacuumed.progressByStep('r1')).toEqual([
-        { stepId: 'shots', total: 2, states: { succeeded: 2 } },
+      expect(migrated.progressByStep('r2')).toEqual([
+        { stepId: 'shots', total: 1, states: { submitted: 1 } },
+      ]);
+      // The copy's items are rows 1-3, the source's 1, 3, 4: each attempt and
+      // output goes to its item's row there.
+      migrated.copyInto(copy);
+      expect(records(copy)).toEqual(records(migrated));
+      expect(records(copy).attempts[0]?.map((a) => a.idempotencyKey)).toEqual([
+        'k-r1-alpha-1',
+        'k-r1-alpha-2',
+        'k-r1-zeta-1',
       ]);
     } finally {
-      vacuumed.close();
+      migrated.close();
+      copy.close();
     }
   });
 });

@@ -9,8 +9,8 @@
  * ops' SQL is one.
  *
  * The row number becomes `items.item_row INTEGER PRIMARY KEY`: a rowid
- * SQLite keeps (a VACUUM may renumber an implicit rowid, which would point
- * attempts at other items). The three tables are rebuilt, the items keeping
+ * SQLite keeps (its documentation lets a VACUUM renumber an implicit one,
+ * which would point attempts at other items). The three tables are rebuilt, the items keeping
  * their rowids, so the insertion order the ops sort by and each step's
  * `first_row` (migration 11) stay as they were. The new tables come in
  * under new names and take the old ones once the old tables are dropped

@@ -331,6 +331,8 @@ ALTER TABLE attempts_v15 RENAME TO attempts;
 ALTER TABLE outputs_v15 RENAME TO outputs;
 ALTER TABLE attempts RENAME CONSTRAINT attempts_v15_pkey TO attempts_pkey;
 ALTER TABLE outputs RENAME CONSTRAINT outputs_v15_pkey TO outputs_pkey;
+ALTER TABLE attempts RENAME CONSTRAINT attempts_v15_item_row_fkey TO attempts_item_row_fkey;
+ALTER TABLE outputs RENAME CONSTRAINT outputs_v15_item_row_fkey TO outputs_item_row_fkey;
 ALTER SEQUENCE attempts_v15_seq_seq RENAME TO attempts_seq_seq;
 ALTER SEQUENCE outputs_v15_seq_seq RENAME TO outputs_seq_seq;
 CREATE UNIQUE INDEX attempts_idempotency_digest ON attempts ((md5(idempotency_key)::uuid));
