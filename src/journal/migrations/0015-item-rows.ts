@@ -30,12 +30,18 @@ export const ATTEMPT_ROW_COLUMNS = `attempt_no, idempotency_key, request_json, r
 export const OUTPUT_ROW_COLUMNS = `n, generation_id, url, kind, model_id, file, sha256, bytes, content_type,
   state, error, created_at, updated_at`;
 
-/** `columns` of the table aliased `a`, each qualified. */
-export const qualified = (a: string, columns: string) =>
-  columns
+/**
+ * Fills `<table>_v15` with `table`'s rows, in their order, each with its
+ * item's row (`row`: SQLite's rowid, PostgreSQL's seq) for its run id and key.
+ */
+export const rowsByItemRow = (table: string, columns: string, row: string) => `
+INSERT INTO ${table}_v15 (item_row, ${columns})
+  SELECT i.${row}, ${columns
     .split(',')
-    .map((c) => `${a}.${c.trim()}`)
-    .join(', ');
+    .map((c) => `t.${c.trim()}`)
+    .join(', ')}
+  FROM ${table} t JOIN items i ON i.run_id = t.run_id AND i.item_key = t.item_key
+  ORDER BY t.${row};`;
 
 /** What a read-only open of an older journal reads attempts and outputs as: with their item's row. */
 const withItemRow = (table: string) => `
@@ -96,10 +102,7 @@ CREATE TABLE attempts_v15 (
   influencer_id TEXT,
   PRIMARY KEY (item_row, attempt_no)
 ) STRICT;
-INSERT INTO attempts_v15 (item_row, ${ATTEMPT_ROW_COLUMNS})
-  SELECT i.rowid, ${qualified('a', ATTEMPT_ROW_COLUMNS)}
-  FROM attempts a JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
-  ORDER BY a.rowid;
+${rowsByItemRow('attempts', ATTEMPT_ROW_COLUMNS, 'rowid')}
 
 CREATE TABLE outputs_v15 (
   item_row INTEGER NOT NULL REFERENCES items_v15(item_row) ON DELETE CASCADE,
@@ -118,10 +121,7 @@ CREATE TABLE outputs_v15 (
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (item_row, n)
 ) STRICT;
-INSERT INTO outputs_v15 (item_row, ${OUTPUT_ROW_COLUMNS})
-  SELECT i.rowid, ${qualified('o', OUTPUT_ROW_COLUMNS)}
-  FROM outputs o JOIN items i ON i.run_id = o.run_id AND i.item_key = o.item_key
-  ORDER BY o.rowid;
+${rowsByItemRow('outputs', OUTPUT_ROW_COLUMNS, 'rowid')}
 
 DROP TABLE attempts;
 DROP TABLE outputs;

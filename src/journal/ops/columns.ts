@@ -21,9 +21,14 @@ export const ITEM_COLUMNS = `run_id AS runId, item_key AS itemKey, step_id AS st
  * (`ATTEMPTS`, `OUTPUTS`: the attempt or output `a` / `o`, its item `i`),
  * and a write names the item `@runId`, `@itemKey` by `ITEM_ROW`.
  */
-export const ITEM_ROW = '(SELECT rowid FROM items WHERE run_id = @runId AND item_key = @itemKey)';
-export const ATTEMPTS = 'attempts a JOIN items i ON i.rowid = a.item_row';
-export const OUTPUTS = 'outputs o JOIN items i ON i.rowid = o.item_row';
+export const itemRowOf = (runId: string, itemKey: string) =>
+  `(SELECT rowid FROM items WHERE run_id = ${runId} AND item_key = ${itemKey})`;
+export const ITEM_ROW = itemRowOf('@runId', '@itemKey');
+/** `table` (attempts or outputs) as `alias`, joined to its item `i`. */
+export const withItem = (table: string, alias: string) =>
+  `${table} ${alias} JOIN items i ON i.rowid = ${alias}.item_row`;
+export const ATTEMPTS = withItem('attempts', 'a');
+export const OUTPUTS = withItem('outputs', 'o');
 
 /** A column of the item of the row being written (RETURNING, SET), where no join can be. */
 const itemOfRow = (table: string) => (column: string) =>

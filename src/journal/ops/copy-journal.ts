@@ -13,6 +13,7 @@
  * not by job: one the target already knows is kept as it is.
  */
 import type { JournalDb } from '../sql.js';
+import { itemRowOf, withItem } from './columns.js';
 
 /**
  * Each table the copy moves, its columns (the same on both stores), and the
@@ -122,7 +123,7 @@ export function copyJournalRows(from: JournalDb, to: JournalDb): CopiedRows {
       const insert = to.stmt(
         table.ofItem
           ? `INSERT INTO ${table.name} (item_row, ${own.join(', ')})
-             VALUES ((SELECT rowid FROM items WHERE run_id = ? AND item_key = ?), ${own.map(() => '?').join(', ')})`
+             VALUES (${itemRowOf('?', '?')}, ${own.map(() => '?').join(', ')})`
           : `INSERT INTO ${table.name} (${own.join(', ')}) VALUES (${own.map(() => '?').join(', ')})` +
               (table.keep ? ' ON CONFLICT DO NOTHING' : ''),
       );
@@ -130,7 +131,7 @@ export function copyJournalRows(from: JournalDb, to: JournalDb): CopiedRows {
         .stmt(
           table.ofItem
             ? `SELECT i.run_id AS run_id, i.item_key AS item_key, ${own.map((c) => `t.${c} AS ${c}`).join(', ')}
-               FROM ${table.name} t JOIN items i ON i.rowid = t.item_row ORDER BY t.${table.order}`
+               FROM ${withItem(table.name, 't')} ORDER BY t.${table.order}`
             : `SELECT ${own.join(', ')} FROM ${table.name} ORDER BY ${table.order}`,
         )
         .all() as Record<string, unknown>[];

@@ -20,7 +20,7 @@
 import {
   ATTEMPT_ROW_COLUMNS,
   OUTPUT_ROW_COLUMNS,
-  qualified,
+  rowsByItemRow,
 } from '../migrations/0015-item-rows.js';
 import { ITEMS_IN_ORDER, RUN_STEP_COUNTS, STEP_COUNTS_BY_CHANGE } from './step-counts.js';
 
@@ -297,10 +297,7 @@ CREATE TABLE attempts_v15 (
   influencer_id text,
   PRIMARY KEY (item_row, attempt_no)
 );
-INSERT INTO attempts_v15 (item_row, ${ATTEMPT_ROW_COLUMNS})
-  SELECT i.seq, ${qualified('a', ATTEMPT_ROW_COLUMNS)}
-  FROM attempts a JOIN items i ON i.run_id = a.run_id AND i.item_key = a.item_key
-  ORDER BY a.seq;
+${rowsByItemRow('attempts', ATTEMPT_ROW_COLUMNS, 'seq')}
 
 CREATE TABLE outputs_v15 (
   seq bigserial NOT NULL,
@@ -320,10 +317,7 @@ CREATE TABLE outputs_v15 (
   updated_at bigint NOT NULL,
   PRIMARY KEY (item_row, n)
 );
-INSERT INTO outputs_v15 (item_row, ${OUTPUT_ROW_COLUMNS})
-  SELECT i.seq, ${qualified('o', OUTPUT_ROW_COLUMNS)}
-  FROM outputs o JOIN items i ON i.run_id = o.run_id AND i.item_key = o.item_key
-  ORDER BY o.seq;
+${rowsByItemRow('outputs', OUTPUT_ROW_COLUMNS, 'seq')}
 
 DROP TABLE attempts;
 DROP TABLE outputs;
